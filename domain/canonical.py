@@ -1,0 +1,36 @@
+"""Canonical JSON (sorted keys, no spaces, UTF-8) and the hashes built on it."""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def canonical_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def canonical_bytes(obj: Any) -> bytes:
+    return canonical_json(obj).encode("utf-8")
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def json_hash(obj: Any) -> str:
+    """sha256 (hex) of the canonical JSON of obj."""
+    return sha256_hex(canonical_bytes(obj))
+
+
+GENESIS_HASH = "0" * 64
+
+
+def entry_hash(prev_hash: str, entry: dict[str, Any]) -> str:
+    """One link of a game's hash chain: sha256(prev_hash || canonical_json(entry)).
+
+    ``entry`` is the stored event entry as a JSON object with exactly the keys
+    seq, type, data, actor, time, command, meta (see docs/replay-format.md).
+    The first entry of a game chains from GENESIS_HASH.
+    """
+    return sha256_hex(prev_hash.encode("ascii") + canonical_bytes(entry))

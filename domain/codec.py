@@ -1,0 +1,176 @@
+"""JSON <-> frozen dataclasses, driven by type hints.
+
+Supported field types: int, str, bool, None, Enum subclasses (by value), nested dataclasses,
+``tuple[X, ...]``, fixed ``tuple[X, Y]``, ``X | None`` and ``Literal`` of strings. Anything
+else is a programming error. Decoding rejects unknown and missing fields.
+"""
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from enum import Enum
+from functools import lru_cache
+from typing import Any, Callable
+
+
+class DecodeError(ValueError):
+    """The JSON does not fit the dataclass: a missing, unknown or mistyped field."""
+
+
+@lru_cache(maxsize=None)
+def _hints(cls: type) -> tuple[tuple[str, Any], ...]:
+    hints = typing.get_type_hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
+
+
+def to_json(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    if dataclasses.is_dataclass(value):
+        return {name: to_json(getattr(value, name)) for name, _ in _hints(type(value))}
+    if isinstance(value, (tuple, list)):
+        return [to_json(v) for v in value]
+    return value
+
+
+def from_json(tp: Any, data: Any, where: str = "") -> Any:
+    return _decoder(tp)(data, where)
+
+
+@lru_cache(maxsize=None)
+def _decoder(tp: Any) -> Callable[[Any, str], Any]:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if tp is type(None):
+        return _expect_none
+    if origin in (typing.Union, types.UnionType):
+        return _union_decoder(args)
+    if origin is typing.Literal:
+        return _literal_decoder(args)
+    if origin is tuple:
+        return _tuple_decoder(args)
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        return _enum_decoder(tp)
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return lambda data, where: decode_dataclass(tp, data, where)
+    if tp is bool:
+        return _scalar_decoder(bool, (bool,))
+    if tp is int:
+        return _scalar_decoder(int, (int,))
+    if tp is str:
+        return _scalar_decoder(str, (str,))
+    raise TypeError(f"codec cannot handle {tp!r}")
+
+
+def _expect_none(data: Any, where: str) -> None:
+    if data is not None:
+        raise DecodeError(f"{where or 'value'}: expected null")
+    return None
+
+
+def _scalar_decoder(tp: type, accepted: tuple[type, ...]) -> Callable[[Any, str], Any]:
+    def decode(data: Any, where: str) -> Any:
+        if tp is int and isinstance(data, bool):
+            raise DecodeError(f"{where or 'value'}: expected an integer, got a boolean")
+        if not isinstance(data, accepted):
+            raise DecodeError(f"{where or 'value'}: expected {tp.__name__}, got {type(data).__name__}")
+        return data
+
+    return decode
+
+
+def _enum_decoder(tp: type[Enum]) -> Callable[[Any, str], Any]:
+    values = {m.value: m for m in tp}
+
+    def decode(data: Any, where: str) -> Any:
+        if isinstance(data, bool) or data not in values:
+            allowed = ", ".join(str(v) for v in values)
+            raise DecodeError(f"{where or 'value'}: {data!r} is not one of {allowed}")
+        return values[data]
+
+    return decode
+
+
+def _literal_decoder(args: tuple[Any, ...]) -> Callable[[Any, str], Any]:
+    def decode(data: Any, where: str) -> Any:
+        if data not in args or isinstance(data, bool):
+            raise DecodeError(f"{where or 'value'}: {data!r} is not one of {list(args)}")
+        return data
+
+    return decode
+
+
+def _union_decoder(args: tuple[Any, ...]) -> Callable[[Any, str], Any]:
+    decoders = [_decoder(a) for a in args]
+
+    def decode(data: Any, where: str) -> Any:
+        errors = []
+        for dec in decoders:
+            try:
+                return dec(data, where)
+            except DecodeError as exc:
+                errors.append(str(exc))
+        raise DecodeError("; ".join(errors))
+
+    return decode
+
+
+def _tuple_decoder(args: tuple[Any, ...]) -> Callable[[Any, str], Any]:
+    if len(args) == 2 and args[1] is Ellipsis:
+        item = _decoder(args[0])
+
+        def decode_var(data: Any, where: str) -> Any:
+            if not isinstance(data, (list, tuple)):
+                raise DecodeError(f"{where or 'value'}: expected a list")
+            return tuple(item(v, f"{where}[{i}]") for i, v in enumerate(data))
+
+        return decode_var
+    items = [_decoder(a) for a in args]
+
+    def decode_fixed(data: Any, where: str) -> Any:
+        if not isinstance(data, (list, tuple)) or len(data) != len(items):
+            raise DecodeError(f"{where or 'value'}: expected a list of {len(items)}")
+        return tuple(dec(v, f"{where}[{i}]") for i, (dec, v) in enumerate(zip(items, data)))
+
+    return decode_fixed
+
+
+def decode_dataclass(cls: type, data: Any, where: str = "", skip: frozenset[str] = frozenset()) -> Any:
+    if not isinstance(data, dict):
+        raise DecodeError(f"{where or cls.__name__}: expected an object")
+    fields = _hints(cls)
+    names = {name for name, _ in fields}
+    unknown = sorted(set(data) - names - skip)
+    if unknown:
+        raise DecodeError(f"{where or cls.__name__}: unknown field(s) {', '.join(unknown)}")
+    kwargs = {}
+    for name, tp in fields:
+        if name not in data:
+            raise DecodeError(f"{where or cls.__name__}: missing field {name}")
+        kwargs[name] = _decoder(tp)(data[name], f"{where}.{name}" if where else name)
+    return cls(**kwargs)
+
+
+class TypeRegistry:
+    """Dataclasses by name, encoded as ``{"type": Name, ...fields}``."""
+
+    def __init__(self, classes: typing.Iterable[type]) -> None:
+        self.by_name = {cls.__name__: cls for cls in classes}
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        out = to_json(value)
+        out["type"] = type(value).__name__
+        return out
+
+    def decode(self, data: Any, extra: dict[str, Any] | None = None) -> Any:
+        if not isinstance(data, dict):
+            raise DecodeError("expected a JSON object")
+        name = data.get("type")
+        cls = self.by_name.get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise KeyError(name)
+        body = {k: v for k, v in data.items() if k != "type"}
+        if extra:
+            body.update(extra)
+        return decode_dataclass(cls, body, "")

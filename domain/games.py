@@ -1,0 +1,44 @@
+"""The game registry: every game package, by name, behind the contract of ``domain.core``.
+
+Usage from the layers above::
+
+    rules = get_game("orleans")
+    config = rules.config_from_json({"edition": "classic", "players": 4})
+    rng = Rng(seed, game_id, 0)
+    state = fold(rules, rules.setup(config, rng))
+    rng = Rng(seed, game_id, rules.draw_counter(state))
+    events = rules.decide(state, rules.command_from_json(move, seat), rng)
+    state = fold(rules, events, state)
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from domain.core import GameRules, Rejected, RejectKind
+
+
+def _orleans() -> GameRules:
+    from domain.orleans import RULES
+
+    return RULES
+
+
+_LOADERS = {"orleans": _orleans}
+
+
+def game_names() -> tuple[str, ...]:
+    return tuple(sorted(_LOADERS))
+
+
+def get_game(name: str) -> GameRules:
+    loader = _LOADERS.get(name)
+    if loader is None:
+        raise Rejected(RejectKind.INVALID_CONFIG, f"unknown game {name!r}; known: {', '.join(game_names())}")
+    return loader()
+
+
+def fold(rules: GameRules, events: Iterable[Any], state: Any = None) -> Any:
+    """Apply events in order; ``state=None`` starts from nothing (the setup events come first)."""
+    for event in events:
+        state = rules.evolve(state, event)
+    return state

@@ -1,0 +1,1 @@
+"""RQ jobs: advance games (system steps, bot seats), clocks and HTTP bots."""
