@@ -1,0 +1,40 @@
+"""Bot policies: pure functions over the rules, a state and the legal moves.
+
+A policy is ``choose(rules, state, seat, moves, rng) -> command``; ``rng`` comes from
+``bot_rng`` so that a bot game replays exactly from the game's seed. Rules never import bots.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from domain.rng import Rng
+
+Policy = Callable[[Any, Any, int, list, Rng], Any]
+
+
+def bot_rng(seed: bytes, game_id: str, seat: int, version: int) -> Rng:
+    """The draws of a bot deciding at ``version`` (the game's event count so far)."""
+    return Rng(seed, f"{game_id}:bot:{seat}", version)
+
+
+def _registry() -> dict[str, Policy]:
+    from domain.bots import random_bot
+
+    bots: dict[str, Policy] = {"random": random_bot.choose}
+    try:
+        from domain.bots import greedy
+    except ImportError:  # pragma: no cover - greedy ships with the workers issue
+        return bots
+    bots["greedy"] = greedy.choose
+    return bots
+
+
+def bot_names() -> tuple[str, ...]:
+    return tuple(sorted(_registry()))
+
+
+def get_bot(name: str) -> Policy:
+    bots = _registry()
+    if name not in bots:
+        raise KeyError(f"unknown bot {name!r}; known: {', '.join(sorted(bots))}")
+    return bots[name]

@@ -1,0 +1,444 @@
+"""The fold: ``evolve(state, event) -> state``. Total; no validation, no randomness."""
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import singledispatch
+
+from domain.orleans import data as D
+from domain.orleans.model import (
+    CHARS, GOODS, TECH, TRACKS, ActionTaken, BathhouseDrawn, CharacterRecruited, ChoiceClosed,
+    ChoiceOffered, CitizenTaken, CoinsChanged, DevelopmentMoved, Due, DueAssigned, DueForgiven,
+    DrawnPlaced, EventResolved, FollowerPlaced, FollowerRecalled, FollowersDrawn, FoodPaid,
+    GameEnded, GameStarted, GoodTaken, HourglassRevealed, ItemLost, MerchantMoved, MovedToTower,
+    Passed, Phase, PhaseBegan, Placement, PlaceTileExcluded, PlaceTileTaken, PlagueDrawn, PlanningFinished,
+    Player, PlansRevealed, SentToDeed, Slots, StartPlayerPassed, State, StationBuilt, TechnologyGained,
+    TechnologyPlaced, TilesReturned, TimeoutApplied, TurnMoved, sort_tiles,
+)
+
+CHAR_INDEX = {c: i for i, c in enumerate(CHARS)}
+TRACK_INDEX = {c: i for i, c in enumerate(TRACKS)}
+GOOD_INDEX = {g: i for i, g in enumerate(GOODS)}
+DEED_INDEX = {d.id: i for i, d in enumerate(D.DEEDS)}
+CONNECTION_INDEX = {c.id: i for i, c in enumerate(D.CONNECTIONS)}
+
+
+# --- small tuple helpers -------------------------------------------------------------------------
+
+
+def bump(values: tuple[int, ...], index: int, delta: int) -> tuple[int, ...]:
+    return values[:index] + (values[index] + delta,) + values[index + 1:]
+
+
+def put(values: tuple, index: int, value) -> tuple:
+    return values[:index] + (value,) + values[index + 1:]
+
+
+def without(tiles: tuple, tile) -> tuple:
+    i = tiles.index(tile)
+    return tiles[:i] + tiles[i + 1:]
+
+
+def without_all(tiles: tuple, removed) -> tuple:
+    for tile in removed:
+        tiles = without(tiles, tile)
+    return tiles
+
+
+def player(state: State, seat: int) -> Player:
+    return state.players[seat]
+
+
+def with_player(state: State, seat: int, **changes) -> State:
+    return replace(state, players=put(state.players, seat, replace(state.players[seat], **changes)))
+
+
+def place_index(p: Player, place: str) -> int:
+    for i, slots in enumerate(p.places):
+        if slots.place == place:
+            return i
+    raise KeyError(place)
+
+
+def set_slot(p: Player, place: str, space: int, value: str | None) -> tuple[Slots, ...]:
+    i = place_index(p, place)
+    s = p.places[i]
+    return put(p.places, i, replace(s, slots=put(s.slots, space, value)))
+
+
+def clear_tiles(p: Player, place: str, tiles: tuple) -> tuple[Slots, ...]:
+    """Take the given character tiles off a place's slots (technology stays)."""
+    i = place_index(p, place)
+    slots = list(p.places[i].slots)
+    for tile in tiles:
+        slots[slots.index(tile.value)] = None
+    return put(p.places, i, replace(p.places[i], slots=tuple(slots)))
+
+
+def add_to_bag(p: Player, tiles) -> tuple:
+    return sort_tiles(p.bag + tuple(tiles))
+
+
+# --- the fold ---------------------------------------------------------------------------------
+
+
+def evolve(state: State | None, event) -> State:
+    return _evolve(event, state)
+
+
+@singledispatch
+def _evolve(event, state):
+    raise TypeError(f"not an Orléans event: {event!r}")
+
+
+@_evolve.register
+def _(e: GameStarted, _state: None) -> State:
+    cfg = e.config
+    board = tuple(Slots(p.id, (None,) * len(p.spaces)) for p in D.BOARD_PLACES)
+    starting = sort_tiles(t for t in D.Tile if t.starting)
+    new_player = Player(
+        coins=D.STARTING_COINS, bag=(), market=starting, tower=(), places=board,
+        tracks=(0,) * len(TRACKS), development=0, goods=(0,) * len(GOODS), techs=0, techs_placed=0,
+        stations=D.TRADING_STATIONS, citizens=0, merchant=D.ORLEANS,
+    )
+    return State(
+        config=cfg, players=(new_player,) * cfg.players, supply=e.supply, goods_market=e.goods_market,
+        roads=e.roads, stations=(), deeds=tuple((None,) * len(d.spaces) for d in D.DEEDS),
+        place_tiles=D.PLACE_TILE_IDS, tech_supply=e.tech_supply, hourglass=e.hourglass, event=None,
+        round=0, phase=Phase.HOURGLASS, start_player=cfg.start_player, turn=None, choice=None, dues=(),
+        knights_citizen=None, boatmen_citizen=None,
+        development_citizens=(None,) * len(D.DEVELOPMENT_CITIZENS), bonus_citizen=None, excluded=(),
+        removed=e.removed, removed_goods=e.removed_goods, removed_techs=e.removed_techs,
+        removed_stations=0, draws=e.draws,
+    )
+
+
+@_evolve.register
+def _(e: PhaseBegan, state: State) -> State:
+    players = state.players
+    if e.phase is Phase.FOLLOWERS:
+        players = tuple(replace(p, drew=False, recalls=0) for p in players)
+    elif e.phase is Phase.PLANNING:
+        players = tuple(replace(p, planned=False, pending=(), tower_pending=()) for p in players)
+    elif e.phase is Phase.ACTIONS:
+        players = tuple(replace(p, passed=False) for p in players)
+    return replace(state, phase=e.phase, turn=e.turn, players=players)
+
+
+@_evolve.register
+def _(e: PlaceTileExcluded, state: State) -> State:
+    return replace(state, place_tiles=without(state.place_tiles, e.tile), excluded=state.excluded + (e.tile,))
+
+
+@_evolve.register
+def _(e: HourglassRevealed, state: State) -> State:
+    return replace(state, round=e.round, event=e.tile, hourglass=state.hourglass[1:])
+
+
+@_evolve.register
+def _(e: CoinsChanged, state: State) -> State:
+    return with_player(state, e.seat, coins=player(state, e.seat).coins + e.amount)
+
+
+@_evolve.register
+def _(e: DueAssigned, state: State) -> State:
+    return replace(state, dues=state.dues + (Due(e.seat, e.kind, e.amount),))
+
+
+def _reduce_due(state: State, seat: int, kind: str, amount: int = 1) -> State:
+    dues = []
+    for due in state.dues:
+        if due.seat == seat and due.kind == kind and amount:
+            taken = min(amount, due.amount)
+            amount -= taken
+            due = replace(due, amount=due.amount - taken)
+        if due.amount > 0:
+            dues.append(due)
+    return replace(state, dues=tuple(dues))
+
+
+@_evolve.register
+def _(e: FollowerRecalled, state: State) -> State:
+    p = player(state, e.seat)
+    return with_player(state, e.seat, places=set_slot(p, e.place, e.space, None),
+                       market=sort_tiles(p.market + (e.tile,)), recalls=p.recalls + 1)
+
+
+@_evolve.register
+def _(e: FollowersDrawn, state: State) -> State:
+    p = player(state, e.seat)
+    room = D.MARKET_SPACES - len(p.market)
+    market = sort_tiles(p.market + e.tiles[:room])
+    tower = sort_tiles(p.tower + e.tiles[room:])
+    state = with_player(state, e.seat, bag=without_all(p.bag, e.tiles), market=market, tower=tower, drew=True)
+    return replace(state, draws=e.draws)
+
+
+def take_from_market(p: Player, tile) -> dict:
+    if tile in p.market:
+        return {"market": without(p.market, tile)}
+    return {"tower": without(p.tower, tile)}
+
+
+@_evolve.register
+def _(e: FollowerPlaced, state: State) -> State:
+    p = player(state, e.seat)
+    return with_player(state, e.seat, pending=p.pending + (Placement(e.tile, e.place, e.space),),
+                       **take_from_market(p, e.tile))
+
+
+@_evolve.register
+def _(e: MovedToTower, state: State) -> State:
+    p = player(state, e.seat)
+    return with_player(state, e.seat, market=without(p.market, e.tile), tower_pending=p.tower_pending + (e.tile,))
+
+
+@_evolve.register
+def _(e: PlanningFinished, state: State) -> State:
+    return with_player(state, e.seat, planned=True)
+
+
+@_evolve.register
+def _(e: PlansRevealed, state: State) -> State:
+    players = list(state.players)
+    for seat, placement in e.placements:
+        p = players[seat]
+        players[seat] = replace(p, places=set_slot(p, placement.place, placement.space, placement.tile.value))
+    for seat, tile in e.tower:
+        players[seat] = replace(players[seat], tower=sort_tiles(players[seat].tower + (tile,)))
+    players = [replace(p, pending=(), tower_pending=()) for p in players]
+    return replace(state, players=tuple(players))
+
+
+@_evolve.register
+def _(e: ActionTaken, state: State) -> State:
+    p = player(state, e.seat)
+    return with_player(state, e.seat, places=clear_tiles(p, e.place, e.returned), bag=add_to_bag(p, e.returned))
+
+
+@_evolve.register
+def _(e: CharacterRecruited, state: State) -> State:
+    p = player(state, e.seat)
+    tracks = bump(p.tracks, TRACK_INDEX[e.char], 1) if e.char in TRACK_INDEX else p.tracks
+    state = with_player(state, e.seat, bag=add_to_bag(p, (D.NEUTRAL_TILE[e.char],)), tracks=tracks)
+    return replace(state, supply=bump(state.supply, CHAR_INDEX[e.char], -1))
+
+
+@_evolve.register
+def _(e: GoodTaken, state: State) -> State:
+    p = player(state, e.seat)
+    state = with_player(state, e.seat, goods=bump(p.goods, GOOD_INDEX[e.good], 1))
+    if e.connection:
+        i = CONNECTION_INDEX[e.connection]
+        return replace(state, roads=put(state.roads, i, without(state.roads[i], e.good)))
+    return replace(state, goods_market=bump(state.goods_market, GOOD_INDEX[e.good], -1))
+
+
+@_evolve.register
+def _(e: DevelopmentMoved, state: State) -> State:
+    return with_player(state, e.seat, development=e.to)
+
+
+@_evolve.register
+def _(e: CitizenTaken, state: State) -> State:
+    state = with_player(state, e.seat, citizens=player(state, e.seat).citizens + 1)
+    kind, _, detail = e.source.partition(":")
+    if kind == "knights":
+        return replace(state, knights_citizen=e.seat)
+    if kind == "boatmen":
+        return replace(state, boatmen_citizen=e.seat)
+    if kind == "development":
+        return replace(state, development_citizens=put(state.development_citizens, int(detail), e.seat))
+    if kind == "most_stations":
+        return replace(state, bonus_citizen=e.seat)
+    return state  # deeds: the completed deed itself shows the citizen is gone
+
+
+@_evolve.register
+def _(e: TechnologyGained, state: State) -> State:
+    state = with_player(state, e.seat, techs=player(state, e.seat).techs + 1)
+    return replace(state, tech_supply=state.tech_supply - 1)
+
+
+@_evolve.register
+def _(e: MerchantMoved, state: State) -> State:
+    return with_player(state, e.seat, merchant=e.to)
+
+
+@_evolve.register
+def _(e: StationBuilt, state: State) -> State:
+    state = with_player(state, e.seat, stations=player(state, e.seat).stations - 1)
+    return replace(state, stations=tuple(sorted(state.stations + ((e.town, e.seat),))))
+
+
+@_evolve.register
+def _(e: PlaceTileTaken, state: State) -> State:
+    p = player(state, e.seat)
+    slots = Slots(e.tile, (None,) * len(D.PLACES[e.tile].spaces))
+    state = with_player(state, e.seat, places=p.places + (slots,))
+    return replace(state, place_tiles=without(state.place_tiles, e.tile))
+
+
+@_evolve.register
+def _(e: SentToDeed, state: State) -> State:
+    p = player(state, e.seat)
+    if e.source == D.GUNPOWDER_TOWER:
+        state = with_player(state, e.seat, tower=without(p.tower, e.tile))
+    else:
+        state = with_player(state, e.seat, places=clear_tiles(p, e.source, (e.tile,)))
+    i = DEED_INDEX[e.deed]
+    state = replace(state, deeds=put(state.deeds, i, put(state.deeds[i], e.space, e.seat)))
+    c = state.choice
+    if c is not None:
+        state = replace(state, choice=replace(c, tiles=without(c.tiles, e.tile), done=c.done + 1))
+    return state
+
+
+@_evolve.register
+def _(e: BathhouseDrawn, state: State) -> State:
+    p = player(state, e.seat)
+    return replace(with_player(state, e.seat, bag=without_all(p.bag, e.tiles)), draws=e.draws)
+
+
+@_evolve.register
+def _(e: DrawnPlaced, state: State) -> State:
+    p = player(state, e.seat)
+    state = with_player(state, e.seat, places=set_slot(p, e.place, e.space, e.tile.value))
+    c = state.choice
+    return replace(state, choice=replace(c, tiles=without(c.tiles, e.tile), remaining=c.remaining - 1))
+
+
+@_evolve.register
+def _(e: TilesReturned, state: State) -> State:
+    p = player(state, e.seat)
+    places = clear_tiles(p, e.source, e.tiles) if e.source in D.PLACES else p.places
+    return with_player(state, e.seat, places=places, bag=add_to_bag(p, e.tiles))
+
+
+@_evolve.register
+def _(e: ChoiceOffered, state: State) -> State:
+    return replace(state, choice=e.choice)
+
+
+@_evolve.register
+def _(e: ChoiceClosed, state: State) -> State:
+    return replace(state, choice=None)
+
+
+@_evolve.register
+def _(e: Passed, state: State) -> State:
+    return with_player(state, e.seat, passed=True)
+
+
+@_evolve.register
+def _(e: TechnologyPlaced, state: State) -> State:
+    p = player(state, e.seat)
+    return with_player(state, e.seat, places=set_slot(p, e.place, e.space, TECH), techs=p.techs - 1,
+                       techs_placed=p.techs_placed + 1)
+
+
+@_evolve.register
+def _(e: TurnMoved, state: State) -> State:
+    return replace(state, turn=e.turn)
+
+
+@_evolve.register
+def _(e: EventResolved, state: State) -> State:
+    return state
+
+
+@_evolve.register
+def _(e: TimeoutApplied, state: State) -> State:
+    return state
+
+
+@_evolve.register
+def _(e: PlagueDrawn, state: State) -> State:
+    state = replace(state, draws=e.draws)
+    if not e.lost:
+        return state
+    p = player(state, e.seat)
+    state = with_player(state, e.seat, bag=without(p.bag, e.tile))
+    return replace(state, supply=bump(state.supply, CHAR_INDEX[e.tile.kind], 1))
+
+
+@_evolve.register
+def _(e: FoodPaid, state: State) -> State:
+    p = player(state, e.seat)
+    g = GOOD_INDEX[e.good]
+    state = with_player(state, e.seat, goods=bump(p.goods, g, -1))
+    state = replace(state, goods_market=bump(state.goods_market, g, 1))
+    return _reduce_due(state, e.seat, "food")
+
+
+@_evolve.register
+def _(e: ItemLost, state: State) -> State:
+    state = _LOSE[e.item](state, e)
+    state = replace(state, draws=e.draws)
+    return _reduce_due(state, e.seat, "torture")
+
+
+def _lose_good(state: State, e: ItemLost) -> State:
+    g = GOOD_INDEX[D.Good(e.target)]
+    state = with_player(state, e.seat, goods=bump(player(state, e.seat).goods, g, -1))
+    return replace(state, removed_goods=bump(state.removed_goods, g, 1))
+
+
+def _lose_development(state: State, e: ItemLost) -> State:
+    return with_player(state, e.seat, development=player(state, e.seat).development - 1)
+
+
+def _lose_place_tile(state: State, e: ItemLost) -> State:
+    p = player(state, e.seat)
+    i = place_index(p, e.target)
+    slots = p.places[i].slots
+    tiles = tuple(D.Tile(v) for v in slots if v not in (None, TECH))
+    techs = sum(1 for v in slots if v == TECH)
+    tower = p.tower if e.target != D.GUNPOWDER_TOWER else ()
+    back = tiles + (p.tower if e.target == D.GUNPOWDER_TOWER else ())
+    state = with_player(state, e.seat, places=p.places[:i] + p.places[i + 1:], bag=add_to_bag(p, back), tower=tower)
+    return replace(state, removed_techs=state.removed_techs + techs)
+
+
+def _lose_technology(state: State, e: ItemLost) -> State:
+    p = player(state, e.seat)
+    if e.target:
+        space = p.places[place_index(p, e.target)].slots.index(TECH)
+        state = with_player(state, e.seat, places=set_slot(p, e.target, space, None))
+    else:
+        state = with_player(state, e.seat, techs=p.techs - 1)
+    return replace(state, removed_techs=state.removed_techs + 1)
+
+
+def _lose_station(state: State, e: ItemLost) -> State:
+    if e.target:
+        state = replace(state, stations=without(state.stations, (e.target, e.seat)))
+    else:
+        state = with_player(state, e.seat, stations=player(state, e.seat).stations - 1)
+    return replace(state, removed_stations=state.removed_stations + 1)
+
+
+def _lose_follower(state: State, e: ItemLost) -> State:
+    p = player(state, e.seat)
+    state = with_player(state, e.seat, bag=without(p.bag, e.tile))
+    return replace(state, removed=bump(state.removed, CHAR_INDEX[e.tile.kind], 1))
+
+
+_LOSE = {
+    D.Item.GOOD: _lose_good, D.Item.DEVELOPMENT: _lose_development, D.Item.PLACE_TILE: _lose_place_tile,
+    D.Item.TECHNOLOGY: _lose_technology, D.Item.STATION: _lose_station, D.Item.FOLLOWER: _lose_follower,
+}
+
+
+@_evolve.register
+def _(e: DueForgiven, state: State) -> State:
+    return _reduce_due(state, e.seat, "torture", e.amount)
+
+
+@_evolve.register
+def _(e: StartPlayerPassed, state: State) -> State:
+    return replace(state, start_player=e.seat)
+
+
+@_evolve.register
+def _(e: GameEnded, state: State) -> State:
+    return replace(state, phase=Phase.FINISHED, turn=None)

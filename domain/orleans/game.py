@@ -1,0 +1,325 @@
+"""Set-up, views, results and the JSON edges of Orléans; ``RULES`` bundles the contract."""
+from __future__ import annotations
+
+from typing import Any
+
+from domain import codec
+from domain.core import SYSTEM, Rejected, RejectKind
+from domain.orleans import data as D
+from domain.orleans import rules as R
+from domain.orleans.evolve import evolve
+from domain.orleans.model import (
+    CHARS, COMMANDS, EVENTS, GOODS, HIDDEN_EVENTS, SYSTEM_COMMANDS, TECH, TRACKS, Config, GameStarted,
+    Phase, PhaseBegan, State,
+)
+
+ENGINE_VERSION = "orleans-1"
+
+
+# --- config and set-up ------------------------------------------------------------------------------
+
+
+def config_from_json(data: Any) -> Config:
+    if not isinstance(data, dict):
+        raise Rejected(RejectKind.INVALID_CONFIG, "config must be an object")
+    unknown = sorted(set(data) - {"edition", "players", "exclusion", "start_player"})
+    if unknown:
+        raise Rejected(RejectKind.INVALID_CONFIG, f"unknown config field(s): {', '.join(unknown)}")
+    try:
+        edition = D.Edition(data.get("edition", "classic"))
+    except ValueError:
+        raise Rejected(RejectKind.INVALID_CONFIG, "edition must be 'classic' or '2023'") from None
+    players = data.get("players")
+    allowed = D.PLAYERS[edition]
+    if isinstance(players, bool) or players not in allowed:
+        raise Rejected(RejectKind.INVALID_CONFIG, f"the {edition.value} edition is for {allowed[0]}–{allowed[-1]} players")
+    exclusion = data.get("exclusion", False)
+    if not isinstance(exclusion, bool):
+        raise Rejected(RejectKind.INVALID_CONFIG, "exclusion must be true or false")
+    start = data.get("start_player", 0)
+    if isinstance(start, bool) or start not in range(players):
+        raise Rejected(RejectKind.INVALID_CONFIG, f"start_player must be a seat from 0 to {players - 1}")
+    return Config(edition, players, exclusion, start)
+
+
+def config_to_json(config: Config) -> dict[str, Any]:
+    return codec.to_json(config)
+
+
+def _full_set(edition: D.Edition) -> int:
+    return 5 if edition is D.Edition.E2023 else 4  # removals count from the 5p / 4p set (F§7.3)
+
+
+def setup(config: Config, rng: Any) -> list[Any]:
+    n = config.players
+    full = _full_set(config.edition)
+    supply = tuple(D.NEUTRAL_SUPPLY[n][c] for c in CHARS)
+    removed = tuple(D.NEUTRAL_SUPPLY[full][c] - D.NEUTRAL_SUPPLY[n][c] for c in CHARS)
+    goods = rng.shuffled(tuple(g for g in GOODS for _ in range(D.GOOD_COUNTS[g])))  # face down (F§1.3)
+    cut = D.GOODS_REMOVED[n]
+    spaces = D.goods_spaces(n)
+    on_map = goods[cut:cut + len(spaces)]
+    roads = tuple(
+        R.sort_goods(g for cid, g in zip(spaces, on_map) if cid == c.id) for c in D.CONNECTIONS
+    )
+    market = tuple(goods[cut + len(spaces):].count(g) for g in GOODS)
+    removed_goods = tuple(goods[:cut].count(g) for g in GOODS)
+    techs = D.TECHNOLOGY_TILES[full]
+    tech_supply = D.TECHNOLOGY_TILES[n]
+    events: list[Any] = [GameStarted(
+        config=config, supply=supply, removed=removed, roads=roads, goods_market=market,
+        removed_goods=removed_goods, tech_supply=tech_supply, removed_techs=techs - tech_supply,
+        hourglass=_hourglass(config.edition, rng), draws=rng.counter,
+    )]
+    if config.exclusion:
+        events.append(PhaseBegan(Phase.EXCLUSION, config.start_player))
+    return events
+
+
+def _hourglass(edition: D.Edition, rng: Any) -> tuple[D.Hourglass, ...]:
+    if edition is D.Edition.CLASSIC:
+        return (D.CLASSIC_START,) + rng.shuffled(D.CLASSIC_REST)
+    deck: tuple[D.Hourglass, ...] = (D.E2023_START,)
+    for stack in D.E2023_STACKS:  # A on top of B on top of C (D7)
+        deck += rng.shuffled(stack)
+    return deck
+
+
+# --- views ------------------------------------------------------------------------------------------
+
+
+def _counts(keys: tuple, values: tuple[int, ...]) -> dict[str, int]:
+    return {k.value: v for k, v in zip(keys, values)}
+
+
+def _hourglass_json(tile: D.Hourglass | None) -> dict[str, str] | None:
+    return None if tile is None else {"event": tile.event.value, "level": tile.level}
+
+
+def view(state: State, seat: int | None) -> dict[str, Any]:
+    finished = state.phase is Phase.FINISHED
+    out: dict[str, Any] = {
+        "game": "orleans",
+        "edition": state.config.edition.value,
+        "players": state.config.players,
+        "you": seat,
+        "round": state.round,
+        "rounds": D.ROUNDS,
+        "phase": state.phase.value,
+        "event": _hourglass_json(state.event),
+        "hourglass_remaining": len(state.hourglass),
+        "start_player": state.start_player,
+        "turn": state.turn,
+        "to_act": sorted(R.to_act(state), key=str),
+        "board": _board_view(state),
+        "seats": [_seat_view(state, i, seat) for i in range(state.config.players)],
+        "choice": _choice_view(state),
+        "dues": [{"seat": d.seat, "kind": d.kind, "amount": d.amount} for d in state.dues],
+        "result": result(state),
+    }
+    if finished:
+        for i, s in enumerate(out["seats"]):
+            s["score"] = R.score(state, i)
+    return out
+
+
+def _board_view(state: State) -> dict[str, Any]:
+    supply = R.coin_supply(state)
+    return {
+        "supply": _counts(CHARS, state.supply),
+        "goods_market": _counts(GOODS, state.goods_market),
+        "connections": [
+            {"id": c.id, "a": c.a, "b": c.b, "route": c.route.value, "goods": [g.value for g in goods]}
+            for c, goods in zip(D.CONNECTIONS, state.roads)
+        ],
+        "towns": list(D.TOWNS),
+        "stations": [{"town": t, "seat": s} for t, s in state.stations],
+        "deeds": [
+            {"id": d.id, "name": d.name, "coins": d.coins, "development_choice": d.development_choice,
+             "spaces": [{"needs": need.value, "seat": taken} for need, taken in zip(d.spaces, seats)],
+             "citizen_available": any(x is None for x in seats)}
+            for d, seats in zip(D.DEEDS, state.deeds)
+        ],
+        "place_tiles": {
+            "I": [t for t in state.place_tiles if D.PLACES[t].stack == 1],
+            "II": [t for t in state.place_tiles if D.PLACES[t].stack == 2],
+        },
+        "excluded_place_tiles": list(state.excluded),
+        "technology_tiles": state.tech_supply,
+        "citizens": {
+            "knights": state.knights_citizen,
+            "boatmen": state.boatmen_citizen,
+            "development": [{"position": pos, "seat": s} for pos, s in zip(D.DEVELOPMENT_CITIZENS, state.development_citizens)],
+            "most_stations": state.bonus_citizen,
+        },
+        "coin_supply": supply,
+    }
+
+
+def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
+    p = state.players[i]
+    own = viewer == i
+    sealed = state.phase is Phase.PLANNING and not own  # D10: others' plans stay hidden
+    market = p.market + tuple(x.tile for x in p.pending) + p.tower_pending if sealed else p.market
+    out: dict[str, Any] = {
+        "seat": i,
+        "coins": p.coins,
+        "goods": _counts(GOODS, p.goods),
+        "tracks": {c.value: pos for c, pos in zip(TRACKS, p.tracks)},
+        "followers_per_round": R.draw_limit(p),
+        "development_position": p.development,
+        "development_status": R.status(p),
+        "citizens": p.citizens,
+        "trading_stations_built": R.built_stations(state, i),
+        "trading_stations_left": p.stations,
+        "technology_tiles": p.techs,
+        "merchant": p.merchant,
+        "market": [t.value for t in R.sort_tiles(market)],
+        "tower": [t.value for t in p.tower],
+        "bag_count": len(p.bag),
+        "places": [_place_view(s) for s in p.places],
+        "planning_done": p.planned,
+        "followers_drawn": p.drew,
+        "passed": p.passed,
+    }
+    if own:
+        out["bag"] = [t.value for t in p.bag]
+        out["planned"] = [{"tile": x.tile.value, "place": x.place, "space": x.space} for x in p.pending]
+        out["tower_planned"] = [t.value for t in p.tower_pending]
+    return out
+
+
+def _place_view(s: Any) -> dict[str, Any]:
+    place = D.PLACES[s.place]
+    return {
+        "id": place.id, "name": place.name, "stack": place.stack,
+        "spaces": [{"needs": need.value if need else "any", "holds": v} for need, v in zip(place.spaces, s.slots)],
+        "activated": R.activated_slots(s.place, s.slots),
+    }
+
+
+def _choice_view(state: State) -> dict[str, Any] | None:
+    c = state.choice
+    if c is None:
+        return None
+    return {"seat": c.seat, "kind": c.kind.value, "source": c.source, "tiles": [t.value for t in c.tiles],
+            "connection": c.connection, "stacks": list(c.stacks), "remaining": c.remaining}
+
+
+def result(state: State) -> dict[str, Any] | None:
+    if state.phase is not Phase.FINISHED:
+        return None
+    n = state.config.players
+    parts = [R.score(state, s) for s in range(n)]
+    scores = [p["total"] for p in parts]
+    order = sorted(range(n), key=lambda s: (-scores[s], -state.players[s].development, s))
+    ranking, rank = [], 0
+    for pos, s in enumerate(order):
+        key = (scores[s], state.players[s].development)
+        if pos == 0 or key != (scores[order[pos - 1]], state.players[order[pos - 1]].development):
+            rank = pos + 1
+        ranking.append({"seat": s, "rank": rank, "score": scores[s],
+                        "development_position": state.players[s].development})
+    return {"scores": scores, "winners": list(R.winners(state, tuple(scores))), "ranking": ranking,
+            "parts": parts, "most_stations_citizen": state.bonus_citizen}
+
+
+def summary(state: State) -> dict[str, Any]:
+    return {"phase": state.phase.value, "round": state.round, "event": _hourglass_json(state.event),
+            "to_act": sorted(R.to_act(state), key=str), "turn": state.turn,
+            "start_player": state.start_player, "finished": state.phase is Phase.FINISHED}
+
+
+# --- JSON edges --------------------------------------------------------------------------------------
+
+_COMMANDS = codec.TypeRegistry(COMMANDS)
+_EVENTS = codec.TypeRegistry(EVENTS)
+_SYSTEM_NAMES = {c.__name__ for c in SYSTEM_COMMANDS}
+
+
+def command_from_json(data: Any, seat: Any = None) -> Any:
+    if not isinstance(data, dict):
+        raise Rejected(RejectKind.MALFORMED, "a move is a JSON object with a 'type'")
+    if seat is not None:
+        if "seat" in data:
+            raise Rejected(RejectKind.MALFORMED, "do not send 'seat': your token decides it")
+        if data.get("type") in _SYSTEM_NAMES and seat != SYSTEM:
+            raise Rejected(RejectKind.NOT_YOUR_TURN, f"{data['type']} is a system step, taken by the service")
+        extra = {"seat": seat}
+    else:
+        extra = None
+    try:
+        return _COMMANDS.decode(data, extra)
+    except KeyError:
+        known = ", ".join(sorted(_COMMANDS.by_name))
+        raise Rejected(RejectKind.UNKNOWN_MOVE, f"unknown move type {data.get('type')!r}; known: {known}") from None
+    except codec.DecodeError as exc:
+        raise Rejected(RejectKind.MALFORMED, str(exc)) from None
+
+
+def command_to_json(command: Any) -> dict[str, Any]:
+    return _COMMANDS.encode(command)
+
+
+def move_to_json(command: Any) -> dict[str, Any]:
+    out = _COMMANDS.encode(command)
+    out.pop("seat", None)
+    return out
+
+
+def event_to_json(event: Any) -> dict[str, Any]:
+    return _EVENTS.encode(event)
+
+
+def event_from_json(data: dict[str, Any]) -> Any:
+    return _EVENTS.decode(data)
+
+
+def event_view(event: Any, seat: int | None) -> dict[str, Any]:
+    out = _EVENTS.encode(event)
+    if isinstance(event, GameStarted):
+        out["hourglass"] = len(event.hourglass)  # the deck order stays hidden
+    elif isinstance(event, HIDDEN_EVENTS) and event.seat != seat:
+        out = {"type": out["type"], "seat": event.seat, "hidden": True}
+    return out
+
+
+def state_to_json(state: State) -> dict[str, Any]:
+    return codec.to_json(state)
+
+
+class OrleansRules:
+    """The decider contract of domain.core.GameRules for Orléans."""
+
+    name = "orleans"
+    engine_version = ENGINE_VERSION
+
+    config_from_json = staticmethod(config_from_json)
+    config_to_json = staticmethod(config_to_json)
+    setup = staticmethod(setup)
+    decide = staticmethod(R.decide)
+    evolve = staticmethod(evolve)
+    legal_moves = staticmethod(R.legal_moves)
+    to_act = staticmethod(R.to_act)
+    view = staticmethod(view)
+    result = staticmethod(result)
+    summary = staticmethod(summary)
+    default_move = staticmethod(R.default_move)
+    command_from_json = staticmethod(command_from_json)
+    command_to_json = staticmethod(command_to_json)
+    move_to_json = staticmethod(move_to_json)
+    event_to_json = staticmethod(event_to_json)
+    event_from_json = staticmethod(event_from_json)
+    event_view = staticmethod(event_view)
+    state_to_json = staticmethod(state_to_json)
+
+    @staticmethod
+    def draw_counter(state: State) -> int:
+        return state.draws
+
+    @staticmethod
+    def is_finished(state: State) -> bool:
+        return state.phase is Phase.FINISHED
+
+
+RULES = OrleansRules()

@@ -1,0 +1,585 @@
+"""Orléans state, commands and events: frozen dataclasses of tuples."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Union
+
+from domain.orleans.data import Char, Edition, Good, Hourglass, Item, Reward, Tile
+
+SYSTEM = "system"
+TECH = "tech"  # a technology tile on an action space
+CHARS = tuple(Char)
+TRACKS = (Char.FARMER, Char.BOATMAN, Char.CRAFTSMAN, Char.TRADER, Char.KNIGHT, Char.SCHOLAR)
+GOODS = tuple(Good)
+TILE_ORDER = {t: i for i, t in enumerate(Tile)}
+
+
+def sort_tiles(tiles) -> tuple[Tile, ...]:
+    return tuple(sorted(tiles, key=TILE_ORDER.__getitem__))
+
+
+class Phase(str, Enum):
+    EXCLUSION = "exclusion"
+    HOURGLASS = "hourglass"
+    CENSUS = "census"
+    FOLLOWERS = "followers"
+    PLANNING = "planning"
+    ACTIONS = "actions"
+    EVENT = "event"
+    START_PLAYER = "start_player"
+    FINISHED = "finished"
+
+
+class ChoiceKind(str, Enum):
+    GOOD = "good"  # take one good from the connection just travelled (or none)
+    PLACE_TILE = "place_tile"  # Trader: pick a place tile
+    DEEDS = "deeds"  # Town Hall / Gunpowder Tower: send characters to beneficial deeds
+    BATHHOUSE = "bathhouse"  # place drawn characters on action spaces
+    TECHNOLOGY = "technology"  # after passing: place technology tiles
+
+
+@dataclass(frozen=True)
+class Config:
+    edition: Edition
+    players: int
+    exclusion: bool = False
+    start_player: int = 0
+
+
+@dataclass(frozen=True)
+class Slots:
+    place: str
+    slots: tuple[str | None, ...]  # a Tile value, TECH, or None
+
+
+@dataclass(frozen=True)
+class Placement:
+    tile: Tile
+    place: str
+    space: int
+
+
+@dataclass(frozen=True)
+class Player:
+    coins: int
+    bag: tuple[Tile, ...]
+    market: tuple[Tile, ...]
+    tower: tuple[Tile, ...]
+    places: tuple[Slots, ...]
+    tracks: tuple[int, ...]  # positions on TRACKS
+    development: int
+    goods: tuple[int, ...]  # counts per GOODS
+    techs: int  # technology tiles gained, not yet placed
+    techs_placed: int
+    stations: int  # trading stations not yet built
+    citizens: int
+    merchant: str
+    pending: tuple[Placement, ...] = ()  # this round's sealed planning (D10)
+    tower_pending: tuple[Tile, ...] = ()
+    drew: bool = False
+    recalls: int = 0
+    planned: bool = False
+    passed: bool = False
+
+
+@dataclass(frozen=True)
+class Choice:
+    seat: int
+    kind: ChoiceKind
+    source: str = ""  # the place that caused it
+    tiles: tuple[Tile, ...] = ()  # Town Hall / tower / Bathhouse tiles still to handle
+    connection: str = ""
+    stacks: tuple[int, ...] = ()
+    remaining: int = 0  # Bathhouse placements left
+    done: int = 0  # deeds sent so far
+
+
+@dataclass(frozen=True)
+class Due:
+    """Something a seat still owes: food at a Harvest, or items under torture."""
+
+    seat: int
+    kind: str  # "food" or "torture"
+    amount: int
+
+
+@dataclass(frozen=True)
+class State:
+    config: Config
+    players: tuple[Player, ...]
+    supply: tuple[int, ...]  # neutral characters per CHARS
+    goods_market: tuple[int, ...]  # per GOODS
+    roads: tuple[tuple[Good, ...], ...]  # goods on each connection, in CONNECTIONS order
+    stations: tuple[tuple[str, int], ...]  # (town, seat), sorted
+    deeds: tuple[tuple[int | None, ...], ...]  # seat on each deed space, in DEEDS order
+    place_tiles: tuple[str, ...]  # available place tiles (both stacks)
+    tech_supply: int
+    hourglass: tuple[Hourglass, ...]  # hidden: tiles still to come, top first
+    event: Hourglass | None
+    round: int
+    phase: Phase
+    start_player: int
+    turn: int | None
+    choice: Choice | None
+    dues: tuple[Due, ...]
+    knights_citizen: int | None  # seat that took it
+    boatmen_citizen: int | None
+    development_citizens: tuple[int | None, ...]
+    bonus_citizen: int | None
+    excluded: tuple[str, ...]
+    removed: tuple[int, ...]  # characters out of the game per CHARS (set-up removals + torture)
+    removed_goods: tuple[int, ...]  # per GOODS
+    removed_techs: int
+    removed_stations: int
+    draws: int  # rng counter
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RevealHourglass:
+    seat: str = SYSTEM
+
+
+@dataclass(frozen=True)
+class TakeCensus:
+    seat: str = SYSTEM
+
+
+@dataclass(frozen=True)
+class ResolveEvent:
+    seat: str = SYSTEM
+
+
+@dataclass(frozen=True)
+class PassStartPlayer:
+    seat: str = SYSTEM
+
+
+@dataclass(frozen=True)
+class EndGame:
+    seat: str = SYSTEM
+
+
+@dataclass(frozen=True)
+class ApplyTimeout:
+    """A clock ran out: apply ``target``'s default move (issued by the worker)."""
+
+    target: int
+    seat: str = SYSTEM
+
+
+@dataclass(frozen=True)
+class ExcludePlaceTile:
+    seat: int
+    tile: str
+
+
+@dataclass(frozen=True)
+class RecallFollower:
+    seat: int
+    place: str
+    space: int
+
+
+@dataclass(frozen=True)
+class DrawFollowers:
+    seat: int
+    count: int
+
+
+@dataclass(frozen=True)
+class PlaceFollower:
+    seat: int
+    tile: Tile
+    place: str
+    space: int
+
+
+@dataclass(frozen=True)
+class MoveToTower:
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True)
+class FinishPlanning:
+    seat: int
+
+
+@dataclass(frozen=True)
+class TakeAction:
+    seat: int
+    place: str
+
+
+@dataclass(frozen=True)
+class UseVillage:
+    seat: int
+    recruit: Char
+
+
+@dataclass(frozen=True)
+class Travel:
+    seat: int
+    place: str
+    to: str
+
+
+@dataclass(frozen=True)
+class UsePharmacy:
+    seat: int
+    coins: int
+
+
+@dataclass(frozen=True)
+class Pass:
+    seat: int
+
+
+@dataclass(frozen=True)
+class TakeGood:
+    seat: int
+    good: Good | None
+
+
+@dataclass(frozen=True)
+class ChoosePlaceTile:
+    seat: int
+    tile: str
+
+
+@dataclass(frozen=True)
+class SendToDeed:
+    seat: int
+    tile: Tile
+    deed: str
+    reward: Reward
+
+
+@dataclass(frozen=True)
+class FinishSending:
+    seat: int
+
+
+@dataclass(frozen=True)
+class PlaceDrawn:
+    seat: int
+    tile: Tile
+    place: str
+    space: int
+
+
+@dataclass(frozen=True)
+class FinishBathhouse:
+    seat: int
+
+
+@dataclass(frozen=True)
+class PlaceTechnology:
+    seat: int
+    place: str
+    space: int
+
+
+@dataclass(frozen=True)
+class KeepTechnology:
+    seat: int
+
+
+@dataclass(frozen=True)
+class PayFood:
+    seat: int
+    good: Good
+
+
+@dataclass(frozen=True)
+class GiveUp:
+    """Torture: give up one item instead of one coin. ``target`` names which one:
+    a good, a place tile, a town (built station), a place (placed technology) or ""."""
+
+    seat: int
+    item: Item
+    target: str = ""
+
+
+SYSTEM_COMMANDS = (RevealHourglass, TakeCensus, ResolveEvent, PassStartPlayer, EndGame, ApplyTimeout)
+SEAT_COMMANDS = (
+    ExcludePlaceTile, RecallFollower, DrawFollowers, PlaceFollower, MoveToTower, FinishPlanning,
+    TakeAction, UseVillage, Travel, UsePharmacy, Pass, TakeGood, ChoosePlaceTile, SendToDeed,
+    FinishSending, PlaceDrawn, FinishBathhouse, PlaceTechnology, KeepTechnology, PayFood, GiveUp,
+)
+COMMANDS = SYSTEM_COMMANDS + SEAT_COMMANDS
+Command = Union[COMMANDS]  # type: ignore[valid-type]
+
+# --- events -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameStarted:
+    config: Config
+    supply: tuple[int, ...]
+    removed: tuple[int, ...]
+    roads: tuple[tuple[Good, ...], ...]
+    goods_market: tuple[int, ...]
+    removed_goods: tuple[int, ...]
+    tech_supply: int
+    removed_techs: int
+    hourglass: tuple[Hourglass, ...]  # hidden
+    draws: int
+
+
+@dataclass(frozen=True)
+class PhaseBegan:
+    phase: Phase
+    turn: int | None = None
+
+
+@dataclass(frozen=True)
+class PlaceTileExcluded:
+    seat: int
+    tile: str
+
+
+@dataclass(frozen=True)
+class HourglassRevealed:
+    round: int
+    tile: Hourglass
+
+
+@dataclass(frozen=True)
+class CoinsChanged:
+    seat: int
+    amount: int  # positive: received from the supply; negative: paid
+    reason: str
+
+
+@dataclass(frozen=True)
+class DueAssigned:
+    seat: int
+    kind: str
+    amount: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class FollowerRecalled:
+    seat: int
+    place: str
+    space: int
+    tile: Tile
+
+
+@dataclass(frozen=True)
+class FollowersDrawn:
+    seat: int
+    tiles: tuple[Tile, ...]
+    draws: int
+
+
+@dataclass(frozen=True)
+class FollowerPlaced:
+    """A sealed planning placement (D10): other seats see only that the seat planned."""
+
+    seat: int
+    tile: Tile
+    place: str
+    space: int
+
+
+@dataclass(frozen=True)
+class MovedToTower:
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True)
+class PlanningFinished:
+    seat: int
+
+
+@dataclass(frozen=True)
+class PlansRevealed:
+    placements: tuple[tuple[int, Placement], ...]
+    tower: tuple[tuple[int, Tile], ...]
+
+
+@dataclass(frozen=True)
+class ActionTaken:
+    seat: int
+    place: str
+    returned: tuple[Tile, ...]  # characters back to the bag
+
+
+@dataclass(frozen=True)
+class CharacterRecruited:
+    seat: int
+    char: Char
+
+
+@dataclass(frozen=True)
+class GoodTaken:
+    seat: int
+    good: Good
+    connection: str  # "" for the Goods Market
+
+
+@dataclass(frozen=True)
+class DevelopmentMoved:
+    seat: int
+    to: int
+
+
+@dataclass(frozen=True)
+class CitizenTaken:
+    seat: int
+    source: str
+
+
+@dataclass(frozen=True)
+class TechnologyGained:
+    seat: int
+
+
+@dataclass(frozen=True)
+class MerchantMoved:
+    seat: int
+    connection: str
+    to: str
+
+
+@dataclass(frozen=True)
+class StationBuilt:
+    seat: int
+    town: str
+
+
+@dataclass(frozen=True)
+class PlaceTileTaken:
+    seat: int
+    tile: str
+
+
+@dataclass(frozen=True)
+class SentToDeed:
+    seat: int
+    tile: Tile
+    deed: str
+    space: int
+    source: str
+
+
+@dataclass(frozen=True)
+class BathhouseDrawn:
+    seat: int
+    tiles: tuple[Tile, ...]
+    draws: int
+
+
+@dataclass(frozen=True)
+class DrawnPlaced:
+    seat: int
+    tile: Tile
+    place: str
+    space: int
+
+
+@dataclass(frozen=True)
+class TilesReturned:
+    seat: int
+    tiles: tuple[Tile, ...]
+    source: str  # where from: "bathhouse", "town_hall", "sacristy", ...
+
+
+@dataclass(frozen=True)
+class ChoiceOffered:
+    choice: Choice
+
+
+@dataclass(frozen=True)
+class ChoiceClosed:
+    seat: int
+
+
+@dataclass(frozen=True)
+class Passed:
+    seat: int
+
+
+@dataclass(frozen=True)
+class TechnologyPlaced:
+    seat: int
+    place: str
+    space: int
+
+
+@dataclass(frozen=True)
+class TurnMoved:
+    turn: int
+
+
+@dataclass(frozen=True)
+class EventResolved:
+    tile: Hourglass
+    exempt: tuple[int, ...]  # seats protected by an activated Sacristy
+
+
+@dataclass(frozen=True)
+class PlagueDrawn:
+    seat: int
+    tile: Tile
+    lost: bool
+    draws: int
+
+
+@dataclass(frozen=True)
+class FoodPaid:
+    seat: int
+    good: Good
+
+
+@dataclass(frozen=True)
+class ItemLost:
+    seat: int
+    item: Item
+    target: str
+    tile: Tile | None
+    draws: int
+
+
+@dataclass(frozen=True)
+class DueForgiven:
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class StartPlayerPassed:
+    seat: int
+    round: int
+
+
+@dataclass(frozen=True)
+class TimeoutApplied:
+    target: int
+    move: str  # the type of the default move applied
+
+
+@dataclass(frozen=True)
+class GameEnded:
+    bonus_citizen: int | None
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+EVENTS = (
+    GameStarted, PhaseBegan, PlaceTileExcluded, HourglassRevealed, CoinsChanged, DueAssigned,
+    FollowerRecalled, FollowersDrawn, FollowerPlaced, MovedToTower, PlanningFinished, PlansRevealed,
+    ActionTaken, CharacterRecruited, GoodTaken, DevelopmentMoved, CitizenTaken, TechnologyGained,
+    MerchantMoved, StationBuilt, PlaceTileTaken, SentToDeed, BathhouseDrawn, DrawnPlaced,
+    TilesReturned, ChoiceOffered, ChoiceClosed, Passed, TechnologyPlaced, TurnMoved, EventResolved,
+    PlagueDrawn, FoodPaid, ItemLost, DueForgiven, StartPlayerPassed, TimeoutApplied, GameEnded,
+)
+HIDDEN_EVENTS = (FollowerPlaced, MovedToTower)  # sealed planning (D10)

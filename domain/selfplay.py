@@ -1,0 +1,103 @@
+"""Self-play: whole games in-process with bot seats. Pure; the CLI prints the lines."""
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+from domain.bots import bot_rng, get_bot
+from domain.canonical import json_hash
+from domain.core import SYSTEM
+from domain.games import fold, get_game
+from domain.rng import Rng, seed_from_text
+
+
+@dataclass
+class Playthrough:
+    """A finished game: every command with the events it caused."""
+
+    game_id: str
+    seed: bytes
+    config: Any
+    state: Any = None
+    batches: list[tuple[Any, list[Any]]] = field(default_factory=list)
+    events: int = 0
+    decisions: int = 0
+
+
+def play(rules: Any, config: Any, seed: bytes, game_id: str, bots: Sequence[str],
+         max_decisions: int = 200_000) -> Playthrough:
+    """Play one game to the end; seat i is played by ``bots[i % len(bots)]``."""
+    game = Playthrough(game_id, seed, config)
+    setup = rules.setup(config, Rng(seed, game_id, 0))
+    game.state = fold(rules, setup)
+    game.batches.append((None, setup))
+    game.events = len(setup)
+    policies = [get_bot(bots[i % len(bots)]) for i in range(config.players)]
+    while not rules.is_finished(game.state):
+        if game.decisions >= max_decisions:
+            raise RuntimeError(f"{game_id}: no end after {max_decisions} decisions")
+        command = next_command(rules, game, policies)
+        events = rules.decide(game.state, command, Rng(seed, game_id, rules.draw_counter(game.state)))
+        game.state = fold(rules, events, game.state)
+        game.batches.append((command, events))
+        game.events += len(events)
+        game.decisions += 1
+    return game
+
+
+def next_command(rules: Any, game: Playthrough, policies: list) -> Any:
+    acting = rules.to_act(game.state)
+    if SYSTEM in acting:
+        return rules.legal_moves(game.state, SYSTEM)[0]
+    seat = min(acting)
+    moves = rules.legal_moves(game.state, seat)
+    rng = bot_rng(game.seed, game.game_id, seat, game.events)
+    return policies[seat](rules, game.state, seat, moves, rng)
+
+
+def event_log_hash(rules: Any, game: Playthrough) -> str:
+    return json_hash([rules.event_to_json(e) for _, events in game.batches for e in events])
+
+
+def summary_line(rules: Any, game: Playthrough, seed_text: str) -> dict[str, Any]:
+    result = rules.result(game.state)
+    return {
+        "seed": seed_text,
+        "edition": game.config.edition.value,
+        "players": game.config.players,
+        "rounds": game.state.round,
+        "decisions": game.decisions,
+        "events": game.events,
+        "scores": result["scores"],
+        "winners": result["winners"],
+        "final_hash": event_log_hash(rules, game),
+    }
+
+
+def run(game: str, edition: str, players: int, games: int, seed: str, bots: Sequence[str]) -> Iterator[dict[str, Any]]:
+    rules = get_game(game)
+    config = rules.config_from_json({"edition": edition, "players": players})
+    for i in range(games):
+        seed_text = f"{seed}-{i}"
+        played = play(rules, config, seed_from_text(seed_text), f"selfplay-{seed_text}", bots)
+        yield summary_line(rules, played, seed_text)
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    parser = parser or argparse.ArgumentParser(prog="hourglass selfplay")
+    parser.add_argument("--game", default="orleans")
+    parser.add_argument("--edition", default="classic", choices=["classic", "2023"])
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--games", type=int, default=1)
+    parser.add_argument("--seed", default="hourglass")
+    parser.add_argument("--bots", default="random", help="comma-separated bot names, one per seat (cycled)")
+    return parser
+
+
+def lines(argv: Sequence[str] | None = None) -> Iterator[str]:
+    """The JSON lines `hourglass selfplay` prints (the caller does the printing)."""
+    args = build_parser().parse_args(argv)
+    for line in run(args.game, args.edition, args.players, args.games, args.seed, args.bots.split(",")):
+        yield json.dumps(line, sort_keys=True)
