@@ -161,12 +161,13 @@ def completing_step(p: Player, place: str, legal: Sequence[PlaceFollower]) -> Pl
     by_space: dict[int, list[PlaceFollower]] = {}
     for move in legal:
         by_space.setdefault(move.space, []).append(move)
-    spaces = sorted(by_space)
+    slots = next(s.slots for s in p.places if s.place == place)
+    pending = {pl.space for pl in p.pending if pl.place == place}
+    spaces = [i for i, v in enumerate(slots) if v is None and i not in pending]
     if place == D.TOWN_HALL:
-        filled = any(pl.place == place for pl in p.pending) or any(
-            v is not None for s in p.places if s.place == place for v in s.slots)
-        spaces = [] if filled else spaces[:1]  # one character activates it
-    if not spaces:
+        filled = len(spaces) < len(slots)
+        spaces = [] if filled else [s for s in spaces if s in by_space][:1]  # one character activates it
+    if not spaces or any(s not in by_space for s in spaces):
         return None
     pool = Counter(p.market + p.tower)
     plan_moves = match(spaces, by_space, pool)

@@ -108,7 +108,7 @@ def _(e: GameStarted, _state: None) -> State:
         knights_citizen=None, boatmen_citizen=None,
         development_citizens=(None,) * len(D.DEVELOPMENT_CITIZENS), bonus_citizen=None, excluded=(),
         removed=e.removed, removed_goods=e.removed_goods, removed_techs=e.removed_techs,
-        removed_stations=0, draws=e.draws,
+        removed_stations=0, lost_place_tiles=(), draws=e.draws,
     )
 
 
@@ -396,7 +396,8 @@ def _lose_place_tile(state: State, e: ItemLost) -> State:
     tower = p.tower if e.target != D.GUNPOWDER_TOWER else ()
     back = tiles + (p.tower if e.target == D.GUNPOWDER_TOWER else ())
     state = with_player(state, e.seat, places=p.places[:i] + p.places[i + 1:], bag=add_to_bag(p, back), tower=tower)
-    return replace(state, removed_techs=state.removed_techs + techs)
+    return replace(state, removed_techs=state.removed_techs + techs,
+                   lost_place_tiles=state.lost_place_tiles + (e.target,))
 
 
 def _lose_technology(state: State, e: ItemLost) -> State:

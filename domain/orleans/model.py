@@ -132,6 +132,7 @@ class State:
     removed_goods: tuple[int, ...]  # per GOODS
     removed_techs: int
     removed_stations: int
+    lost_place_tiles: tuple[str, ...]  # given up under torture
     draws: int  # rng counter
 
 

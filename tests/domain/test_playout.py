@@ -1,0 +1,88 @@
+"""Random playouts over many seeds, every player count of both editions, with invariants."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from domain.core import SYSTEM, Rejected
+from domain.games import fold
+from domain.orleans import RULES
+from domain.orleans import data as D
+from domain.rng import Rng
+from tests.domain.invariants import check
+
+CASES = [("classic", n) for n in (2, 3, 4)] + [("2023", n) for n in (2, 3, 4, 5)]
+SEEDS = range(3)
+
+
+def _mutations(command):
+    """Commands near the chosen one: other field values of the same shape."""
+    for f in dataclasses.fields(command):
+        value = getattr(command, f.name)
+        if f.name == "seat":
+            continue
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            yield dataclasses.replace(command, **{f.name: value + 1})
+            yield dataclasses.replace(command, **{f.name: -1})
+        elif isinstance(value, str) and not hasattr(value, "value"):
+            yield dataclasses.replace(command, **{f.name: "chartres" if value != "chartres" else "farm_house"})
+        elif isinstance(value, D.Tile):
+            for other in (D.Tile.MONK, D.Tile.START_TRADER, D.Tile.KNIGHT):
+                if other is not value:
+                    yield dataclasses.replace(command, **{f.name: other})
+
+
+def _accepted(state, command, seed, game_id):
+    try:
+        RULES.decide(state, command, Rng(seed, game_id, state.draws))
+        return True
+    except Rejected:
+        return False
+
+
+@pytest.mark.parametrize("edition,players", CASES)
+@pytest.mark.parametrize("seed_index", SEEDS)
+def test_random_playout_keeps_every_invariant(edition, players, seed_index):
+    seed = f"playout-{seed_index}".encode()
+    game_id = f"playout-{edition}-{players}-{seed_index}"
+    config = RULES.config_from_json({"edition": edition, "players": players, "exclusion": seed_index == 1})
+    events = RULES.setup(config, Rng(seed, game_id, 0))
+    state = fold(RULES, events)
+    log = list(events)
+    chooser = Rng(seed, game_id + ":test", 0)
+    decisions = 0
+    while not RULES.is_finished(state):
+        acting = sorted(RULES.to_act(state), key=str)
+        actor = SYSTEM if SYSTEM in acting else acting[chooser.below(len(acting))]
+        moves = RULES.legal_moves(state, actor)
+        assert moves, f"{actor} is to act but has no legal move"
+        command = moves[chooser.below(len(moves))]
+        # accepted <=> listed, on the chosen move, a sample of listed moves and near misses
+        for probe in [moves[chooser.below(len(moves))]]:
+            assert _accepted(state, probe, seed, game_id)
+        for other in _mutations(command):
+            assert _accepted(state, other, seed, game_id) == (other in moves), other
+        for seat in range(players):
+            if seat not in acting:
+                assert RULES.legal_moves(state, seat) == []
+        new = RULES.decide(state, command, Rng(seed, game_id, state.draws))
+        for event in new:
+            encoded = json.loads(json.dumps(RULES.event_to_json(event)))
+            assert RULES.event_from_json(encoded) == event
+            state = RULES.evolve(state, event)
+            check(state)
+        log.extend(new)
+        decisions += 1
+        if decisions % 97 == 0:
+            for seat in [None, *range(players)]:
+                json.dumps(RULES.view(state, seat))
+    assert state.round == 18
+    assert fold(RULES, log) == state  # the incremental state equals the fold of all events
+    for seat in [None, *range(players)]:
+        json.loads(json.dumps(RULES.view(state, seat)))
+    result = RULES.result(state)
+    assert len(result["scores"]) == players and result["winners"]
