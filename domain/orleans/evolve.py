@@ -1,7 +1,7 @@
 """The fold: ``evolve(state, event) -> state``. Total; no validation, no randomness."""
 from __future__ import annotations
 
-from dataclasses import replace
+import dataclasses
 from functools import singledispatch
 
 from domain.orleans import data as D
@@ -20,6 +20,23 @@ TRACK_INDEX = {c: i for i, c in enumerate(TRACKS)}
 GOOD_INDEX = {g: i for i, g in enumerate(GOODS)}
 DEED_INDEX = {d.id: i for i, d in enumerate(D.DEEDS)}
 CONNECTION_INDEX = {c.id: i for i, c in enumerate(D.CONNECTIONS)}
+
+
+_FIELDS: dict[type, frozenset[str]] = {}
+
+
+def replace(obj, **changes):
+    """``dataclasses.replace`` for our frozen dataclasses, without re-running __init__ (hot path)."""
+    cls = type(obj)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(cls))
+    if not changes.keys() <= names:
+        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - names)}")
+    new = object.__new__(cls)
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 # --- small tuple helpers -------------------------------------------------------------------------

@@ -1071,10 +1071,26 @@ def _spaces(p: Player, skip: str = "") -> Iterator[tuple[str, int]]:
 
 
 def c_place(state: State, seat: int) -> Iterator[PlaceFollower]:
+    """Every tile on every free space it fits (the validator still has the last word)."""
     p = state.players[seat]
-    for tile in dict.fromkeys(available_tiles(p)):
-        for place, i in _spaces(p):
-            yield PlaceFollower(seat, tile, place, i)
+    tiles = tuple(dict.fromkeys(available_tiles(p)))
+    taken = {(x.place, x.space) for x in p.pending}
+    fit = _fit_table(p, tiles)
+    for s in p.places:
+        needs = D.PLACES[s.place].spaces
+        for i, held in enumerate(s.slots):
+            if held is None and (s.place, i) not in taken:
+                for tile in fit[(s.place == D.TOWN_HALL, needs[i])]:
+                    yield PlaceFollower(seat, tile, s.place, i)
+
+
+def _fit_table(p: Player, tiles: tuple[Tile, ...]) -> dict:
+    """(is Town Hall, needed character) -> the tiles that fit, computed once per call."""
+    table = {}
+    for need in (None, *Char):
+        table[(False, need)] = [t for t in tiles if fits(p, t, "", need)]
+    table[(True, None)] = [t for t in tiles if not t.starting]
+    return table
 
 
 def c_take(state: State, seat: int) -> Iterator[TakeAction]:
@@ -1116,7 +1132,10 @@ def c_place_drawn(state: State, seat: int) -> Iterator[PlaceDrawn]:
 
 CANDIDATES: dict[type, Callable[[State, int], Any]] = {
     ExcludePlaceTile: lambda s, seat: (ExcludePlaceTile(seat, t) for t in s.place_tiles),
-    RecallFollower: lambda s, seat: (RecallFollower(seat, pl, i) for pl, i in _spaces(s.players[seat])),
+    RecallFollower: lambda s, seat: (
+        RecallFollower(seat, x.place, i) for x in s.players[seat].places
+        for i, v in enumerate(x.slots) if v not in (None, TECH)
+    ),
     DrawFollowers: lambda s, seat: (DrawFollowers(seat, n) for n in range(max_draw(s.players[seat]) + 1)),
     PlaceFollower: c_place,
     MoveToTower: lambda s, seat: (MoveToTower(seat, t) for t in dict.fromkeys(s.players[seat].market)),

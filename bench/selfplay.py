@@ -1,0 +1,51 @@
+"""Self-play benchmark: random 4-player Orléans games on one core.
+
+Prints games per second, decisions per second and fold time per event, with the raw cost of
+one rng draw (HMAC-SHA256) measured in the same run as the baseline. Never asserts timings.
+Usage: python bench/selfplay.py [--games N] [--edition classic|2023] [--players N]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from domain.games import fold
+from domain.orleans import RULES
+from domain.rng import Rng
+from domain.selfplay import play
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--edition", default="classic")
+    parser.add_argument("--players", type=int, default=4)
+    args = parser.parse_args()
+    config = RULES.config_from_json({"edition": args.edition, "players": args.players})
+
+    start = time.perf_counter()
+    games = [play(RULES, config, f"bench-{i}".encode(), f"bench-{i}", ["random"]) for i in range(args.games)]
+    elapsed = time.perf_counter() - start
+    decisions = sum(g.decisions for g in games)
+    events = [e for g in games for _, batch in g.batches for e in batch]
+
+    start = time.perf_counter()
+    for g in games:
+        fold(RULES, (e for _, batch in g.batches for e in batch))
+    fold_time = time.perf_counter() - start
+
+    rng = Rng(b"baseline", "bench")
+    start = time.perf_counter()
+    for _ in range(100_000):
+        rng.below(1000)
+    draw_time = (time.perf_counter() - start) / 100_000
+
+    print(f"self-play ({args.edition}, {args.players} players, random bots, {args.games} games)")
+    print(f"  games/s            {args.games / elapsed:10.2f}")
+    print(f"  decisions/s        {decisions / elapsed:10.0f}   ({decisions / args.games:.0f} decisions per game)")
+    print(f"  fold µs/event      {fold_time / len(events) * 1e6:10.2f}   ({len(events) / args.games:.0f} events per game)")
+    print(f"  baseline: one rng draw (HMAC-SHA256) {draw_time * 1e6:.2f} µs")
+
+
+if __name__ == "__main__":
+    main()
