@@ -1,0 +1,90 @@
+"""The Flask app factory: flask-smorest Api, one blueprint per resource, one error handler.
+
+``create_app(config)`` reads, besides Flask's own settings:
+
+- ``REDIS``: a ``redis.Redis`` to use (default: ``service.connection.get_redis()``);
+- ``ADVANCE``: ``"rq"`` (enqueue ``workers.jobs.advance`` after changes that leave SYSTEM or a
+  bot to act), ``"off"``, or a callable ``(game_id, version)``; env ``HOURGLASS_ADVANCE``;
+- ``RATE_LIMIT`` requests per ``RATE_LIMIT_WINDOW`` seconds per token (0 disables); env
+  ``HOURGLASS_RATE_LIMIT`` / ``HOURGLASS_RATE_LIMIT_WINDOW``;
+- ``SSE_HEARTBEAT`` seconds between heartbeats on an idle stream (15);
+- ``MAX_CONTENT_LENGTH`` bytes of request body (64 KiB).
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Mapping
+
+from flask import Flask
+from flask_smorest import Api
+
+from service.games import GameService
+from service.problems import register_error_handlers
+
+
+class _Api(Api):
+    """flask-smorest Api whose errors are problem+json (see service.problems)."""
+
+    def _register_error_handlers(self) -> None:
+        register_error_handlers(self._app)
+
+
+DEFAULTS: dict[str, Any] = {
+    "API_TITLE": "hourglass",
+    "API_VERSION": "v1",
+    "OPENAPI_VERSION": "3.0.3",
+    "OPENAPI_URL_PREFIX": "/",
+    "OPENAPI_JSON_PATH": "openapi.json",
+    "OPENAPI_SWAGGER_UI_PATH": "docs",
+    "OPENAPI_SWAGGER_UI_URL": "https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+    "RATE_LIMIT": 600,
+    "RATE_LIMIT_WINDOW": 60,
+    "SSE_HEARTBEAT": 15.0,
+    "ADVANCE": "rq",
+    "JSON_SORT_KEYS": True,
+}
+
+_ENV = {"HOURGLASS_RATE_LIMIT": ("RATE_LIMIT", int), "HOURGLASS_RATE_LIMIT_WINDOW": ("RATE_LIMIT_WINDOW", float),
+        "HOURGLASS_ADVANCE": ("ADVANCE", str), "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float)}
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(DEFAULTS)
+    for env, (name, cast) in _ENV.items():
+        if os.environ.get(env):
+            app.config[name] = cast(os.environ[env])
+    app.config.update(config or {})
+    app.json.sort_keys = True
+    app.json.compact = True
+
+    conn = app.config.get("REDIS")
+    if conn is None:
+        from service.connection import get_redis
+
+        conn = get_redis()
+    app.extensions["hourglass"] = GameService(conn, advance=_advance(app.config["ADVANCE"], conn))
+
+    api = _Api(app, spec_kwargs={"info": {"description": "Play board games over REST; audit replays."}})
+    from service.routes import events, games, moves, state
+
+    for module in (games, state, moves, events):
+        api.register_blueprint(module.blp)
+    try:
+        from service.replay_api import blp as replay_blp
+    except ImportError:
+        replay_blp = None
+    if replay_blp is not None:
+        api.register_blueprint(replay_blp)
+    return app
+
+
+def _advance(setting: Any, conn: Any) -> Callable[[str, int], None] | None:
+    if callable(setting):
+        return setting
+    if setting == "off":
+        return None
+    from workers.enqueue import enqueue_advance
+
+    return lambda game_id, version: enqueue_advance(conn, game_id, version)

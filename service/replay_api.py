@@ -1,0 +1,140 @@
+"""Replays over HTTP: the bundle, verification, the viewer page and the viewer's small helpers.
+
+- ``GET  /api/v1/games/{id}/replay``   the ``hourglass-replay/1`` bundle (409 while the game runs)
+- ``POST /api/v1/replays/verify``      upload a bundle (raw body or multipart field ``bundle``)
+- ``GET  /api/v1/games/{id}/timeline`` the version after each batch (the viewer's steps)
+- ``GET  /games/{id}``                 the viewer (static HTML/CSS/JS from replays/static/)
+
+The app factory registers ``blp`` when this module exists. ``cli_main`` is the entry point for
+``hourglass replay …`` (it hands replays.cli the event store's loader).
+"""
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any, Sequence
+
+from flask import Response, current_app, request, send_from_directory
+from flask_smorest import Blueprint
+
+from replays import cli as replay_cli
+from replays.bundle import NotFinished, build_bundle
+from replays.source import GameNotFound as SourceGameNotFound
+from replays.source import Loaded, decode_meta
+from replays.timetravel import versions_of_batches
+from replays.verify import verify_bundle
+from service.connection import get_redis
+from service.games import GameNotFound
+from service.problems import ApiProblem
+from service.store import EventStore
+
+STATIC_DIR = str(resources.files("replays").joinpath("static"))
+BUNDLE_MIMETYPE = "application/x-ndjson"
+MAX_BUNDLE_BYTES = 64 * 1024 * 1024
+
+blp = Blueprint(
+    "replays", __name__, description="Replay bundles, verification and the replay viewer",
+    static_folder=STATIC_DIR, static_url_path="/replays/static",
+)
+
+
+def _store() -> EventStore:
+    """The app's GameService store (service.web puts it in extensions), else one on get_redis()."""
+    games = current_app.extensions.get("hourglass")
+    if games is not None:
+        return games.store
+    return current_app.extensions.setdefault("hourglass.replay_store", EventStore(get_redis()))
+
+
+def load_game(store: EventStore, game_id: str) -> Loaded:
+    """(meta, entries) of one game, as replays/ expects them."""
+    raw = store.meta(game_id)
+    if raw is None:
+        raise GameNotFound(game_id)
+    entries = [{**e.entry, "hash": e.hash} for e in store.read(game_id)]
+    if not entries:
+        raise GameNotFound(game_id)
+    return decode_meta(raw), entries
+
+
+def _bundle_or_problem(game_id: str) -> str:
+    meta, entries = load_game(_store(), game_id)
+    if meta.get("status") != "finished":
+        raise ApiProblem(409, "GAME_NOT_FINISHED",
+                         f"game {game_id} is still being played; its replay (and seed) is published when it ends")
+    try:
+        return build_bundle(game_id, meta, entries)
+    except NotFinished as exc:
+        raise ApiProblem(409, "GAME_NOT_FINISHED", str(exc))
+
+
+@blp.route("/api/v1/games/<game_id>/replay")
+@blp.doc(responses={"200": {"description": "hourglass-replay/1 bundle (JSON Lines)",
+                            "content": {BUNDLE_MIMETYPE: {"schema": {"type": "string"}}}},
+                    "404": {"description": "unknown game"}, "409": {"description": "game not finished"}})
+def replay(game_id: str) -> Response:
+    """Download the replay bundle of a finished game."""
+    text = _bundle_or_problem(game_id)
+    response = Response(text, mimetype=BUNDLE_MIMETYPE)
+    response.headers["Content-Disposition"] = f'attachment; filename="{game_id}.hourglass-replay.jsonl"'
+    response.headers["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
+
+
+def _uploaded_bundle() -> bytes:
+    request.max_content_length = MAX_BUNDLE_BYTES  # bundles are far larger than a move body
+    if request.content_length is not None and request.content_length > MAX_BUNDLE_BYTES:
+        raise ApiProblem(413, "TOO_LARGE", f"a bundle may be at most {MAX_BUNDLE_BYTES} bytes")
+    upload = request.files.get("bundle")
+    data = upload.read(MAX_BUNDLE_BYTES + 1) if upload is not None else request.get_data(cache=False)
+    if len(data) > MAX_BUNDLE_BYTES:
+        raise ApiProblem(413, "TOO_LARGE", f"a bundle may be at most {MAX_BUNDLE_BYTES} bytes")
+    if not data:
+        raise ApiProblem(400, "MALFORMED", "send the bundle as the request body or as the multipart field 'bundle'",
+                         title="Malformed request")
+    return data
+
+
+@blp.route("/api/v1/replays/verify", methods=["POST"])
+@blp.doc(requestBody={"content": {BUNDLE_MIMETYPE: {"schema": {"type": "string"}},
+                                  "multipart/form-data": {"schema": {"type": "object", "properties": {
+                                      "bundle": {"type": "string", "format": "binary"}}}}}},
+         responses={"200": {"description": "the verification report: ok, or the first divergence"}})
+def verify() -> Any:
+    """Verify an uploaded bundle: 200 with ``ok`` true, or false and the first divergence."""
+    return verify_bundle(_uploaded_bundle()).to_json()
+
+
+@blp.route("/api/v1/games/<game_id>/timeline")
+def timeline(game_id: str) -> Any:
+    """The version after each batch with who acted; finished games also list each command."""
+    meta, entries = load_game(_store(), game_id)
+    finished = meta.get("status") == "finished"
+    ends = versions_of_batches(entries)
+    firsts = [e for e in entries if e.get("command") is not None]
+    steps = []
+    for end, first in zip(ends, firsts):
+        step: dict[str, Any] = {"version": end, "actor": first["actor"]}
+        if finished:
+            step["command"] = first["command"]
+        steps.append(step)
+    return {"id": game_id, "status": "finished" if finished else "active", "version": ends[-1], "steps": steps}
+
+
+@blp.route("/games/<game_id>")
+def viewer(game_id: str) -> Response:
+    """The replay viewer page (HTML; the game id is read from the address)."""
+    response = send_from_directory(STATIC_DIR, "viewer.html", max_age=0)
+    response.headers["Content-Security-Policy"] = "default-src 'self'; img-src 'self' data:; style-src 'self'"
+    return response
+
+
+def _redis_loader(game_id: str) -> Loaded:
+    try:
+        return load_game(EventStore(get_redis()), game_id)
+    except GameNotFound as exc:
+        raise SourceGameNotFound(game_id) from exc
+
+
+def cli_main(argv: Sequence[str] | None = None) -> int:
+    """``hourglass replay export|verify …`` with the service's Redis (REDIS_URL or embedded)."""
+    return replay_cli.main(argv, load=_redis_loader)

@@ -1,0 +1,1 @@
+"""One flask-smorest blueprint per resource of the v1 API."""

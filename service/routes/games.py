@@ -1,0 +1,53 @@
+"""/api/v1/games: create a game, read its summary."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask_smorest import Blueprint
+
+from domain.core import Rejected, RejectKind
+from service.schemas import CreatedSchema, CreateGameSchema, ProblemSchema, SummarySchema
+from service.web import caller_seat, service, to_act_list
+
+blp = Blueprint("games", __name__, url_prefix="/api/v1/games", description="Create games and read summaries")
+
+
+@blp.route("", methods=["POST"])
+@blp.arguments(CreateGameSchema)
+@blp.response(201, CreatedSchema)
+@blp.alt_response(400, schema=ProblemSchema, description="malformed body")
+@blp.alt_response(422, schema=ProblemSchema, description="invalid configuration")
+def create_game(body: dict[str, Any]) -> dict[str, Any]:
+    """Create a game; human seats get a bearer token, shown only in this response."""
+    try:
+        return service().create(body)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise Rejected(RejectKind.INVALID_CONFIG, f"configuration not accepted: {type(exc).__name__}") from exc
+
+
+@blp.route("/<string:game_id>", methods=["GET"])
+@blp.response(200, SummarySchema)
+@blp.alt_response(404, schema=ProblemSchema, description="unknown game")
+def game_summary(game_id: str) -> dict[str, Any]:
+    """Status, version, phase, round, who is to act, seats, result (and the seed once finished)."""
+    game = service().load(game_id)
+    caller_seat(game)
+    summary = game.rules.summary(game.state)
+    info = game.info
+    return {
+        "id": game_id,
+        "game": info.game,
+        "edition": info.config.get("edition"),
+        "config": info.config,
+        "status": game.status(),
+        "version": game.version,
+        "phase": summary.get("phase"),
+        "round": summary.get("round"),
+        "summary": summary,
+        "to_act": to_act_list(game),
+        "seats": [{"seat": i, **{k: v for k, v in s.items() if k != "url"}} for i, s in enumerate(info.seats)],
+        "result": game.rules.result(game.state),
+        "seed_commitment": info.seed_commitment,
+        "seed": info.seed.hex() if game.finished else None,
+        "created": info.created,
+    }

@@ -1,0 +1,44 @@
+"""/api/v1/games/{id}/state and /states/{version}: the caller's view, now or as of a version."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request
+from flask_smorest import Blueprint
+
+from service.games import Game
+from service.schemas import ProblemSchema, StateSchema
+from service.web import caller_seat, service, to_act_list, version_etag
+
+blp = Blueprint("state", __name__, url_prefix="/api/v1/games", description="Seat and spectator views")
+
+
+def _state(game: Game, seat: int | None) -> dict[str, Any]:
+    return {"id": game.game_id, "version": game.version, "seat": seat, "status": game.status(),
+            "to_act": to_act_list(game), "view": game.rules.view(game.state, seat)}
+
+
+@blp.route("/<string:game_id>/state", methods=["GET"])
+@blp.response(200, StateSchema)
+@blp.alt_response(304, description="If-None-Match matched the current version")
+@blp.alt_response(401, schema=ProblemSchema, description="bad token")
+@blp.alt_response(404, schema=ProblemSchema, description="unknown game")
+def current_state(game_id: str) -> Any:
+    """The caller's view (bearer token -> that seat; none -> spectator). ETag = version."""
+    game = service().load(game_id)
+    seat = caller_seat(game)
+    etag = version_etag(game.version)
+    if request.headers.get("If-None-Match", "").strip() in (etag, str(game.version)):
+        return "", 304, {"ETag": etag}
+    return _state(game, seat), 200, {"ETag": etag}
+
+
+@blp.route("/<string:game_id>/states/<int:version>", methods=["GET"])
+@blp.response(200, StateSchema)
+@blp.alt_response(404, schema=ProblemSchema, description="unknown game or version")
+def state_at(game_id: str, version: int) -> Any:
+    """Time travel: the caller's view as of ``version`` (a version that ends a batch)."""
+    game = service().load(game_id)
+    seat = caller_seat(game)
+    past = service().state_at(game_id, version)
+    return _state(past, seat), 200, {"ETag": version_etag(past.version)}

@@ -1,0 +1,273 @@
+"""The Redis Streams event store.
+
+One stream per game, ``hg:{<id>}:events``, entry ids ``<seq>-0`` with seq from 1. Companion keys
+share the ``{<id>}`` hash tag so a game lives on one Redis Cluster slot:
+
+- ``hg:{<id>}:meta``  hash: game, config, seats, seed, seed_commitment, created, status, and one
+  ``token:<sha256 of token>`` field per human seat (value: the seat number);
+- ``hg:{<id>}:idem``  hash: idempotency key -> ``<fingerprint>\\n<result JSON>``, kept for the
+  life of the game.
+
+Each stream entry has two fields: ``entry``, the canonical JSON of
+``{seq, type, data, actor, time, command, meta}``, and ``hash`` =
+``entry_hash(prev_hash, entry)`` (``domain.canonical``), chained from ``GENESIS_HASH``.
+
+Appends go through ONE Lua script (``append.lua``): idempotency key first (so a retry of an
+applied request gets its stored result even though its expected version is now stale), then
+the expected version, then XADD with explicit ids, then the key's result. Nothing else writes a
+stream. This module has no Flask import; workers use it directly.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import redis
+
+from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
+
+Actor = int | str
+
+
+def events_key(game_id: str) -> str:
+    return f"hg:{{{game_id}}}:events"
+
+
+def meta_key(game_id: str) -> str:
+    return f"hg:{{{game_id}}}:meta"
+
+
+def idem_key(game_id: str) -> str:
+    return f"hg:{{{game_id}}}:idem"
+
+
+class StoreError(Exception):
+    """Base class of the store's refusals."""
+
+
+class StaleVersion(StoreError):
+    """The stream moved past the version the batch was computed against."""
+
+    def __init__(self, expected: int, current: int) -> None:
+        super().__init__(f"expected version {expected}, the game is at version {current}")
+        self.expected = expected
+        self.current = current
+
+
+class IdempotencyConflict(StoreError):
+    """The idempotency key was already used for a different request."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"idempotency key {key!r} was already used for a different request")
+        self.key = key
+
+
+@dataclass(frozen=True)
+class StoredEntry:
+    """One stream entry: the entry object and its chain hash."""
+
+    seq: int
+    entry: dict[str, Any]
+    hash: str
+
+    @property
+    def type(self) -> str:
+        return self.entry["type"]
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.entry["data"]
+
+    @property
+    def actor(self) -> Actor:
+        return self.entry["actor"]
+
+    @property
+    def command(self) -> dict[str, Any] | None:
+        return self.entry["command"]
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """What an append produced: seqs ``first..last`` (empty when last < first).
+
+    ``replayed`` is True when an idempotency key matched an earlier identical request and
+    nothing was appended.
+    """
+
+    version: int
+    first: int
+    last: int
+    replayed: bool = False
+
+    def to_json(self) -> dict[str, int]:
+        return {"version": self.version, "from": self.first, "to": self.last}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, int], replayed: bool) -> AppendResult:
+        return cls(data["version"], data["from"], data["to"], replayed)
+
+
+def build_entries(
+    base_version: int,
+    prev_hash: str,
+    events: Sequence[dict[str, Any]],
+    *,
+    actor: Actor,
+    time: str,
+    command: dict[str, Any] | None,
+    meta: dict[str, Any] | None = None,
+) -> list[StoredEntry]:
+    """Turn a batch of event JSON objects into chained entries following ``base_version``."""
+    out = []
+    for i, event in enumerate(events):
+        seq = base_version + 1 + i
+        entry = {
+            "seq": seq,
+            "type": event["type"],
+            "data": event,
+            "actor": actor,
+            "time": time,
+            "command": command if i == 0 else None,
+            "meta": meta if i == 0 else None,
+        }
+        prev_hash = entry_hash(prev_hash, entry)
+        out.append(StoredEntry(seq, entry, prev_hash))
+    return out
+
+
+def fingerprint(actor: Actor, command: dict[str, Any] | None) -> str:
+    """What an idempotency key is bound to: who asked for which command."""
+    return json_hash({"actor": actor, "command": command})
+
+
+def _seq(entry_id: bytes | str) -> int:
+    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    return int(text.split("-", 1)[0])
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else value
+
+
+class EventStore:
+    """Reads and appends game streams on one Redis connection (any ``decode_responses``)."""
+
+    def __init__(self, conn: redis.Redis) -> None:
+        self.conn = conn
+        source = (Path(__file__).parent / "append.lua").read_text("utf-8")
+        self._append = conn.register_script(source)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def append(
+        self,
+        game_id: str,
+        base_version: int,
+        entries: Sequence[StoredEntry],
+        *,
+        idempotency_key: str | None = None,
+        request_fingerprint: str = "",
+        meta_updates: Mapping[str, str] | None = None,
+    ) -> AppendResult:
+        """Append ``entries`` (built on ``base_version``) atomically.
+
+        Raises StaleVersion when the stream is not at ``base_version`` and IdempotencyConflict
+        when the key was used for another fingerprint; returns the stored result (with
+        ``replayed=True``) when it was used for the same one.
+        """
+        last = entries[-1].seq if entries else base_version
+        result = AppendResult(last, base_version + 1, last)
+        argv: list[Any] = [base_version, idempotency_key or "", request_fingerprint,
+                           canonical_json(result.to_json())]
+        pairs = list((meta_updates or {}).items())
+        argv.append(len(pairs))
+        for field, value in pairs:
+            argv += [field, value]
+        for e in entries:
+            argv += [f"{e.seq}-0", canonical_json(e.entry), e.hash]
+        keys = [events_key(game_id), idem_key(game_id), meta_key(game_id)]
+        status, payload = (_text(v) for v in self._append(keys=keys, args=argv))
+        if status == "ok":
+            return result
+        if status == "replay":
+            return AppendResult.from_json(json.loads(payload), replayed=True)
+        if status == "conflict":
+            raise IdempotencyConflict(idempotency_key or "")
+        raise StaleVersion(base_version, int(payload))
+
+    def create(self, game_id: str, meta: Mapping[str, str], entries: Sequence[StoredEntry]) -> AppendResult:
+        """Write a new game's meta hash and its first batch in one script call."""
+        return self.append(game_id, 0, entries, meta_updates=meta)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def read(self, game_id: str, after: int = 0, until: int | None = None) -> list[StoredEntry]:
+        """Entries with ``after < seq <= until`` (``until=None``: to the end), in order."""
+        upper = "+" if until is None else f"{until}-0"
+        if until is not None and until <= after:
+            return []
+        rows = self.conn.xrange(events_key(game_id), f"{after + 1}-0", upper)
+        return [self._decode(entry_id, fields) for entry_id, fields in rows]
+
+    def last(self, game_id: str) -> StoredEntry | None:
+        rows = self.conn.xrevrange(events_key(game_id), "+", "-", count=1)
+        return self._decode(*rows[0]) if rows else None
+
+    def version(self, game_id: str) -> int:
+        last = self.last(game_id)
+        return last.seq if last else 0
+
+    def last_hash(self, game_id: str) -> str:
+        last = self.last(game_id)
+        return last.hash if last else GENESIS_HASH
+
+    def meta(self, game_id: str) -> dict[str, str] | None:
+        raw = self.conn.hgetall(meta_key(game_id))
+        if not raw:
+            return None
+        return {_text(k): _text(v) for k, v in raw.items()}
+
+    def meta_field(self, game_id: str, field: str) -> str | None:
+        value = self.conn.hget(meta_key(game_id), field)
+        return None if value is None else _text(value)
+
+    def idempotent_result(self, game_id: str, key: str) -> tuple[str, AppendResult] | None:
+        """(fingerprint, result) stored under ``key``, or None."""
+        stored = self.conn.hget(idem_key(game_id), key)
+        if stored is None:
+            return None
+        fp, _, result = _text(stored).partition("\n")
+        return fp, AppendResult.from_json(json.loads(result), replayed=True)
+
+    def exists(self, game_id: str) -> bool:
+        return bool(self.conn.exists(meta_key(game_id)))
+
+    def delete(self, game_ids: Iterable[str]) -> None:
+        """Remove games entirely (tests and tooling only; never called by the service)."""
+        keys = [f(g) for g in game_ids for f in (events_key, meta_key, idem_key)]
+        if keys:
+            self.conn.delete(*keys)
+
+    @staticmethod
+    def _decode(entry_id: bytes | str, fields: Mapping[Any, Any]) -> StoredEntry:
+        entry = json.loads(_text(fields[b"entry"] if b"entry" in fields else fields["entry"]))
+        digest = _text(fields[b"hash"] if b"hash" in fields else fields["hash"])
+        return StoredEntry(_seq(entry_id), entry, digest)
+
+
+def verify_chain(entries: Iterable[StoredEntry], prev_hash: str = GENESIS_HASH) -> str:
+    """Recompute the hash chain; raise ValueError at the first bad link; return the last hash."""
+    expected_seq = None
+    for e in entries:
+        if expected_seq is not None and e.seq != expected_seq:
+            raise ValueError(f"seq {e.seq} follows {expected_seq - 1}")
+        if e.entry.get("seq") != e.seq:
+            raise ValueError(f"entry {e.seq} carries seq {e.entry.get('seq')}")
+        prev_hash = entry_hash(prev_hash, e.entry)
+        if prev_hash != e.hash:
+            raise ValueError(f"hash mismatch at seq {e.seq}")
+        expected_seq = e.seq + 1
+    return prev_hash

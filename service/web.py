@@ -1,0 +1,111 @@
+"""Helpers shared by the blueprints: the request's GameService, the caller's seat, rate limits,
+and rendering events for one viewer. Views stay a few lines each by calling these.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable
+
+from flask import current_app, request
+
+from domain.core import SYSTEM
+from service.games import Game, GameService, token_digest
+from service.problems import ApiProblem
+from service.store import StoredEntry
+
+
+def service() -> GameService:
+    return current_app.extensions["hourglass"]
+
+
+def bearer_token() -> str | None:
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiProblem(401, "UNAUTHORIZED", "Authorization must be 'Bearer <token>'",
+                         headers={"WWW-Authenticate": 'Bearer realm="hourglass"'})
+    return token.strip()
+
+
+def caller_seat(game: Game, *, required: bool = False) -> int | None:
+    """The seat of the request's bearer token; None for a spectator (no token).
+
+    A token that is not one of this game's seat tokens is a 401, never a silent spectator.
+    Every request with a token counts against that token's rate limit.
+    """
+    token = bearer_token()
+    if token is None:
+        if required:
+            raise ApiProblem(401, "UNAUTHORIZED", "this endpoint needs a seat's bearer token",
+                             headers={"WWW-Authenticate": 'Bearer realm="hourglass"'})
+        return None
+    seat = service().seat_for_token(game.game_id, token)
+    if seat is None:
+        raise ApiProblem(401, "UNAUTHORIZED", "the bearer token is not a seat token of this game",
+                         headers={"WWW-Authenticate": 'Bearer realm="hourglass", error="invalid_token"'})
+    _rate_limit(game.game_id, token)
+    return seat
+
+
+def _rate_limit(game_id: str, token: str) -> None:
+    """Fixed-window counter per token in Redis (shared by every web process)."""
+    limit = int(current_app.config["RATE_LIMIT"])
+    if limit <= 0:
+        return
+    window = float(current_app.config["RATE_LIMIT_WINDOW"])
+    bucket = int(time.time() // window)
+    key = f"hg:{{{game_id}}}:rate:{token_digest(token)[:16]}:{bucket}"
+    pipe = service().store.conn.pipeline(transaction=False)
+    pipe.incr(key)
+    pipe.expire(key, int(window) + 1)
+    count = pipe.execute()[0]
+    if count > limit:
+        retry = max(1, int((bucket + 1) * window - time.time()) + 1)
+        raise ApiProblem(429, "RATE_LIMITED", f"more than {limit} requests in {window:g} s for this token",
+                         headers={"Retry-After": str(retry)})
+
+
+def expected_version() -> int | None:
+    """The If-Match header as a version number: ``3``, ``"3"`` or ``W/"3"``; absent -> None."""
+    raw = request.headers.get("If-Match")
+    if raw is None:
+        return None
+    text = raw.strip()
+    if text.startswith("W/"):
+        text = text[2:]
+    text = text.strip('"')
+    if not text.isdigit() or len(text) > 12:
+        raise ApiProblem(400, "MALFORMED", f"If-Match must be a version number, got {raw[:40]!r}")
+    return int(text)
+
+
+def idempotency_key(seat: int) -> str | None:
+    """The Idempotency-Key header, namespaced by seat so seats never share results."""
+    raw = request.headers.get("Idempotency-Key")
+    if raw is None:
+        return None
+    if not 1 <= len(raw) <= 128 or not raw.isprintable():
+        raise ApiProblem(400, "MALFORMED", "Idempotency-Key must be 1..128 printable characters")
+    return f"http:{seat}:{raw}"
+
+
+def event_view(game: Game, entry: StoredEntry, seat: int | None) -> dict[str, Any]:
+    rules = game.rules
+    data = rules.event_view(rules.event_from_json(entry.data), seat)
+    return {"seq": entry.seq, "type": data.get("type", entry.type), "actor": entry.actor,
+            "time": entry.entry["time"], "data": data}
+
+
+def event_views(game: Game, entries: Iterable[StoredEntry], seat: int | None) -> list[dict[str, Any]]:
+    return [event_view(game, e, seat) for e in entries]
+
+
+def to_act_list(game: Game) -> list[Any]:
+    acting = game.to_act
+    return sorted(a for a in acting if a != SYSTEM) + ([SYSTEM] if SYSTEM in acting else [])
+
+
+def version_etag(version: int) -> str:
+    return f'"{version}"'
