@@ -1,0 +1,220 @@
+"""Scenario tests — phase 1 (hour glass), phase 2 (census) and phase 3 (followers)."""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from domain.core import SYSTEM, RejectKind
+from domain.orleans import RULES
+from domain.orleans.data import Char, Event, Hourglass
+from domain.orleans.model import (
+    CoinsChanged, DrawFollowers, DueAssigned, DueForgiven, FollowersDrawn, GameStarted, HourglassRevealed,
+    Phase, PhaseBegan, RecallFollower, RevealHourglass, TakeCensus, TakeAction,
+)
+from domain.orleans.evolve import with_player
+from tests.domain.scenario_helpers import (
+    B, C, F, K, M, S, SB, SC, SF, ST, T, coins, fresh, in_followers, of_type, play, rejected, slots, step,
+    system, with_goods, with_place, with_track,
+)
+
+# --- phase 1: hour glass ---------------------------------------------------------------------------
+
+
+def test_reveal_takes_the_top_tile_and_starts_the_round():
+    s = fresh("classic", 4)
+    top = s.hourglass[0]
+    s2, events = system(s, RevealHourglass())
+    assert HourglassRevealed(1, top) in events
+    assert s2.round == 1 and s2.event == Hourglass(Event.PILGRIMAGE)  # F§7.4 round 1 is Pilgrimage
+    assert len(s2.hourglass) == 17 and s2.phase is Phase.CENSUS
+    assert RULES.legal_moves(s2, SYSTEM) == [TakeCensus()]
+
+
+def test_reveal_is_a_system_step_only():
+    s = fresh("classic", 4)
+    rejected(s, RevealHourglass(seat=0), RejectKind.NOT_YOUR_TURN, listed_check=False)
+    rejected(s, TakeCensus(), RejectKind.WRONG_PHASE, listed_check=False)
+
+
+def test_the_hourglass_deck_order_stays_hidden():
+    s = fresh("classic", 4)
+    for seat in (0, 1, None):
+        view = RULES.view(s, seat)
+        assert view["hourglass_remaining"] == 18
+        assert view["event"] is None
+        assert "hourglass" not in view
+        text = json.dumps(view)
+        assert "seed" not in text
+    started = RULES.event_view(GameStarted(s.config, s.supply, s.removed, s.roads, s.goods_market,
+                                           s.removed_goods, s.tech_supply, s.removed_techs, s.hourglass, 0), 0)
+    assert started["hourglass"] == 18  # only the count of the hidden deck
+    s2, _ = system(s, RevealHourglass())
+    assert RULES.view(s2, 0)["event"] == {"event": "pilgrimage", "level": ""}
+    assert RULES.view(s2, 0)["hourglass_remaining"] == 17
+
+
+# --- phase 2: census (F§2.1, F§8.1 census) -----------------------------------------------------------
+
+
+def census_state(positions, edition="classic", players=4):
+    s = fresh(edition, players)
+    s = replace(s, phase=Phase.CENSUS, round=2, event=Hourglass(Event.INCOME))
+    for seat, pos in enumerate(positions):
+        s = with_track(s, seat, Char.FARMER, pos)
+    return s
+
+
+def census(positions, **kw):
+    s = census_state(positions, **kw)
+    s2, events = system(s, TakeCensus())
+    return s, s2, events
+
+
+def test_census_single_leader_gains_and_single_last_pays():
+    s, s2, events = census((3, 1, 1, 0))
+    assert [coins(s2, i) for i in range(4)] == [6, 5, 5, 4]  # +1 leader, -1 last
+    assert s2.phase is Phase.FOLLOWERS
+
+
+def test_census_tied_leaders_gain_nothing():
+    _, s2, _ = census((3, 3, 1, 0))
+    assert [coins(s2, i) for i in range(4)] == [5, 5, 5, 4]
+
+
+def test_census_tied_last_pay_nothing():
+    _, s2, _ = census((3, 1, 0, 0))
+    assert [coins(s2, i) for i in range(4)] == [6, 5, 5, 5]
+
+
+def test_census_all_equal_nothing_happens():
+    _, s2, events = census((2, 2, 2, 2))
+    assert not of_type(events, CoinsChanged)
+
+
+def test_census_two_players_nobody_pays():
+    _, s2, _ = census((2, 0), players=2)
+    assert [coins(s2, i) for i in range(2)] == [6, 5]  # R14: in 2-player games the last does not pay
+    _, s2, _ = census((0, 4), edition="2023", players=2)
+    assert [coins(s2, i) for i in range(2)] == [5, 6]
+
+
+def test_census_last_player_without_coins_is_tortured():
+    s = census_state((3, 1, 1, 0))
+    s = with_player(s, 3, coins=0)
+    s = with_goods(s, 3, wool=1)
+    s2, events = system(s, TakeCensus())
+    assert DueAssigned(3, "torture", 1, "census") in events  # R14 Torture: census payments too
+    assert RULES.to_act(s2) == frozenset({3})
+
+
+def test_census_last_player_with_nothing_at_all_is_forgiven():
+    s = census_state((3, 1, 1, 0))
+    s = with_player(s, 3, coins=0, stations=0, market=(SF, SB, SC, ST), bag=())
+    s2, events = system(s, TakeCensus())
+    assert DueForgiven(3, 1) in events
+    assert s2.dues == ()
+
+
+def test_classic_census_pays_nothing_while_the_coin_supply_is_empty():
+    s = census_state((3, 1, 1, 0))
+    s = with_player(s, 0, coins=47 - 15)  # all 47 coins are in players' hands (D11)
+    s2, _ = system(s, TakeCensus())
+    assert coins(s2, 0) == 32  # no payout
+    assert coins(s2, 3) == 4  # paying still works
+
+
+# --- phase 3: followers (F§2.6, R14 phase 3 and "Placed Character Tiles") --------------------------
+
+
+def followers_state(seat_changes=None, players=4):
+    s = in_followers(fresh("classic", players))
+    for seat in range(players):
+        s = with_player(s, seat, market=(), bag=(SF, SB, SC, ST, F, F, K, K, S, M))
+    return s
+
+
+@pytest.mark.parametrize("knights,limit", [(0, 4), (1, 5), (2, 6), (3, 7), (4, 7), (5, 8)])
+def test_draw_up_to_the_knights_limit(knights, limit):
+    s = with_track(followers_state(), 0, Char.KNIGHT, knights)
+    s = with_player(s, 0, bag=s.players[0].bag * 2)
+    draws = [m for m in RULES.legal_moves(s, 0) if isinstance(m, DrawFollowers)]
+    assert [m.count for m in draws] == list(range(limit + 1))  # F§2.6 draws per round
+    rejected(s, DrawFollowers(0, limit + 1))
+    s2, events = play(s, DrawFollowers(0, limit))
+    (drawn,) = of_type(events, FollowersDrawn)
+    assert len(drawn.tiles) == limit
+    assert len(s2.players[0].market) == limit and len(s2.players[0].bag) == 20 - limit
+
+
+def test_draw_is_limited_by_free_market_spaces():
+    s = followers_state()
+    s = with_player(s, 0, market=(F, F, B, B, C, C))  # 6 of 8 market spaces taken (F§7.4)
+    assert max(m.count for m in RULES.legal_moves(s, 0) if isinstance(m, DrawFollowers)) == 2
+    rejected(s, DrawFollowers(0, 3))
+
+
+def test_an_empty_bag_draws_what_it_has():
+    s = followers_state()
+    s = with_player(s, 0, bag=(K, S))
+    assert [m.count for m in RULES.legal_moves(s, 0) if isinstance(m, DrawFollowers)] == [0, 1, 2]
+    s2, _ = play(s, DrawFollowers(0, 2))
+    assert sorted(s2.players[0].market) == sorted((K, S)) and s2.players[0].bag == ()
+    s = with_player(s, 0, bag=())
+    assert [m for m in RULES.legal_moves(s, 0) if isinstance(m, DrawFollowers)] == [DrawFollowers(0, 0)]
+
+
+def test_each_follower_not_drawn_may_recall_a_character_from_an_action_space():
+    s = followers_state()
+    s = with_place(s, 0, "castle", (F, None, T))
+    s = with_place(s, 0, "monastery", (S, None))
+    s, _ = play(s, RecallFollower(0, "castle", 0))
+    assert slots(s, 0, "castle") == (None, None, "trader")
+    assert F in s.players[0].market
+    assert max(m.count for m in RULES.legal_moves(s, 0) if isinstance(m, DrawFollowers)) == 3  # 4 - 1
+    s, _ = play(s, RecallFollower(0, "castle", 2))
+    s, _ = play(s, RecallFollower(0, "monastery", 0))
+    assert max(m.count for m in RULES.legal_moves(s, 0) if isinstance(m, DrawFollowers)) == 1
+    # an empty space has nothing to recall
+    rejected(s, RecallFollower(0, "castle", 1))
+
+
+def test_recalls_are_capped_by_the_draw_limit():
+    s = followers_state()
+    s = with_place(s, 0, "village", (F, B, C))
+    s = with_place(s, 0, "castle", (F, B, T))
+    for place, space in (("village", 0), ("village", 1), ("village", 2), ("castle", 0)):
+        s, _ = play(s, RecallFollower(0, place, space))
+    rejected(s, RecallFollower(0, "castle", 1))  # 4 draws declined, 4 recalls used
+    assert [m for m in RULES.legal_moves(s, 0) if isinstance(m, DrawFollowers)] == [DrawFollowers(0, 0)]
+
+
+def test_a_technology_tile_is_never_recalled():
+    s = followers_state()
+    s = with_place(s, 0, "castle", ("tech", B, T))
+    rejected(s, RecallFollower(0, "castle", 0))
+
+
+def test_gunpowder_tower_adds_two_market_spaces():
+    s = followers_state()
+    s = with_track(s, 0, Char.KNIGHT, 5)  # 8 draws
+    full = (F, F, B, B, C, C, T, T)
+    s = with_player(s, 0, market=full)
+    s = with_player(s, 1, market=full)
+    assert [m.count for m in RULES.legal_moves(s, 1) if isinstance(m, DrawFollowers)] == [0]
+    s = with_place(s, 0, "gunpowder_tower")
+    assert max(m.count for m in RULES.legal_moves(s, 0) if isinstance(m, DrawFollowers)) == 2  # F§6 +2
+    s2, events = play(s, DrawFollowers(0, 2))
+    (drawn,) = of_type(events, FollowersDrawn)
+    assert sorted(s2.players[0].tower) == sorted(drawn.tiles)
+    assert len(s2.players[0].market) == 8
+
+
+def test_followers_phase_ends_when_every_seat_has_drawn():
+    s = followers_state(players=2)
+    s, _ = play(s, DrawFollowers(1, 4))
+    assert RULES.to_act(s) == frozenset({0})
+    rejected(s, DrawFollowers(1, 1), RejectKind.NOT_YOUR_TURN, listed_check=False)
+    s, events = play(s, DrawFollowers(0, 0))
+    assert PhaseBegan(Phase.PLANNING) in events and s.phase is Phase.PLANNING

@@ -1,0 +1,196 @@
+"""Scenario tests — phase 4 planning: exact types, Monks, substitutions, Town Hall, sealed plans."""
+from __future__ import annotations
+
+import pytest
+
+from domain.core import RejectKind
+from domain.orleans import RULES
+from domain.orleans.evolve import with_player
+from domain.orleans.model import (
+    FinishPlanning, FollowerPlaced, MoveToTower, Phase, PhaseBegan, PlaceFollower, PlansRevealed, TakeAction,
+)
+from tests.domain.scenario_helpers import (
+    B, C, F, K, M, S, SB, SC, SF, ST, T, fresh, in_planning, of_type, play, rejected, slots, step, with_place,
+)
+
+
+def planning(market, players=4, seat=0, edition="classic"):
+    s = in_planning(fresh(edition, players))
+    return with_player(s, seat, market=tuple(market))
+
+
+def finish_all(s, first=None):
+    events = []
+    order = [i for i in range(len(s.players)) if not s.players[i].planned]
+    for seat in order:
+        s, ev = play(s, FinishPlanning(seat))
+        events += ev
+    return s, events
+
+
+def test_exact_types_fill_the_spaces_of_owned_places():
+    s = planning((SB, SC, F))
+    # Farm House needs Boatman + Craftsman (F§5)
+    rejected(s, PlaceFollower(0, F, "farm_house", 0))
+    rejected(s, PlaceFollower(0, SC, "farm_house", 0))
+    s, events = play(s, PlaceFollower(0, SB, "farm_house", 0))
+    s, _ = play(s, PlaceFollower(0, SC, "farm_house", 1))
+    assert FollowerPlaced(0, SB, "farm_house", 0) in events
+    assert s.players[0].market == (F,)
+    s, _ = finish_all(s)
+    assert slots(s, 0, "farm_house") == ("start_boatman", "start_craftsman")
+    assert s.phase is Phase.ACTIONS
+    assert TakeAction(0, "farm_house") in RULES.legal_moves(s, 0)  # activated: every space filled
+
+
+def test_only_owned_places_take_characters():
+    s = planning((F,))
+    rejected(s, PlaceFollower(0, F, "hayrick", 0))  # a place tile the seat does not own
+    s = with_place(s, 0, "hayrick")
+    play(s, PlaceFollower(0, F, "hayrick", 0))
+
+
+def test_monks_are_wild_on_place_spaces():
+    s = planning((M, M, M))
+    for place, space in (("farm_house", 0), ("castle", 2), ("scriptorium", 0)):
+        s, _ = play(s, PlaceFollower(0, M, place, space))  # F§8.1: Monks wild on place action spaces
+
+
+def test_monk_spaces_take_only_monks():
+    s = planning((F, S, K, SB))
+    s = with_place(s, 0, "brewery")
+    s = with_place(s, 0, "cellar")
+    for tile in (F, S, K, SB):
+        rejected(s, PlaceFollower(0, tile, "brewery", 0))  # F§8.1: nothing replaces a Monk
+    rejected(s, PlaceFollower(0, K, "cellar", 0))
+    play(s, PlaceFollower(0, S, "cellar", 1))
+
+
+def test_herb_garden_lets_boatmen_stand_in_for_craftsmen_traders_and_farmers():
+    s = planning((B, B, B, B, SB))
+    rejected(s, PlaceFollower(0, B, "university", 1))  # no Herb Garden yet
+    s = with_place(s, 0, "herb_garden")  # F§6 Herb Garden
+    s, _ = play(s, PlaceFollower(0, B, "university", 0))  # Farmer space
+    s, _ = play(s, PlaceFollower(0, B, "university", 1))  # Craftsman space
+    s, _ = play(s, PlaceFollower(0, SB, "university", 2))  # Trader space, starting boatman too
+    rejected(s, PlaceFollower(0, B, "ship", 2))  # not for a Knight
+    rejected(s, PlaceFollower(0, B, "monastery", 0))  # nor a Scholar
+
+
+def test_school_lets_scholars_stand_in_for_anything_but_monks():
+    s = planning((S, S, S))
+    rejected(s, PlaceFollower(0, S, "castle", 0))  # no School yet
+    s = with_place(s, 0, "school")
+    s = with_place(s, 0, "brewery")
+    for place, space in (("castle", 0), ("ship", 2)):
+        s, _ = play(s, PlaceFollower(0, S, place, space))  # F§6 School
+    rejected(s, PlaceFollower(0, S, "brewery", 0))  # but never for a Monk
+
+
+def test_town_hall_takes_one_or_two_non_starting_characters():
+    s = planning((K, M, SF, ST, F))
+    for tile in (SF, ST):
+        rejected(s, PlaceFollower(0, tile, "town_hall", 0))  # F§5: not starting followers
+    s, _ = play(s, PlaceFollower(0, M, "town_hall", 0))  # D9: Monks allowed
+    s, _ = play(s, PlaceFollower(0, K, "town_hall", 1))
+    rejected(s, PlaceFollower(0, F, "town_hall", 0))  # only two spaces
+    s, _ = finish_all(s)
+    assert slots(s, 0, "town_hall") == ("monk", "knight")
+
+
+def test_town_hall_is_activated_by_one_character():
+    s = planning((K,))
+    s, _ = play(s, PlaceFollower(0, K, "town_hall", 1))
+    s, _ = finish_all(s)
+    assert TakeAction(0, "town_hall") in RULES.legal_moves(s, 0)  # R14: one is enough
+
+
+def test_a_place_may_be_filled_over_several_rounds():
+    s = planning((F,))
+    s = with_place(s, 0, "castle", (None, B, T))
+    s, _ = play(s, PlaceFollower(0, F, "castle", 0))
+    s, _ = finish_all(s)
+    assert slots(s, 0, "castle") == ("farmer", "boatman", "trader")
+    assert TakeAction(0, "castle") in RULES.legal_moves(s, 0)
+
+
+def test_tiles_never_move_between_action_spaces():
+    s = planning((K, F))
+    s = with_place(s, 0, "ship", (None, B, None))
+    rejected(s, PlaceFollower(0, K, "ship", 1))  # an occupied space
+    s, _ = play(s, PlaceFollower(0, K, "ship", 2))
+    rejected(s, PlaceFollower(0, K, "castle", 0))  # the placed knight is no longer on the market
+    rejected(s, PlaceFollower(0, F, "ship", 2))  # nor can another tile take its space
+    assert not [m for m in RULES.legal_moves(s, 0) if isinstance(m, PlaceFollower) and m.tile is K]
+
+
+def test_plans_are_sealed_until_every_seat_is_done():
+    s = planning((K, F, B))
+    s, events = play(s, PlaceFollower(0, K, "ship", 2))
+    (placed,) = of_type(events, FollowerPlaced)
+    # D10: the other seats see neither the event nor the placement
+    hidden = RULES.event_view(placed, 1)
+    assert hidden.get("hidden") is True and "place" not in hidden and "tile" not in hidden
+    assert RULES.event_view(placed, 0)["place"] == "ship"
+    other = RULES.view(s, 1)["seats"][0]
+    assert all(sp["holds"] is None for pl in other["places"] for sp in pl["spaces"])
+    assert sorted(other["market"]) == sorted(["knight", "farmer", "boatman"])
+    assert "planned" not in other
+    own = RULES.view(s, 0)["seats"][0]
+    assert own["planned"] == [{"tile": "knight", "place": "ship", "space": 2}]
+    s, events = finish_all(s)
+    (revealed,) = of_type(events, PlansRevealed)
+    assert revealed.placements[0][0] == 0
+    assert RULES.view(s, 1)["seats"][0]["places"][5]["spaces"][2]["holds"] == "knight"
+
+
+def test_done_locks_the_plan():
+    s = planning((K, F))
+    s, _ = play(s, PlaceFollower(0, K, "ship", 2))
+    s, _ = play(s, FinishPlanning(0))
+    assert RULES.legal_moves(s, 0) == []
+    rejected(s, PlaceFollower(0, F, "ship", 0), RejectKind.NOT_YOUR_TURN, listed_check=False)
+    rejected(s, FinishPlanning(0), RejectKind.NOT_YOUR_TURN, listed_check=False)
+    assert 0 not in RULES.to_act(s)
+
+
+def test_planning_ends_and_actions_begin_with_the_start_player():
+    s = in_planning(fresh("2023", 5, start_player=3))
+    for seat in (0, 1, 2, 4):
+        s, _ = play(s, FinishPlanning(seat))
+    assert s.phase is Phase.PLANNING
+    s, events = play(s, FinishPlanning(3))
+    assert PhaseBegan(Phase.ACTIONS, 3) in events
+
+
+def test_gunpowder_tower_characters_can_be_planned_onto_action_spaces():
+    s = planning((F,))
+    s = with_place(s, 0, "gunpowder_tower")
+    s = with_player(s, 0, tower=(K, S))
+    s, _ = play(s, PlaceFollower(0, K, "scriptorium", 0))  # R14 Gunpowder Tower: in Planning
+    s, _ = finish_all(s)
+    assert s.players[0].tower == (S,)
+    assert slots(s, 0, "scriptorium") == ("knight", None)
+
+
+def test_gunpowder_tower_holds_at_most_two():
+    s = planning((F, K, S))
+    rejected(s, MoveToTower(0, F))  # no tower
+    s = with_place(s, 0, "gunpowder_tower")
+    s, _ = play(s, MoveToTower(0, F))
+    s, _ = play(s, MoveToTower(0, K))
+    rejected(s, MoveToTower(0, S))
+
+
+def test_timeouts_draw_the_most_then_finish_planning_then_pass():
+    from domain.core import SYSTEM
+    from domain.orleans.model import ApplyTimeout, DrawFollowers, Pass
+    from tests.domain.scenario_helpers import in_actions, in_followers
+    s = in_followers(fresh("classic", 2))
+    s = with_player(s, 0, market=(), bag=(F, F, K, K, S, M))
+    assert RULES.default_move(s, 0) == DrawFollowers(0, 4)
+    assert ApplyTimeout(0) in RULES.legal_moves(s, SYSTEM)
+    s2, _ = step(s, ApplyTimeout(0))
+    assert len(s2.players[0].market) == 4
+    assert RULES.default_move(planning((K,)), 0) == FinishPlanning(0)
+    assert RULES.default_move(in_actions(fresh()), 0) == Pass(0)
