@@ -26,10 +26,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 import redis
 
+from domain.bots import bot_names
 from domain.canonical import GENESIS_HASH, canonical_json
 from domain.core import SYSTEM, Actor, GameRules, Rejected, RejectKind
 from domain.games import fold, get_game
 from domain.rng import Rng, seed_commitment, seed_from_text
+from workers.clocks import TimeControl
+from workers.httpbot import BotUrlRejected, check_bot_url, new_seat_secret
 from service.store import (
     AppendResult,
     EventStore,
@@ -194,6 +197,7 @@ class GameService:
         entries = build_entries(0, GENESIS_HASH, events, actor=SYSTEM, time=now,
                                 command={"type": "CreateGame", "config": config_json})
         tokens = {s["seat"]: secrets.token_urlsafe(24) for s in seats if s["kind"] == "human"}
+        bot_secrets = {s["seat"]: new_seat_secret() for s in seats if s["kind"] == "http"}
         meta = {
             "game": rules.name,
             "engine_version": rules.engine_version,
@@ -204,6 +208,7 @@ class GameService:
             "created": now,
             "status": "active",
             **{f"token:{token_digest(t)}": str(seat) for seat, t in tokens.items()},
+            **{f"secret:{seat}": secret for seat, secret in bot_secrets.items()},
         }
         result = self.store.create(game_id, meta, entries)
         self._after_change(self.load(game_id))
@@ -213,7 +218,8 @@ class GameService:
             "edition": config_json.get("edition", body["edition"]),
             "version": result.version,
             "seed_commitment": meta["seed_commitment"],
-            "seats": [{**s, **({"token": tokens[s["seat"]]} if s["seat"] in tokens else {})} for s in seats],
+            "seats": [{**s, **({"token": tokens[s["seat"]]} if s["seat"] in tokens else {}),
+                       **({"secret": bot_secrets[s["seat"]]} if s["seat"] in bot_secrets else {})} for s in seats],
         }
 
     # -- read ------------------------------------------------------------------------------
@@ -353,7 +359,8 @@ class GameService:
                 self._cache.popitem(last=False)
 
     def _after_change(self, game: Game) -> None:
-        if self.advance is not None and game.needs_worker():
+        clocked = any(s.get("clock") for s in game.info.seats)  # every move restarts a clock
+        if self.advance is not None and (game.needs_worker() or (clocked and not game.finished)):
             self.advance(game.game_id, game.version)
 
 
@@ -365,9 +372,21 @@ def _seat(index: int, seat: Mapping[str, Any]) -> dict[str, Any]:
     if kind == "bot":
         if not seat.get("bot"):
             raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}] is a bot seat and needs a bot name")
+        if seat["bot"] not in bot_names():
+            raise Rejected(RejectKind.INVALID_CONFIG,
+                           f"seats[{index}].bot {seat['bot']!r} is not one of {', '.join(bot_names())}")
         out["bot"] = seat["bot"]
     if kind == "http":
         if not seat.get("url"):
             raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}] is an http seat and needs a url")
-        out["url"] = seat["url"]
+        try:
+            out["url"] = check_bot_url(seat["url"])
+        except BotUrlRejected as exc:
+            raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].url: {exc}") from None
+    if seat.get("clock") is not None:
+        try:
+            TimeControl.from_json(seat["clock"])
+        except ValueError as exc:
+            raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].{exc}") from None
+        out["clock"] = {"initial_s": seat["clock"]["initial_s"], "increment_s": seat["clock"].get("increment_s", 0)}
     return out

@@ -123,6 +123,8 @@ def timeline(game_id: str) -> Any:
 @blp.route("/games/<game_id>")
 def viewer(game_id: str) -> Response:
     """The replay viewer page (HTML; the game id is read from the address)."""
+    if not _store().exists(game_id):
+        raise GameNotFound(game_id)
     response = send_from_directory(STATIC_DIR, "viewer.html", max_age=0)
     response.headers["Content-Security-Policy"] = "default-src 'self'; img-src 'self' data:; style-src 'self'"
     return response

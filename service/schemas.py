@@ -16,6 +16,7 @@ class SeatSpecSchema(Schema):
     kind = fields.String(load_default="human", validate=validate.OneOf(["human", "bot", "http"]))
     bot = fields.String(validate=validate.Length(1, 64))
     url = fields.Url(require_tld=False, schemes={"http", "https"})
+    clock = fields.Dict(keys=fields.String(), metadata={"description": "optional {initial_s, increment_s}"})
 
 
 class CreateGameSchema(Schema):
@@ -32,10 +33,12 @@ class SeatSchema(Schema):
     kind = fields.String(required=True)
     bot = fields.String()
     url = fields.String()
+    clock = fields.Dict()
 
 
 class CreatedSeatSchema(SeatSchema):
     token = fields.String(metadata={"description": "bearer token of a human seat; shown only once"})
+    secret = fields.String(metadata={"description": "HMAC key of an http bot seat; shown only once"})
 
 
 class CreatedSchema(Schema):

@@ -18,15 +18,9 @@ def bot_rng(seed: bytes, game_id: str, seat: int, version: int) -> Rng:
 
 
 def _registry() -> dict[str, Policy]:
-    from domain.bots import random_bot
+    from domain.bots import greedy, random_bot
 
-    bots: dict[str, Policy] = {"random": random_bot.choose}
-    try:
-        from domain.bots import greedy
-    except ImportError:  # pragma: no cover - greedy ships with the workers issue
-        return bots
-    bots["greedy"] = greedy.choose
-    return bots
+    return {"random": random_bot.choose, "greedy": greedy.choose}
 
 
 def bot_names() -> tuple[str, ...]:

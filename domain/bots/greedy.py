@@ -138,10 +138,12 @@ def plan(state: State, seat: int, moves: Sequence[Any], rng: Rng) -> Any:
     finish = next((m for m in moves if isinstance(m, FinishPlanning)), None)
     p = state.players[seat]
     options = []
+    started = {pl.place for pl in p.pending}  # finish a place before starting the next one
     for place in sorted({m.place for m in placements}):
         step = completing_step(p, place, [m for m in placements if m.place == place])
         if step is not None:
-            options.append((place_value(state, seat, p, place), step))
+            bonus = 1000.0 if place in started else 0.0
+            options.append((bonus + place_value(state, seat, p, place), step))
     if not options:
         return finish if finish is not None else rng.pick(list(moves))
     best = max(value for value, _ in options)

@@ -1,0 +1,112 @@
+"""Fixtures for the worker tests: the real (shared) Redis, a private RQ queue per test, and
+clean-up of every game a test created. Nothing here flushes a database.
+"""
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any, Callable, Iterator
+
+import pytest
+import redis
+from rq import Queue
+from rq.registry import (
+    DeferredJobRegistry, FailedJobRegistry, FinishedJobRegistry, ScheduledJobRegistry, StartedJobRegistry,
+)
+from rq.serializers import JSONSerializer
+
+from service.games import GameService
+from service.store import EventStore
+from workers import clocks, jobs
+
+REDIS_URL = os.environ.get("HOURGLASS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+@pytest.fixture(scope="session")
+def conn() -> redis.Redis:
+    client = redis.Redis.from_url(REDIS_URL, decode_responses=False)
+    client.ping()
+    return client
+
+
+@pytest.fixture
+def queue_name(conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A queue of this test's own; jobs run with REDIS_URL pointing at the test Redis."""
+    name = f"hg-test-{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("REDIS_URL", REDIS_URL)
+    monkeypatch.setenv("HOURGLASS_QUEUE", name)
+    yield name
+    q = Queue(name, connection=conn, serializer=JSONSerializer)
+    job_ids = set(q.job_ids)
+    for registry in (StartedJobRegistry, FinishedJobRegistry, FailedJobRegistry, DeferredJobRegistry,
+                     ScheduledJobRegistry):
+        reg = registry(name, connection=conn, serializer=JSONSerializer)
+        job_ids.update(reg.get_job_ids())
+        conn.delete(reg.key)
+    for job_id in job_ids:
+        conn.delete(f"rq:job:{job_id}", f"rq:results:{job_id}", f"rq:executions:{job_id}")
+    conn.delete(q.key, f"rq:queue:{name}:intermediate")
+    conn.srem("rq:queues", q.key)
+
+
+@pytest.fixture
+def created(conn: redis.Redis) -> Iterator[list[str]]:
+    """Game ids to delete (events, meta, idempotency and clock keys) after the test."""
+    ids: list[str] = []
+    yield ids
+    EventStore(conn).delete(ids)
+    if ids:
+        conn.delete(*(clocks.clock_key(i) for i in ids))
+
+
+@pytest.fixture
+def svc(conn: redis.Redis) -> GameService:
+    return GameService(conn)
+
+
+@pytest.fixture
+def new_game(svc: GameService, conn: redis.Redis, created: list[str]) -> Callable[..., dict[str, Any]]:
+    """Create an Orléans game; ``seats`` entries may carry ``clock`` (and http seats a secret)."""
+
+    def make(seats: list[dict[str, Any]], seed: str = "workers-test", edition: str = "classic",
+             secrets: dict[int, str] | None = None) -> dict[str, Any]:
+        body = {"game": "orleans", "edition": edition, "seats": seats, "seed": seed}
+        out = svc.create(body)
+        created.append(out["id"])
+        ensure_seat_extras(conn, out["id"], seats, secrets or {})
+        svc._cache.pop(out["id"], None)  # re-read the seats the worker will see
+        return out
+
+    return make
+
+
+def ensure_seat_extras(conn: redis.Redis, game_id: str, seats: list[dict[str, Any]],
+                       secrets: dict[int, str]) -> None:
+    """Until service.games keeps ``clock`` on seats and stores http secrets, put them where the
+    worker reads them (the seats JSON and ``secret:<seat>`` in the game's meta hash)."""
+    import json
+
+    from domain.canonical import canonical_json
+    from service.store import meta_key
+
+    stored = json.loads(conn.hget(meta_key(game_id), "seats"))
+    changed = False
+    for index, seat in enumerate(seats):
+        if seat.get("clock") and stored[index].get("clock") != seat["clock"]:
+            stored[index]["clock"] = seat["clock"]
+            changed = True
+    if changed:
+        conn.hset(meta_key(game_id), "seats", canonical_json(stored))
+    for index, secret in secrets.items():
+        if conn.hget(meta_key(game_id), f"secret:{index}") is None:
+            conn.hset(meta_key(game_id), f"secret:{index}", secret)
+
+
+@pytest.fixture(autouse=True)
+def fresh_job_caches() -> Iterator[None]:
+    """Each test starts without the jobs module's per-process caches."""
+    jobs._SERVICES.clear()
+    jobs._STATES.clear()
+    yield
+    jobs._SERVICES.clear()
+    jobs._STATES.clear()

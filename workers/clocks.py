@@ -1,0 +1,148 @@
+"""Per-seat chess-style clocks (``clock: {initial_s, increment_s}`` on a seat at creation).
+
+The clocks are a pure function of the game log: every stored batch carries the time the store
+appended it, and folding the batches tells who was to act after each one. A seat's clock runs
+while the seat is in ``to_act``; it gains ``increment`` each time the seat ends a stint by
+acting (or by timing out). A *stint* starts when the seat becomes to-act, or acts and stays
+to-act (planning); its deadline is fixed for the whole stint, so one scheduled timeout job per
+stint is enough, and the job's id names the stint.
+
+The fold result is cached in Redis under the game's hash tag (``hg:{<id>}:clock``, a JSON
+document guarded by its version) so a worker only walks the batches appended since.
+Time never enters the domain except as data: a timeout is the SYSTEM command
+``ApplyTimeout(target=seat)``, and the clock figures go into the entry's meta.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping
+
+from redis import Redis
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    initial_ms: int
+    increment_ms: int
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "TimeControl":
+        """``{"initial_s": 300, "increment_s": 5}``; raises ValueError on anything else."""
+        if not isinstance(data, Mapping) or set(data) - {"initial_s", "increment_s"} or "initial_s" not in data:
+            raise ValueError("clock must be {initial_s, increment_s}")
+        initial, increment = data["initial_s"], data.get("increment_s", 0)
+        for name, value in (("initial_s", initial), ("increment_s", increment)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value > 86_400 * 30:
+                raise ValueError(f"clock.{name} must be a number of seconds in [0, 2592000]")
+        if initial <= 0:
+            raise ValueError("clock.initial_s must be positive")
+        return cls(int(initial * 1000), int(increment * 1000))
+
+
+@dataclass(frozen=True)
+class SeatClock:
+    remaining_ms: int
+    since_ms: int | None = None  # time of the last charge while running; None when stopped
+    stint: int | None = None  # version of the batch that began the running stint
+    deadline_ms: int | None = None  # since_ms + remaining_ms at stint start; fixed for the stint
+
+    @property
+    def running(self) -> bool:
+        return self.since_ms is not None
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What the clocks need to know about one stored batch."""
+
+    version: int  # the game's version after the batch (its last seq)
+    time_ms: int
+    actor: int | str
+    timeout_target: int | None  # the seat an ApplyTimeout batch played for
+    to_act_after: frozenset[int | str]
+
+
+@dataclass(frozen=True)
+class Clocks:
+    version: int
+    seats: Mapping[int, SeatClock]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": self.version,
+                "seats": {str(s): [c.remaining_ms, c.since_ms, c.stint, c.deadline_ms] for s, c in self.seats.items()}}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Clocks":
+        return cls(int(data["version"]), {int(s): SeatClock(*v) for s, v in data["seats"].items()})
+
+    def remaining_at(self, seat: int, now_ms: int) -> int:
+        clock = self.seats[seat]
+        return clock.remaining_ms - (now_ms - clock.since_ms if clock.since_ms is not None else 0)
+
+
+def start(controls: Mapping[int, TimeControl]) -> Clocks:
+    """Every clocked seat at its initial time, nothing running, before the first batch."""
+    return Clocks(0, {seat: SeatClock(tc.initial_ms) for seat, tc in sorted(controls.items())})
+
+
+def step(clocks: Clocks, batch: Batch, controls: Mapping[int, TimeControl]) -> Clocks:
+    """Charge running seats up to the batch's time, credit the seat that acted, restart stints."""
+    seats = dict(clocks.seats)
+    for seat, clock in seats.items():
+        ended = batch.actor == seat or batch.timeout_target == seat
+        remaining = clock.remaining_ms
+        if clock.running:
+            remaining = max(0, remaining - max(0, batch.time_ms - clock.since_ms))
+        if ended:
+            remaining += controls[seat].increment_ms
+        if seat not in batch.to_act_after:
+            seats[seat] = SeatClock(remaining)
+        elif clock.running and not ended:
+            seats[seat] = replace(clock, remaining_ms=remaining, since_ms=batch.time_ms)
+        else:
+            seats[seat] = SeatClock(remaining, batch.time_ms, batch.version, batch.time_ms + remaining)
+    return Clocks(batch.version, seats)
+
+
+def fold_batches(clocks: Clocks, batches: Iterable[Batch], controls: Mapping[int, TimeControl]) -> Clocks:
+    for batch in batches:
+        if batch.version > clocks.version:
+            clocks = step(clocks, batch, controls)
+    return clocks
+
+
+# --- Redis cache ---------------------------------------------------------------------------
+
+_SAVE_IF_NEWER = """
+local current = redis.call('GET', KEYS[1])
+if current then
+  local version = tonumber(cjson.decode(current)['version'])
+  if version >= tonumber(ARGV[1]) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+return 1
+"""
+CACHE_TTL_S = 30 * 86_400
+
+
+def clock_key(game_id: str) -> str:
+    return f"hg:{{{game_id}}}:clock"
+
+
+def load(conn: Redis, game_id: str) -> Clocks | None:
+    raw = conn.get(clock_key(game_id))
+    return Clocks.from_json(json.loads(raw)) if raw else None
+
+
+def save(conn: Redis, game_id: str, clocks: Clocks) -> bool:
+    """Store ``clocks`` unless a newer (or equal) version is already stored; True if written."""
+    body = json.dumps(clocks.to_json(), separators=(",", ":"))
+    return bool(conn.eval(_SAVE_IF_NEWER, 1, clock_key(game_id), clocks.version, body, CACHE_TTL_S))
+
+
+def public(clocks: Clocks, now_ms: int) -> dict[str, Any]:
+    """The figures a client may see: remaining ms per seat as of ``now_ms`` and who is running."""
+    return {str(seat): {"remaining_ms": max(0, clocks.remaining_at(seat, now_ms)),
+                        "running": clock.running, "deadline_ms": clock.deadline_ms}
+            for seat, clock in clocks.seats.items()}

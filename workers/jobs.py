@@ -1,0 +1,237 @@
+"""RQ jobs. Each takes ids, re-reads the game from the store and appends through
+``GameService.apply`` (the one append path) with an expected version and an idempotency key,
+so a job that runs twice, a retried job, or two workers racing append each step once.
+
+- ``advance(game_id)``: while SYSTEM or a bot/HTTP seat is to act, compute its command and
+  append it with key ``advance:<game>:<version>``. A stale version or a replayed key means
+  someone else did that step: re-read and carry on.
+- ``timeout(game_id, seat, stint)``: a seat's clock ran out; append SYSTEM
+  ``ApplyTimeout(target=seat)`` with key ``timeout:<game>:<seat>:<stint>``, unless the seat
+  already acted (a late or duplicate job changes nothing), then advance.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from datetime import datetime, timezone
+from typing import Any, Iterator
+
+from domain.core import SYSTEM, Rejected
+from domain.games import fold
+from replays.entries import split_batches
+from service.connection import get_redis
+from service.games import Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion
+from workers import clocks, httpbot
+from workers.enqueue import cancel_timeout, enqueue_advance, schedule_timeout
+from workers.policy import Decision, decide_builtin, default_command, next_actor
+
+log = logging.getLogger(__name__)
+
+MAX_BATCHES_PER_JOB = 500  # then hand over to a fresh job, so one long bot game cannot hog a worker
+MAX_SECONDS_PER_JOB = 120.0  # likewise for slow HTTP seats (well inside the job timeout)
+DEADLINE_ENV = "HOURGLASS_BOT_DEADLINE_S"
+_SERVICES: dict[int, GameService] = {}
+_STATES: OrderedDict[tuple[str, int], Any] = OrderedDict()  # (game, version) -> folded state, for clocks
+_STATES_MAX = 256
+_LOCK = threading.Lock()
+
+
+def service() -> GameService:
+    """This process's GameService on the configured Redis (its fold cache survives between jobs)."""
+    conn = get_redis()
+    with _LOCK:
+        return _SERVICES.setdefault(id(conn), GameService(conn))
+
+
+# --- advance ---------------------------------------------------------------------------------
+
+
+def advance(game_id: str) -> dict[str, Any]:
+    """Advance ``game_id`` until only humans may act (or the game is over)."""
+    try:
+        return run_advance(service(), game_id)
+    except GameNotFound:
+        return {"game": game_id, "missing": True}  # deleted, or never existed: nothing to retry
+
+
+def run_advance(svc: GameService, game_id: str, limit: int = MAX_BATCHES_PER_JOB) -> dict[str, Any]:
+    appended = raced = 0
+    stop_at = time.monotonic() + MAX_SECONDS_PER_JOB
+    for _ in range(limit):
+        if time.monotonic() > stop_at:
+            break
+        game = svc.load(game_id)
+        sync_clocks(svc, game)
+        actor = next_actor(game.rules, game.state, game.info.seats)
+        if actor is None:
+            return {"game": game_id, "version": game.version, "appended": appended, "raced": raced}
+        decision = decide(svc, game, actor)
+        version = append(svc, game, decision, f"advance:{game_id}:{game.version}")
+        if version is None:
+            raced += 1
+        elif version == game.version:  # a command without events would loop forever
+            raise RuntimeError(f"{decision.command!r} by {actor!r} at version {version} of {game_id} changed nothing")
+        else:
+            appended += 1
+    version = svc.load(game_id).version
+    enqueue_advance(svc.store.conn, game_id, version)
+    return {"game": game_id, "version": version, "appended": appended, "raced": raced, "continued": True}
+
+
+def append(svc: GameService, game: Game, decision: Decision, key: str) -> int | None:
+    """Append one decision at ``game.version``: the new version, or None when another writer
+    got there first (stale version, or the same key already used: replayed or conflicting)."""
+    try:
+        applied = svc.apply(game.game_id, decision.actor, decision.command, expected_version=game.version,
+                            idempotency_key=key, meta=decision.meta or None)
+    except (StaleVersion, IdempotencyConflict) as exc:
+        log.info("advance %s at %d: %s; re-reading", game.game_id, game.version, exc)
+        return None
+    return None if applied.replayed else applied.version
+
+
+def decide(svc: GameService, game: Game, actor: Any) -> Decision:
+    if actor != SYSTEM and game.info.seat_kind(actor) == "http":
+        return ask_http_seat(svc, game, actor)
+    return decide_builtin(game.rules, game.state, actor, game.info.seats, game.info.seed, game.game_id,
+                          game.version)
+
+
+# --- HTTP seats ------------------------------------------------------------------------------
+
+
+def ask_http_seat(svc: GameService, game: Game, seat: int) -> Decision:
+    """POST the seat's view and moves to its URL; the first valid answer or the default move."""
+    rules, state = game.rules, game.state
+    moves = rules.legal_moves(state, seat)
+    if len(moves) == 0:
+        return default_command(rules, state, seat, {"http": {"kind": "http", "outcome": "no_moves"}})
+    timeout_s = _http_timeout(svc, game, seat)
+    body = httpbot.request_body(game.game_id, seat, game.version, rules.view(state, seat),
+                                [rules.move_to_json(m) for m in moves], time.time() + timeout_s)
+    secret = svc.store.meta_field(game.game_id, f"secret:{seat}") or ""
+
+    def parse(move: dict[str, Any]) -> Any:
+        try:
+            return rules.command_from_json(move, seat)
+        except (Rejected, KeyError, ValueError, TypeError):
+            return None
+
+    call = httpbot.ask_bot(game.info.seats[seat]["url"], secret, body, timeout_s,
+                           lambda move: parse(move) in moves)
+    if call.move is None:
+        return default_command(rules, state, seat, {"http": call.meta()})
+    return Decision(seat, parse(call.move), {"http": call.meta()})
+
+
+def _http_timeout(svc: GameService, game: Game, seat: int) -> float:
+    """The seat's answer budget: the default deadline, cut to what is left on its clock."""
+    budget = float(os.environ.get(DEADLINE_ENV) or httpbot.DEFAULT_DEADLINE_S)
+    controls = time_controls(game)
+    current = clocks.load(svc.store.conn, game.game_id) if seat in controls else None
+    if current is not None and seat in current.seats and current.seats[seat].running:
+        left_s = current.remaining_at(seat, now_ms(svc)) / 1000
+        budget = min(budget, max(0.05, left_s))
+    return budget
+
+
+# --- clocks ----------------------------------------------------------------------------------
+
+
+def now_ms(svc: GameService) -> int:
+    return int(svc.clock().timestamp() * 1000)
+
+
+def time_controls(game: Game) -> dict[int, clocks.TimeControl]:
+    return {i: clocks.TimeControl.from_json(s["clock"]) for i, s in enumerate(game.info.seats) if s.get("clock")}
+
+
+def sync_clocks(svc: GameService, game: Game) -> clocks.Clocks | None:
+    """Bring the cached clocks up to ``game.version`` and schedule the running stints' timeouts."""
+    controls = time_controls(game)
+    if not controls:
+        return None
+    conn = svc.store.conn
+    cached = clocks.load(conn, game.game_id)
+    current = cached if cached is not None else clocks.start(controls)
+    if current.version < game.version:
+        current = clocks.fold_batches(current, _batches(svc, game, current.version), controls)
+        clocks.save(conn, game.game_id, current)
+    for seat, clock in current.seats.items():
+        before = cached.seats.get(seat) if cached is not None else None
+        if before is not None and before.running and before.stint != clock.stint:
+            cancel_timeout(conn, game.game_id, seat, before.stint)
+        if game.to_act and clock.running and game.info.seat_kind(seat) != "bot":  # bots never run out
+            schedule_timeout(conn, game.game_id, seat, clock.stint, clock.deadline_ms)
+    return current
+
+
+def _batches(svc: GameService, game: Game, after: int) -> Iterator[clocks.Batch]:
+    """Every batch after version ``after`` with its time and who was to act after it."""
+    rules = game.rules
+    with _LOCK:
+        state = _STATES.get((game.game_id, after)) if after else None
+    base = after if state is not None else 0
+    entries = [e.entry for e in svc.entries(game.game_id, after=base, until=game.version)]
+    for batch in split_batches(entries):
+        state = fold(rules, (rules.event_from_json(e["data"]) for e in batch), state)
+        version = batch[-1]["seq"]
+        if version <= after:
+            continue
+        command = batch[0].get("command") or {}
+        target = command.get("target") if command.get("type") == "ApplyTimeout" else None
+        finished = rules.result(state) is not None
+        yield clocks.Batch(version, _entry_ms(batch[0]["time"]), batch[0]["actor"], target,
+                           frozenset() if finished else rules.to_act(state))
+    with _LOCK:
+        _STATES[(game.game_id, game.version)] = state
+        while len(_STATES) > _STATES_MAX:
+            _STATES.popitem(last=False)
+
+
+def _entry_ms(stamp: str) -> int:
+    moment = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1000)
+
+
+def timeout(game_id: str, seat: int, stint: int) -> dict[str, Any]:
+    """A seat's clock ran out during the stint that began at version ``stint``."""
+    try:
+        return run_timeout(service(), game_id, seat, stint)
+    except GameNotFound:
+        return {"game": game_id, "seat": seat, "applied": False, "reason": "missing"}
+
+
+def run_timeout(svc: GameService, game_id: str, seat: int, stint: int) -> dict[str, Any]:
+    outcome = _apply_timeout(svc, game_id, seat, stint)
+    if outcome["applied"]:
+        outcome["advance"] = run_advance(svc, game_id)
+    return outcome
+
+
+def _apply_timeout(svc: GameService, game_id: str, seat: int, stint: int) -> dict[str, Any]:
+    for _ in range(8):
+        game = svc.load(game_id)
+        current = sync_clocks(svc, game)
+        clock = current.seats.get(seat) if current else None
+        if clock is None or not clock.running or clock.stint != stint or not game.to_act:
+            return {"game": game_id, "seat": seat, "applied": False, "reason": "stale"}
+        late = now_ms(svc) - clock.deadline_ms
+        if late < 0:  # fired early (clock skew): try again at the deadline
+            schedule_timeout(svc.store.conn, game_id, seat, stint, clock.deadline_ms, again=True)
+            return {"game": game_id, "seat": seat, "applied": False, "reason": "early"}
+        command = game.rules.command_from_json({"type": "ApplyTimeout", "target": seat}, SYSTEM)
+        meta = {"clock": {"seat": seat, "stint": stint, "deadline_ms": clock.deadline_ms, "late_ms": late}}
+        try:
+            applied = svc.apply(game_id, SYSTEM, command, expected_version=game.version,
+                                idempotency_key=f"timeout:{game_id}:{seat}:{stint}", meta=meta)
+        except StaleVersion:
+            continue  # something else moved: is the seat still on the same stint?
+        except IdempotencyConflict:
+            return {"game": game_id, "seat": seat, "applied": False, "reason": "conflict"}
+        return {"game": game_id, "seat": seat, "applied": not applied.replayed,
+                "reason": "replayed" if applied.replayed else "timeout", "version": applied.version}
+    raise RuntimeError(f"timeout for seat {seat} of {game_id}: the game kept moving; RQ retries the job")
