@@ -1,0 +1,81 @@
+"""Replay benchmark: bundle size per game and verification time per game (prints, never asserts).
+
+    .venv/bin/python bench/replays.py [--games 5] [--repeat 5]
+
+Plays greedy-bot games in-process (the same entries the service stores), builds each bundle and
+verifies it ``--repeat`` times; reports bytes, lines and batches per game, and the best and
+median verification time, per edition and player count. Issue 5's target for a 4-player game
+is < 200 ms (goal 50 ms). A baseline from the same run — folding the game's events without
+deciding or hashing — shows how much of the time is the engine itself.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from domain.games import fold, get_game  # noqa: E402
+from replays.bundle import build_bundle  # noqa: E402
+from replays.verify import verify_bundle  # noqa: E402
+from tests.replays.replay_helpers import play  # noqa: E402
+
+CONFIGS = [("classic", 2), ("classic", 3), ("classic", 4), ("2023", 4), ("2023", 5)]
+
+
+def timed(fn, repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - started)
+    return out
+
+
+def bench(edition: str, players: int, games: int, repeat: int) -> dict[str, float]:
+    rules = get_game("orleans")
+    sizes, gz, lines, batches, build, best, median, folds = [], [], [], [], [], [], [], []
+    for g in range(games):
+        game_id, meta, entries = play(edition, players, f"bench-{g}")
+        started = time.perf_counter()
+        text = build_bundle(game_id, meta, entries)
+        build.append(time.perf_counter() - started)
+        data = text.encode("utf-8")
+        report = verify_bundle(data)
+        assert report.ok, report.describe()  # a broken bundle makes the figures meaningless
+        times = timed(lambda: verify_bundle(data), repeat)
+        events = [rules.event_from_json(e["data"]) for e in entries]
+        folds.append(min(timed(lambda: fold(rules, events), repeat)))
+        sizes.append(len(data))
+        gz.append(len(gzip.compress(data)))
+        lines.append(text.count("\n"))
+        batches.append(report.batches)
+        best.append(min(times))
+        median.append(statistics.median(times))
+    return {"bytes": statistics.mean(sizes), "gzip": statistics.mean(gz), "lines": statistics.mean(lines),
+            "batches": statistics.mean(batches), "build_ms": 1000 * statistics.mean(build),
+            "verify_best_ms": 1000 * min(best), "verify_median_ms": 1000 * statistics.median(median),
+            "fold_ms": 1000 * statistics.mean(folds)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    print(f"replay bundles: {args.games} greedy-bot games per config, verify x{args.repeat}")
+    print(f"{'config':<12}{'bytes':>10}{'gzip':>9}{'batches':>9}{'build ms':>10}"
+          f"{'verify best':>13}{'verify p50':>12}{'fold only':>11}")
+    for edition, players in CONFIGS:
+        r = bench(edition, players, args.games, args.repeat)
+        print(f"{edition + ' ' + str(players) + 'p':<12}{r['bytes']:>10,.0f}{r['gzip']:>9,.0f}{r['batches']:>9.0f}"
+              f"{r['build_ms']:>10.1f}{r['verify_best_ms']:>11.1f}ms{r['verify_median_ms']:>10.1f}ms{r['fold_ms']:>9.1f}ms")
+
+
+if __name__ == "__main__":
+    main()

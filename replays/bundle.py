@@ -1,0 +1,112 @@
+"""Build ``hourglass-replay/1`` bundles: canonical JSON Lines, one line per batch.
+
+Pure functions of (game id, meta, entries); the field-by-field description is in
+docs/replay-format.md. Line 1 is the header, then one line per batch (the setup batch first),
+then the footer. Every line is ``canonical_json(obj) + "\\n"``.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from domain.canonical import GENESIS_HASH, canonical_json, json_hash
+from domain.core import GameRules
+from domain.games import fold, get_game
+from replays.statehash import StateHasher
+from replays.entries import ENTRY_KEYS, Entry, chain_hashes, event_json, split_batches
+
+FORMAT = "hourglass-replay/1"
+HEADER_KEYS = frozenset({
+    "kind", "format", "game", "game_id", "edition", "players", "config", "options", "seats",
+    "engine_version", "seed", "seed_commitment",
+})
+BATCH_KEYS = frozenset({"kind", "batch", "actor", "command", "entries", "state_hash", "chain_hash"})
+BATCH_ENTRY_KEYS = frozenset(ENTRY_KEYS) - {"command"}
+FOOTER_KEYS = frozenset({
+    "kind", "batches", "entries", "version", "result", "final_state_hash", "final_hash", "header_hash",
+})
+CONFIG_CORE_KEYS = ("edition", "players")
+
+RulesLookup = Callable[[str], GameRules]
+
+
+class NotFinished(ValueError):
+    """The game has no revealed seed or no result yet: a bundle would be unverifiable."""
+
+
+def state_hash(rules: GameRules, state: Any) -> str:
+    return json_hash(rules.state_to_json(state))
+
+
+def build_header(game_id: str, meta: dict[str, Any], rules: GameRules) -> dict[str, Any]:
+    config = meta["config"]
+    seed = meta.get("seed")
+    if not seed:
+        raise NotFinished(f"game {game_id} has not revealed its seed (is it finished?)")
+    return {
+        "kind": "header",
+        "format": FORMAT,
+        "game": meta["game"],
+        "game_id": game_id,
+        "edition": config.get("edition"),
+        "players": config.get("players"),
+        "config": config,
+        "options": {k: v for k, v in sorted(config.items()) if k not in CONFIG_CORE_KEYS},
+        "seats": meta.get("seats", []),
+        "engine_version": meta.get("engine_version") or rules.engine_version,
+        "seed": seed,
+        "seed_commitment": meta["seed_commitment"],
+    }
+
+
+def batch_line(index: int, batch: Sequence[Entry], state_hash_after: str, chain_hash: str) -> dict[str, Any]:
+    first = batch[0]
+    return {
+        "kind": "batch",
+        "batch": index,
+        "actor": first["actor"],
+        "command": first["command"],
+        "entries": [{k: e.get(k) for k in ENTRY_KEYS if k != "command"} for e in batch],
+        "state_hash": state_hash_after,
+        "chain_hash": chain_hash,
+    }
+
+
+def build_lines(
+    game_id: str, meta: dict[str, Any], entries: Sequence[Entry], rules_for: RulesLookup = get_game,
+) -> list[dict[str, Any]]:
+    """The bundle as a list of JSON objects (header, batches…, footer)."""
+    rules = rules_for(meta["game"])
+    header = build_header(game_id, meta, rules)
+    hashes = chain_hashes(entries)
+    hasher = StateHasher(rules)
+    lines: list[dict[str, Any]] = [header]
+    state, done = None, 0
+    for index, batch in enumerate(split_batches(entries)):
+        state = fold(rules, (rules.event_from_json(event_json(e)) for e in batch), state)
+        done += len(batch)
+        lines.append(batch_line(index, batch, hasher(state), hashes[done - 1]))
+    result = rules.result(state) if state is not None else None
+    if result is None:
+        raise NotFinished(f"game {game_id} is not finished")
+    lines.append({
+        "kind": "footer",
+        "batches": len(lines) - 1,
+        "entries": len(entries),
+        "version": entries[-1]["seq"],
+        "result": result,
+        "final_state_hash": state_hash(rules, state),
+        "final_hash": hashes[-1] if hashes else GENESIS_HASH,
+        "header_hash": json_hash(header),
+    })
+    return lines
+
+
+def dumps(lines: Sequence[dict[str, Any]]) -> str:
+    return "".join(canonical_json(line) + "\n" for line in lines)
+
+
+def build_bundle(
+    game_id: str, meta: dict[str, Any], entries: Sequence[Entry], rules_for: RulesLookup = get_game,
+) -> str:
+    """The bundle text (UTF-8 JSON Lines, trailing newline)."""
+    return dumps(build_lines(game_id, meta, entries, rules_for))

@@ -1,0 +1,86 @@
+"""``hourglass replay export GAME_ID [--out FILE]`` and ``hourglass replay verify FILE``.
+
+``main(argv, load=...)`` takes the arguments after ``hourglass replay`` (a leading "replay" is
+accepted too, so ``python -m replays.cli replay verify F`` works). Export reads Redis through
+``load`` (game id -> (meta, entries)); the service passes its event store's loader, and without
+one the stream is read from ``REDIS_URL``. Exit codes: 0 success / "verified", 1 divergence or a
+game that cannot be exported, 2 usage.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Sequence, TextIO
+
+from replays.bundle import NotFinished, build_bundle
+from replays.source import GameNotFound, Loader, redis_loader
+from replays.verify import verify_bundle
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hourglass replay", description="Export and verify replay bundles.")
+    sub = parser.add_subparsers(dest="action", required=True)
+    export = sub.add_parser("export", help="write a finished game's hourglass-replay/1 bundle")
+    export.add_argument("game_id")
+    export.add_argument("--out", type=Path, help="file to write (default: standard output)")
+    verify = sub.add_parser("verify", help="re-derive a bundle from its seed and commands")
+    verify.add_argument("file", type=Path, help="bundle file, or - for standard input")
+    return parser
+
+
+def default_loader() -> Loader:
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        raise SystemExit("hourglass replay export: set REDIS_URL (or run `hourglass replay`, which knows the embedded Redis)")
+    import redis
+
+    return redis_loader(redis.Redis.from_url(url))
+
+
+def export(game_id: str, out: Path | None, load: Loader, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        meta, entries = load(game_id)
+        text = build_bundle(game_id, meta, entries)
+    except GameNotFound:
+        print(f"unknown game {game_id}", file=stderr)
+        return 1
+    except NotFinished as exc:
+        print(f"cannot export: {exc}", file=stderr)
+        return 1
+    if out is None:
+        stdout.write(text)
+    else:
+        out.write_bytes(text.encode("utf-8"))
+        print(f"wrote {out} ({len(text.encode('utf-8'))} bytes)", file=stderr)
+    return 0
+
+
+def verify(file: Path, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        data = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
+    except OSError as exc:
+        print(f"cannot read {file}: {exc.strerror}", file=stderr)
+        return 1
+    report = verify_bundle(data)
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=stderr)
+    print(report.describe(), file=stdout if report.ok else stderr)
+    return 0 if report.ok else 1
+
+
+def main(argv: Sequence[str] | None = None, load: Loader | None = None,
+         stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["replay"]:
+        args = args[1:]
+    ns = _parser().parse_args(args)
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    if ns.action == "export":
+        return export(ns.game_id, ns.out, load or default_loader(), stdout, stderr)
+    return verify(ns.file, stdout, stderr)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,264 @@
+"""Verify an ``hourglass-replay/1`` bundle: the library behind the CLI and the HTTP endpoint.
+
+``verify_bundle(data)`` re-derives the whole game from the revealed seed and the commands alone
+and reports the first line where the bundle and the re-run disagree. It checks, in file order:
+the bytes are canonical JSON Lines; the header matches the footer's ``header_hash``;
+``sha256(seed) == seed_commitment``; for every batch, the events that ``setup``/``decide``
+produce with ``Rng(seed, game_id, draw_counter(state))`` equal the stored ones byte for byte,
+the hash chain and the state hash after the batch; and finally the recomputed result, the
+counts and the final hashes in the footer.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
+from domain.core import GameRules, Rejected
+from domain.games import fold, get_game
+from domain.rng import Rng
+from replays.bundle import BATCH_ENTRY_KEYS, BATCH_KEYS, FOOTER_KEYS, FORMAT, HEADER_KEYS, state_hash
+from replays.statehash import StateHasher
+from replays.entries import ENTRY_KEYS, event_json
+
+SNIPPET = 240  # characters of context shown around a difference
+
+
+@dataclass(frozen=True)
+class Divergence:
+    line: int  # 1-based line of the bundle; len(lines) + 1 when a line is missing at the end
+    what: str
+    expected: str
+    found: str
+
+
+@dataclass(frozen=True)
+class Report:
+    ok: bool
+    game: str | None = None
+    game_id: str | None = None
+    lines: int = 0
+    batches: int = 0
+    entries: int = 0
+    final_hash: str | None = None
+    result: Any = None
+    divergence: Divergence | None = None
+    warnings: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["warnings"] = list(self.warnings)
+        return out
+
+    def describe(self) -> str:
+        if self.ok:
+            return f"verified: {self.game} {self.game_id}, {self.batches} batches, final hash {self.final_hash}"
+        d = self.divergence
+        assert d is not None
+        return f"line {d.line}: {d.what}\n  expected: {d.expected}\n  found:    {d.found}"
+
+
+class _Diverged(Exception):
+    def __init__(self, line: int, what: str, expected: Any, found: Any) -> None:
+        super().__init__(what)
+        self.divergence = Divergence(line, what, _show(expected), _show(found))
+
+
+def _show(value: Any) -> str:
+    return value if isinstance(value, str) else canonical_json(value)
+
+
+def _excerpts(expected: str, found: str) -> tuple[str, str]:
+    """Both strings cut around their first difference, so a report stays readable."""
+    at = next((i for i, (a, b) in enumerate(zip(expected, found)) if a != b), min(len(expected), len(found)))
+    start = max(0, at - SNIPPET // 2)
+
+    def cut(s: str) -> str:
+        return ("…" if start else "") + s[start:start + SNIPPET] + ("…" if len(s) > start + SNIPPET else "")
+
+    return cut(expected), cut(found)
+
+
+def _expect_equal(line: int, what: str, expected: Any, found: Any) -> None:
+    if type(expected) is type(found) and type(expected) in (str, int) and expected == found:
+        return
+    exp, fnd = _show(expected), _show(found)
+    if exp != fnd:
+        raise _Diverged(line, what, *_excerpts(exp, fnd))
+
+
+def _split_lines(data: bytes | str) -> list[str]:
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _Diverged(data[:exc.start].count(b"\n") + 1, "not valid UTF-8", "UTF-8 text", repr(data[exc.start:exc.end]))
+    if not data:
+        raise _Diverged(1, "empty bundle", "a header line", "nothing")
+    lines = data.split("\n")
+    if lines[-1] != "":
+        raise _Diverged(len(lines), "last line is not terminated by a newline (truncated?)", "\\n", lines[-1][-40:])
+    return lines[:-1]
+
+
+def _parse(number: int, text: str) -> dict[str, Any]:
+    try:
+        obj = json.loads(text)
+    except ValueError as exc:
+        raise _Diverged(number, f"not JSON ({exc})", "a canonical JSON object", text[:SNIPPET])
+    if not isinstance(obj, dict):
+        raise _Diverged(number, "not a JSON object", "a JSON object", text[:SNIPPET])
+    _expect_equal(number, "line is not canonical JSON (sorted keys, no spaces)", canonical_json(obj), text)
+    return obj
+
+
+def _expect_keys(number: int, obj: dict[str, Any], kind: str, keys: frozenset[str]) -> None:
+    _expect_equal(number, f"line kind (a {kind} line belongs here)", kind, str(obj.get("kind")))
+    _expect_equal(number, f"{kind} fields", sorted(keys), sorted(obj))
+
+
+class _Replayer:
+    """Walks the bundle line by line, keeping the re-derived state, chain and counters."""
+
+    def __init__(self, header: dict[str, Any], rules: GameRules, seed: bytes) -> None:
+        self.header = header
+        self.rules = rules
+        self.seed = seed
+        self.game_id: str = header["game_id"]
+        self.state: Any = None
+        self.hasher = StateHasher(rules)
+        self.last_state_hash = ""
+        self.chain = GENESIS_HASH
+        self.seq = 0
+        self.entries = 0
+
+    def expected_events(self, number: int, index: int, command: Any) -> list[Any]:
+        rules = self.rules
+        try:
+            if index == 0:
+                _expect_equal(number, "setup command", {"type": "CreateGame", "config": self.header["config"]}, command)
+                events = rules.setup(rules.config_from_json(self.header["config"]), Rng(self.seed, self.game_id, 0))
+            else:
+                if not isinstance(command, dict):
+                    raise _Diverged(number, "command", "a command object", command)
+                rng = Rng(self.seed, self.game_id, rules.draw_counter(self.state))
+                events = rules.decide(self.state, rules.command_from_json(command), rng)
+        except Rejected as exc:
+            raise _Diverged(number, "the engine rejects this command", "an accepted command", f"{exc}: {_show(command)}")
+        except (KeyError, TypeError, ValueError) as exc:
+            raise _Diverged(number, "the engine cannot read this command", "a valid command", f"{exc!r}: {_show(command)}")
+        return events
+
+    def batch(self, number: int, index: int, line: dict[str, Any]) -> None:
+        _expect_keys(number, line, "batch", BATCH_KEYS)
+        _expect_equal(number, "batch number", index, line["batch"])
+        stored = line["entries"]
+        if not isinstance(stored, list) or not stored:
+            raise _Diverged(number, "entries", "a non-empty list", stored)
+        events = self.expected_events(number, index, line["command"])
+        expected = [self.rules.event_to_json(e) for e in events]
+        _expect_equal(number, "number of events", len(expected), len(stored))
+        # one comparison of the whole batch; entry by entry only to locate a difference
+        found = [e.get("data") if isinstance(e, dict) else e for e in stored]
+        same = canonical_json(expected) == canonical_json(found)
+        for position, (event, entry) in enumerate(zip(expected, stored)):
+            self.entry(number, position, line, event, entry, check_event=not same)
+        self.state = fold(self.rules, events, self.state)
+        _expect_equal(number, "chain hash after the batch", self.chain, line["chain_hash"])
+        self.last_state_hash = self.hasher(self.state)
+        _expect_equal(number, "state hash after the batch", self.last_state_hash, line["state_hash"])
+
+    def entry(self, number: int, position: int, line: dict[str, Any], event: dict[str, Any], entry: Any,
+              check_event: bool) -> None:
+        where = f"entry {position + 1}"
+        if not isinstance(entry, dict):
+            raise _Diverged(number, where, "an entry object", entry)
+        if entry.keys() != BATCH_ENTRY_KEYS:
+            _expect_equal(number, f"{where} fields", sorted(BATCH_ENTRY_KEYS), sorted(entry))
+        self.seq += 1
+        _expect_equal(number, f"{where} seq", self.seq, entry["seq"])
+        _expect_equal(number, f"{where} actor", line["actor"], entry["actor"])
+        if not isinstance(entry["data"], dict):
+            raise _Diverged(number, f"{where} event", event, entry["data"])
+        _expect_equal(number, f"{where} type", str(entry["data"].get("type")), entry["type"])
+        if check_event:
+            _expect_equal(number, f"{where} (seq {self.seq}) event", event, event_json(entry))
+        full = {k: (line["command"] if position == 0 else None) if k == "command" else entry[k] for k in ENTRY_KEYS}
+        self.chain = entry_hash(self.chain, full)
+        self.entries += 1
+
+    def footer(self, number: int, line: dict[str, Any], batches: int) -> Any:
+        _expect_keys(number, line, "footer", FOOTER_KEYS)
+        result = self.rules.result(self.state)
+        if result is None:
+            raise _Diverged(number, "the game is not finished after the last batch", "a result", "none")
+        _expect_equal(number, "result", result, line["result"])
+        _expect_equal(number, "batch count", batches, line["batches"])
+        _expect_equal(number, "entry count", self.entries, line["entries"])
+        _expect_equal(number, "version", self.seq, line["version"])
+        final_state_hash = state_hash(self.rules, self.state)  # the plain definition, no memo
+        _expect_equal(number, "final state hash", final_state_hash, line["final_state_hash"])
+        _expect_equal(number, "final state hash (the last batch's state hash)", final_state_hash, self.last_state_hash)
+        _expect_equal(number, "final chain hash", self.chain, line["final_hash"])
+        return result
+
+
+def _seed(header: dict[str, Any]) -> bytes:
+    seed, commitment = header["seed"], header["seed_commitment"]
+    try:
+        raw = bytes.fromhex(seed) if isinstance(seed, str) else b""
+    except ValueError:
+        raise _Diverged(1, "seed is not hex", "hex digits", seed)
+    _expect_equal(1, "seed commitment: sha256(seed)", hashlib.sha256(raw).hexdigest(), commitment)
+    return raw
+
+
+def _rules(header: dict[str, Any], rules_for: Callable[[str], GameRules]) -> GameRules:
+    try:
+        return rules_for(str(header["game"]))
+    except Rejected as exc:
+        raise _Diverged(1, "unknown game", "a game this engine knows", exc.message)
+
+
+def _check(data: bytes | str, rules_for: Callable[[str], GameRules], progress: dict[str, Any]) -> Report:
+    texts = _split_lines(data)
+    header = _parse(1, texts[0])
+    _expect_keys(1, header, "header", HEADER_KEYS)
+    _expect_equal(1, "format", FORMAT, str(header["format"]))
+    progress.update(game=header.get("game"), game_id=header.get("game_id"), lines=len(texts))
+    last = _parse(len(texts), texts[-1]) if len(texts) > 1 else {}
+    if last.get("kind") != "footer":
+        raise _Diverged(len(texts) + 1, "missing footer (truncated bundle?)", "a footer line", "end of file")
+    _expect_equal(1, "header (footer.header_hash)", last.get("header_hash"), json_hash(header))
+    seed = _seed(header)
+    rules = _rules(header, rules_for)
+    replayer = _Replayer(header, rules, seed)
+    for number in range(2, len(texts)):
+        progress["line"] = number
+        replayer.batch(number, number - 2, _parse(number, texts[number - 1]))
+    batches = len(texts) - 2
+    if batches == 0:
+        raise _Diverged(2, "no batches", "the setup batch", "the footer")
+    progress["line"] = len(texts)
+    result = replayer.footer(len(texts), last, batches)
+    warnings = ()
+    if header["engine_version"] != rules.engine_version:
+        warnings = (f"bundle written by engine {header['engine_version']}, verified with {rules.engine_version}",)
+    return Report(True, header["game"], header["game_id"], len(texts), batches, replayer.entries,
+                  replayer.chain, result, None, warnings)
+
+
+def verify_bundle(data: bytes | str, rules_for: Callable[[str], GameRules] = get_game) -> Report:
+    """Verify a bundle's text or bytes; never raises for bad input, the report says what is wrong."""
+    progress: dict[str, Any] = {}
+    try:
+        return _check(data, rules_for, progress)
+    except _Diverged as exc:
+        divergence = exc.divergence
+    except Exception as exc:  # a forged line can drive the engine into states it never produces
+        divergence = Divergence(progress.get("line", 1), "the engine failed while replaying this line",
+                                "a line the engine can replay", repr(exc)[:SNIPPET])
+    return Report(False, progress.get("game"), progress.get("game_id"), progress.get("lines", 0),
+                  divergence=divergence)

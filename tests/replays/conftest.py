@@ -1,0 +1,25 @@
+"""Fixtures for the replay tests: the bundles the tampering tests attack."""
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import pytest
+
+from replays.verify import verify_bundle
+from tests.replays.replay_helpers import bundle_text, toy_bundle
+from tests.replays.replay_toy_game import toy_rules
+
+
+@pytest.fixture(scope="session")
+def small_bundle() -> str:
+    """A finished 2-player classic game's bundle."""
+    return bundle_text("classic", 2)
+
+
+@pytest.fixture(params=["toy", "orleans"], scope="session")
+def subject(request: pytest.FixtureRequest) -> tuple[str, Any]:
+    """(bundle text, verify function) for the game-agnostic tampering tests."""
+    if request.param == "toy":
+        return toy_bundle(), partial(verify_bundle, rules_for=toy_rules)
+    return bundle_text("classic", 2), verify_bundle

@@ -1,0 +1,34 @@
+"""replays/ sits between service/ and domain/: it imports domain/ and nothing above it."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_replays_imports_only_domain_of_ours() -> None:
+    offenders = {
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted((ROOT / "replays").rglob("*.py"))
+        for name in _top_level_imports(path) & {"service", "workers", "tests", "flask", "flask_smorest"}
+    }
+    assert offenders == set()
+
+
+def test_viewer_is_plain_static_files() -> None:
+    static = ROOT / "replays" / "static"
+    assert {p.name for p in static.iterdir()} == {"viewer.html", "viewer.css", "viewer.js"}
+    html = (static / "viewer.html").read_text(encoding="utf-8")
+    assert "<script src=" in html and "<script>" not in html  # no inline script (CSP 'self')
