@@ -104,9 +104,9 @@ def selfplay(argv: Sequence[str]) -> int:
 
 
 def replay(argv: Sequence[str]) -> int:
-    from replays.cli import main as replay_main
+    from service.replay_api import cli_main
 
-    return replay_main(list(argv))
+    return cli_main(list(argv))
 
 
 _COMMANDS = {"serve": serve, "worker": worker, "selfplay": selfplay, "replay": replay}

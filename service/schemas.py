@@ -75,6 +75,7 @@ class StateSchema(Schema):
     status = fields.String(required=True)
     to_act = fields.List(fields.Raw(), required=True)
     view = fields.Dict(required=True, metadata={"description": "the game's view for this seat"})
+    full = fields.Dict(metadata={"description": "time travel after the game ended: the full state, hidden parts included"})
 
 
 class MovesSchema(Schema):

@@ -41,4 +41,7 @@ def state_at(game_id: str, version: int) -> Any:
     game = service().load(game_id)
     seat = caller_seat(game)
     past = service().state_at(game_id, version)
-    return _state(past, seat), 200, {"ETag": version_etag(past.version)}
+    out = _state(past, seat)
+    if game.finished:  # after the game nothing is secret any more: everyone may see full states
+        out["full"] = game.rules.state_to_json(past.state)
+    return out, 200, {"ETag": version_etag(past.version)}

@@ -223,3 +223,10 @@ def test_view_at_gives_spectators_the_view_and_finished_games_the_full_state(ser
         state_at(rules, entries, entries[-1]["seq"] + 1)
     with pytest.raises(VersionOutOfRange):
         state_at(rules, entries, 0)
+
+
+def test_time_travel_shows_full_states_only_after_the_game(client: Any, finished: str, live: str) -> None:
+    done = client.get(f"/api/v1/games/{finished}/states/5").get_json()
+    assert done["version"] == 5 and "hourglass" in done["full"] and done["full"]["hourglass"]
+    ongoing = client.get(f"/api/v1/games/{live}/states/1").get_json()
+    assert "full" not in ongoing and "seed" not in str(ongoing)

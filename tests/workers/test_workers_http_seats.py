@@ -8,7 +8,7 @@ import pytest
 import redis
 
 from domain.core import Rejected
-from hg_botserver import BotServer
+from tests.workers.hg_botserver import BotServer
 from service.games import GameService
 from workers import httpbot, jobs
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hg_botserver import BotServer
+from tests.workers.hg_botserver import BotServer
 from workers import httpbot
 from workers.httpbot import BotUrlRejected, check_bot_url
 
