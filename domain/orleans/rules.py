@@ -1058,6 +1058,9 @@ def legal_moves(state: State, actor: Any) -> list[Any]:
         return []
     moves = []
     for cls in allowed_types(state, actor):
+        if cls in EXACT_CANDIDATES:
+            moves.extend(CANDIDATES[cls](state, actor))
+            continue
         validate = VALIDATORS[cls]
         moves.extend(m for m in CANDIDATES[cls](state, actor) if validate(state, m) is None)
     return moves
@@ -1156,6 +1159,10 @@ CANDIDATES: dict[type, Callable[[State, int], Any]] = {
     PayFood: lambda s, seat: (PayFood(seat, g) for g in D.FOOD),
     GiveUp: lambda s, seat: torture_options(s, seat),
 }
+
+# Generators that build only valid moves from the validator's own predicates (available tile,
+# free slot, fits); the random playout test checks them against decide on every decision.
+EXACT_CANDIDATES = frozenset({PlaceFollower})
 
 FINISHERS = (FinishSending, FinishBathhouse, KeepTechnology)
 
