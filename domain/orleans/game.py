@@ -10,7 +10,7 @@ from domain.orleans import rules as R
 from domain.orleans.evolve import evolve
 from domain.orleans.model import (
     CHARS, COMMANDS, EVENTS, GOODS, HIDDEN_EVENTS, SYSTEM_COMMANDS, TECH, TRACKS, Config, GameStarted,
-    Phase, PhaseBegan, State,
+    Phase, PhaseBegan, State, sort_goods, sort_tiles,
 )
 
 ENGINE_VERSION = "orleans-1"
@@ -60,7 +60,7 @@ def setup(config: Config, rng: Any) -> list[Any]:
     spaces = D.goods_spaces(n)
     on_map = goods[cut:cut + len(spaces)]
     roads = tuple(
-        R.sort_goods(g for cid, g in zip(spaces, on_map) if cid == c.id) for c in D.CONNECTIONS
+        sort_goods(g for cid, g in zip(spaces, on_map) if cid == c.id) for c in D.CONNECTIONS
     )
     market = tuple(goods[cut + len(spaces):].count(g) for g in GOODS)
     removed_goods = tuple(goods[:cut].count(g) for g in GOODS)
@@ -174,7 +174,7 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
         "trading_stations_left": p.stations,
         "technology_tiles": p.techs,
         "merchant": p.merchant,
-        "market": [t.value for t in R.sort_tiles(market)],
+        "market": [t.value for t in sort_tiles(market)],
         "tower": [t.value for t in p.tower],
         "bag_count": len(p.bag),
         "places": [_place_view(s) for s in p.places],

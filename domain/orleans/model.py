@@ -19,6 +19,10 @@ def sort_tiles(tiles) -> tuple[Tile, ...]:
     return tuple(sorted(tiles, key=TILE_ORDER.__getitem__))
 
 
+def sort_goods(goods) -> tuple[Good, ...]:
+    return tuple(sorted(goods, key=GOODS.index))
+
+
 class Phase(str, Enum):
     EXCLUSION = "exclusion"
     HOURGLASS = "hourglass"

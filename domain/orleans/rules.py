@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator
 from domain.core import SYSTEM, Rejected, RejectKind
 from domain.orleans import data as D
 from domain.orleans.data import Char, Effect, Event, Good, Item, Reward, Tile
-from domain.orleans.evolve import CHAR_INDEX, GOOD_INDEX, TRACK_INDEX, evolve
+from domain.orleans.evolve import CHAR_INDEX, CONNECTION_INDEX, DEED_INDEX, GOOD_INDEX, TRACK_INDEX, evolve
 from domain.orleans.model import (
     GOODS, TECH, ActionTaken, ApplyTimeout, BathhouseDrawn, CharacterRecruited, Choice, ChoiceClosed,
     ChoiceKind, ChoiceOffered, ChoosePlaceTile, CitizenTaken, CoinsChanged, DevelopmentMoved,
@@ -25,7 +25,6 @@ from domain.orleans.model import (
     TakeCensus, TakeGood, TechnologyGained, TechnologyPlaced, TilesReturned, TimeoutApplied, Travel,
     TurnMoved, UsePharmacy, UseVillage,
 )
-from domain.orleans.model import sort_tiles as _sort_tiles
 
 
 class Tx:
@@ -172,7 +171,6 @@ def free_deed_space(state: State, deed: D.Deed, char: Char) -> int | None:
     return None
 
 
-DEED_INDEX = {d.id: i for i, d in enumerate(D.DEEDS)}
 
 
 def sendable(state: State, tiles: tuple[Tile, ...]) -> bool:
@@ -240,14 +238,6 @@ def to_act(state: State) -> frozenset:
 # --- validators -----------------------------------------------------------------------------------
 
 Why = str | None
-
-
-def sort_goods(goods) -> tuple[Good, ...]:
-    return tuple(sorted(goods, key=GOODS.index))
-
-
-def sort_tiles(tiles) -> tuple[Tile, ...]:
-    return _sort_tiles(tiles)
 
 
 def v_exclude(state: State, c: ExcludePlaceTile) -> Why:
@@ -402,7 +392,6 @@ def v_take_good(state: State, c: TakeGood) -> Why:
     return None if c.good is None or c.good in goods else f"no {c.good.value} on this connection"
 
 
-CONNECTION_INDEX = {c.id: i for i, c in enumerate(D.CONNECTIONS)}
 
 
 def v_choose_tile(state: State, c: ChoosePlaceTile) -> Why:
