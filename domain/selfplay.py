@@ -39,8 +39,7 @@ def play(rules: Any, config: Any, seed: bytes, game_id: str, bots: Sequence[str]
         if game.decisions >= max_decisions:
             raise RuntimeError(f"{game_id}: no end after {max_decisions} decisions")
         command = next_command(rules, game, policies)
-        events = rules.decide(game.state, command, Rng(seed, game_id, rules.draw_counter(game.state)))
-        game.state = fold(rules, events, game.state)
+        events, game.state = rules.step(game.state, command, Rng(seed, game_id, rules.draw_counter(game.state)))
         game.batches.append((command, events))
         game.events += len(events)
         game.decisions += 1

@@ -324,10 +324,10 @@ class GameService:
         if game.finished:
             raise Rejected(RejectKind.GAME_OVER, "the game is over; no more moves")
         rng = Rng(game.info.seed, game.game_id, game.rules.draw_counter(game.state))
-        events = game.rules.decide(game.state, command, rng)
+        events, state = game.rules.step(game.state, command, rng)
         entries = build_entries(game.version, game.last_hash, [game.rules.event_to_json(e) for e in events],
                                 actor=actor, time=iso_time(self.clock()), command=command_json, meta=meta)
-        return entries, fold(game.rules, events, game.state)
+        return entries, state
 
     def _replay(self, game: Game, key: str, request: str) -> Applied | None:
         found = self.store.idempotent_result(game.game_id, key)

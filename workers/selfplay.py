@@ -36,8 +36,7 @@ def play(rules: GameRules, config_json: Mapping[str, Any], seed: bytes, game_id:
             break
         decision = decide_builtin(rules, game.state, actor, seats, seed, game_id, game.version)
         rng = Rng(seed, game_id, rules.draw_counter(game.state))
-        events = rules.decide(game.state, decision.command, rng)
-        game.state = fold(rules, events, game.state)
+        events, game.state = rules.step(game.state, decision.command, rng)
         game.version += len(events)
         game.commands.append((actor, rules.command_to_json(decision.command)))
         game.move_seconds.append(time.perf_counter() - started)

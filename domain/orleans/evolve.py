@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
-from functools import singledispatch
+from typing import get_type_hints
 
 from domain.orleans import data as D
 from domain.orleans.model import (
@@ -12,7 +12,7 @@ from domain.orleans.model import (
     GameEnded, GameStarted, GoodTaken, HourglassRevealed, ItemLost, MerchantMoved, MovedToTower,
     Passed, Phase, PhaseBegan, Placement, PlaceTileExcluded, PlaceTileTaken, PlagueDrawn, PlanningFinished,
     Player, PlansRevealed, SentToDeed, Slots, StartPlayerPassed, State, StationBuilt, TechnologyGained,
-    TechnologyPlaced, TilesReturned, TimeoutApplied, TurnMoved, sort_tiles,
+    TechnologyPlaced, TilesReturned, TimeoutApplied, TurnMoved, place_map, sort_tiles,
 )
 
 CHAR_INDEX = {c: i for i, c in enumerate(CHARS)}
@@ -34,7 +34,10 @@ def replace(obj, **changes):
     if not changes.keys() <= names:
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - names)}")
     new = object.__new__(cls)
-    new.__dict__.update(obj.__dict__)
+    old = obj.__dict__
+    if len(old) > len(names):  # memoised values (model.memo) describe the old object only
+        old = {k: v for k, v in old.items() if k in names}
+    new.__dict__.update(old)
     new.__dict__.update(changes)
     return new
 
@@ -70,10 +73,7 @@ def with_player(state: State, seat: int, **changes) -> State:
 
 
 def place_index(p: Player, place: str) -> int:
-    for i, slots in enumerate(p.places):
-        if slots.place == place:
-            return i
-    raise KeyError(place)
+    return place_map(p)[place]
 
 
 def set_slot(p: Player, place: str, space: int, value: str | None) -> tuple[Slots, ...]:
@@ -98,16 +98,24 @@ def add_to_bag(p: Player, tiles) -> tuple:
 # --- the fold ---------------------------------------------------------------------------------
 
 
+_RULES: dict[type, object] = {}
+
+
 def evolve(state: State | None, event) -> State:
-    return _evolve(event, state)
+    rule = _RULES.get(type(event))
+    if rule is None:
+        raise TypeError(f"not an Orléans event: {event!r}")
+    return rule(event, state)
 
 
-@singledispatch
-def _evolve(event, state):
-    raise TypeError(f"not an Orléans event: {event!r}")
+def fold_rule(rule):
+    """Register ``rule(event, state) -> state`` for the event class its first parameter names."""
+    first = next(iter(rule.__annotations__))
+    _RULES[get_type_hints(rule)[first]] = rule
+    return rule
 
 
-@_evolve.register
+@fold_rule
 def _(e: GameStarted, _state: None) -> State:
     cfg = e.config
     board = tuple(Slots(p.id, (None,) * len(p.spaces)) for p in D.BOARD_PLACES)
@@ -129,7 +137,7 @@ def _(e: GameStarted, _state: None) -> State:
     )
 
 
-@_evolve.register
+@fold_rule
 def _(e: PhaseBegan, state: State) -> State:
     players = state.players
     if e.phase is Phase.FOLLOWERS:
@@ -141,22 +149,22 @@ def _(e: PhaseBegan, state: State) -> State:
     return replace(state, phase=e.phase, turn=e.turn, players=players)
 
 
-@_evolve.register
+@fold_rule
 def _(e: PlaceTileExcluded, state: State) -> State:
     return replace(state, place_tiles=without(state.place_tiles, e.tile), excluded=state.excluded + (e.tile,))
 
 
-@_evolve.register
+@fold_rule
 def _(e: HourglassRevealed, state: State) -> State:
     return replace(state, round=e.round, event=e.tile, hourglass=state.hourglass[1:])
 
 
-@_evolve.register
+@fold_rule
 def _(e: CoinsChanged, state: State) -> State:
     return with_player(state, e.seat, coins=player(state, e.seat).coins + e.amount)
 
 
-@_evolve.register
+@fold_rule
 def _(e: DueAssigned, state: State) -> State:
     return replace(state, dues=state.dues + (Due(e.seat, e.kind, e.amount),))
 
@@ -173,14 +181,14 @@ def _reduce_due(state: State, seat: int, kind: str, amount: int = 1) -> State:
     return replace(state, dues=tuple(dues))
 
 
-@_evolve.register
+@fold_rule
 def _(e: FollowerRecalled, state: State) -> State:
     p = player(state, e.seat)
     return with_player(state, e.seat, places=set_slot(p, e.place, e.space, None),
                        market=sort_tiles(p.market + (e.tile,)), recalls=p.recalls + 1)
 
 
-@_evolve.register
+@fold_rule
 def _(e: FollowersDrawn, state: State) -> State:
     p = player(state, e.seat)
     room = D.MARKET_SPACES - len(p.market)
@@ -196,25 +204,25 @@ def take_from_market(p: Player, tile) -> dict:
     return {"tower": without(p.tower, tile)}
 
 
-@_evolve.register
+@fold_rule
 def _(e: FollowerPlaced, state: State) -> State:
     p = player(state, e.seat)
     return with_player(state, e.seat, pending=p.pending + (Placement(e.tile, e.place, e.space),),
                        **take_from_market(p, e.tile))
 
 
-@_evolve.register
+@fold_rule
 def _(e: MovedToTower, state: State) -> State:
     p = player(state, e.seat)
     return with_player(state, e.seat, market=without(p.market, e.tile), tower_pending=p.tower_pending + (e.tile,))
 
 
-@_evolve.register
+@fold_rule
 def _(e: PlanningFinished, state: State) -> State:
     return with_player(state, e.seat, planned=True)
 
 
-@_evolve.register
+@fold_rule
 def _(e: PlansRevealed, state: State) -> State:
     players = list(state.players)
     for seat, placement in e.placements:
@@ -226,13 +234,13 @@ def _(e: PlansRevealed, state: State) -> State:
     return replace(state, players=tuple(players))
 
 
-@_evolve.register
+@fold_rule
 def _(e: ActionTaken, state: State) -> State:
     p = player(state, e.seat)
     return with_player(state, e.seat, places=clear_tiles(p, e.place, e.returned), bag=add_to_bag(p, e.returned))
 
 
-@_evolve.register
+@fold_rule
 def _(e: CharacterRecruited, state: State) -> State:
     p = player(state, e.seat)
     tracks = bump(p.tracks, TRACK_INDEX[e.char], 1) if e.char in TRACK_INDEX else p.tracks
@@ -240,7 +248,7 @@ def _(e: CharacterRecruited, state: State) -> State:
     return replace(state, supply=bump(state.supply, CHAR_INDEX[e.char], -1))
 
 
-@_evolve.register
+@fold_rule
 def _(e: GoodTaken, state: State) -> State:
     p = player(state, e.seat)
     state = with_player(state, e.seat, goods=bump(p.goods, GOOD_INDEX[e.good], 1))
@@ -250,12 +258,12 @@ def _(e: GoodTaken, state: State) -> State:
     return replace(state, goods_market=bump(state.goods_market, GOOD_INDEX[e.good], -1))
 
 
-@_evolve.register
+@fold_rule
 def _(e: DevelopmentMoved, state: State) -> State:
     return with_player(state, e.seat, development=e.to)
 
 
-@_evolve.register
+@fold_rule
 def _(e: CitizenTaken, state: State) -> State:
     state = with_player(state, e.seat, citizens=player(state, e.seat).citizens + 1)
     kind, _, detail = e.source.partition(":")
@@ -270,24 +278,24 @@ def _(e: CitizenTaken, state: State) -> State:
     return state  # deeds: the completed deed itself shows the citizen is gone
 
 
-@_evolve.register
+@fold_rule
 def _(e: TechnologyGained, state: State) -> State:
     state = with_player(state, e.seat, techs=player(state, e.seat).techs + 1)
     return replace(state, tech_supply=state.tech_supply - 1)
 
 
-@_evolve.register
+@fold_rule
 def _(e: MerchantMoved, state: State) -> State:
     return with_player(state, e.seat, merchant=e.to)
 
 
-@_evolve.register
+@fold_rule
 def _(e: StationBuilt, state: State) -> State:
     state = with_player(state, e.seat, stations=player(state, e.seat).stations - 1)
     return replace(state, stations=tuple(sorted(state.stations + ((e.town, e.seat),))))
 
 
-@_evolve.register
+@fold_rule
 def _(e: PlaceTileTaken, state: State) -> State:
     p = player(state, e.seat)
     slots = Slots(e.tile, (None,) * len(D.PLACES[e.tile].spaces))
@@ -295,7 +303,7 @@ def _(e: PlaceTileTaken, state: State) -> State:
     return replace(state, place_tiles=without(state.place_tiles, e.tile))
 
 
-@_evolve.register
+@fold_rule
 def _(e: SentToDeed, state: State) -> State:
     p = player(state, e.seat)
     if e.source == D.GUNPOWDER_TOWER:
@@ -310,13 +318,13 @@ def _(e: SentToDeed, state: State) -> State:
     return state
 
 
-@_evolve.register
+@fold_rule
 def _(e: BathhouseDrawn, state: State) -> State:
     p = player(state, e.seat)
     return replace(with_player(state, e.seat, bag=without_all(p.bag, e.tiles)), draws=e.draws)
 
 
-@_evolve.register
+@fold_rule
 def _(e: DrawnPlaced, state: State) -> State:
     p = player(state, e.seat)
     state = with_player(state, e.seat, places=set_slot(p, e.place, e.space, e.tile.value))
@@ -324,51 +332,51 @@ def _(e: DrawnPlaced, state: State) -> State:
     return replace(state, choice=replace(c, tiles=without(c.tiles, e.tile), remaining=c.remaining - 1))
 
 
-@_evolve.register
+@fold_rule
 def _(e: TilesReturned, state: State) -> State:
     p = player(state, e.seat)
     places = clear_tiles(p, e.source, e.tiles) if e.source in D.PLACES else p.places
     return with_player(state, e.seat, places=places, bag=add_to_bag(p, e.tiles))
 
 
-@_evolve.register
+@fold_rule
 def _(e: ChoiceOffered, state: State) -> State:
     return replace(state, choice=e.choice)
 
 
-@_evolve.register
+@fold_rule
 def _(e: ChoiceClosed, state: State) -> State:
     return replace(state, choice=None)
 
 
-@_evolve.register
+@fold_rule
 def _(e: Passed, state: State) -> State:
     return with_player(state, e.seat, passed=True)
 
 
-@_evolve.register
+@fold_rule
 def _(e: TechnologyPlaced, state: State) -> State:
     p = player(state, e.seat)
     return with_player(state, e.seat, places=set_slot(p, e.place, e.space, TECH), techs=p.techs - 1,
                        techs_placed=p.techs_placed + 1)
 
 
-@_evolve.register
+@fold_rule
 def _(e: TurnMoved, state: State) -> State:
     return replace(state, turn=e.turn)
 
 
-@_evolve.register
+@fold_rule
 def _(e: EventResolved, state: State) -> State:
     return state
 
 
-@_evolve.register
+@fold_rule
 def _(e: TimeoutApplied, state: State) -> State:
     return state
 
 
-@_evolve.register
+@fold_rule
 def _(e: PlagueDrawn, state: State) -> State:
     state = replace(state, draws=e.draws)
     if not e.lost:
@@ -378,7 +386,7 @@ def _(e: PlagueDrawn, state: State) -> State:
     return replace(state, supply=bump(state.supply, CHAR_INDEX[e.tile.kind], 1))
 
 
-@_evolve.register
+@fold_rule
 def _(e: FoodPaid, state: State) -> State:
     p = player(state, e.seat)
     g = GOOD_INDEX[e.good]
@@ -387,7 +395,7 @@ def _(e: FoodPaid, state: State) -> State:
     return _reduce_due(state, e.seat, "food")
 
 
-@_evolve.register
+@fold_rule
 def _(e: ItemLost, state: State) -> State:
     state = _LOSE[e.item](state, e)
     state = replace(state, draws=e.draws)
@@ -447,16 +455,16 @@ _LOSE = {
 }
 
 
-@_evolve.register
+@fold_rule
 def _(e: DueForgiven, state: State) -> State:
     return _reduce_due(state, e.seat, "torture", e.amount)
 
 
-@_evolve.register
+@fold_rule
 def _(e: StartPlayerPassed, state: State) -> State:
     return replace(state, start_player=e.seat)
 
 
-@_evolve.register
+@fold_rule
 def _(e: GameEnded, state: State) -> State:
     return replace(state, phase=Phase.FINISHED, turn=None)

@@ -298,6 +298,7 @@ class OrleansRules:
     config_to_json = staticmethod(config_to_json)
     setup = staticmethod(setup)
     decide = staticmethod(R.decide)
+    step = staticmethod(R.step)
     evolve = staticmethod(evolve)
     legal_moves = staticmethod(R.legal_moves)
     to_act = staticmethod(R.to_act)

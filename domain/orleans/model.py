@@ -23,6 +23,24 @@ def sort_goods(goods) -> tuple[Good, ...]:
     return tuple(sorted(goods, key=GOODS.index))
 
 
+def memo(obj, key: str, compute):
+    """A value derived from a frozen object, computed once and kept on it.
+
+    Pure memoisation: the object never changes, so neither does the value. Keys start with "_"
+    and are not dataclass fields, so equality, hashing and JSON never see them, and
+    ``evolve.replace`` leaves them behind on the old object.
+    """
+    cached = obj.__dict__.get(key)
+    if cached is None:
+        cached = obj.__dict__[key] = compute(obj)
+    return cached
+
+
+def place_map(p: "Player") -> dict[str, int]:
+    """Owned place -> its index in ``p.places``."""
+    return memo(p, "_place_map", lambda p: {s.place: i for i, s in enumerate(p.places)})
+
+
 class Phase(str, Enum):
     EXCLUSION = "exclusion"
     HOURGLASS = "hourglass"

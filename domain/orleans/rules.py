@@ -6,6 +6,7 @@ validator accepts, so "accepted by decide" and "listed by legal_moves" cannot dr
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable, Iterator
 
 from domain.core import SYSTEM, Rejected, RejectKind
@@ -13,7 +14,7 @@ from domain.orleans import data as D
 from domain.orleans.data import Char, Effect, Event, Good, Item, Reward, Tile
 from domain.orleans.evolve import CHAR_INDEX, CONNECTION_INDEX, DEED_INDEX, GOOD_INDEX, TRACK_INDEX, evolve
 from domain.orleans.model import (
-    GOODS, TECH, ActionTaken, ApplyTimeout, BathhouseDrawn, CharacterRecruited, Choice, ChoiceClosed,
+    CHARS, GOODS, TECH, ActionTaken, ApplyTimeout, BathhouseDrawn, CharacterRecruited, Choice, ChoiceClosed,
     ChoiceKind, ChoiceOffered, ChoosePlaceTile, CitizenTaken, CoinsChanged, DevelopmentMoved,
     DrawFollowers, DrawnPlaced, DueAssigned, DueForgiven, EndGame, EventResolved, ExcludePlaceTile,
     FinishBathhouse, FinishPlanning, FinishSending, FollowerPlaced, FollowerRecalled, FollowersDrawn,
@@ -23,7 +24,7 @@ from domain.orleans.model import (
     PlagueDrawn, PlanningFinished, Player, PlansRevealed, RecallFollower, ResolveEvent,
     RevealHourglass, SendToDeed, SentToDeed, StartPlayerPassed, State, StationBuilt, TakeAction,
     TakeCensus, TakeGood, TechnologyGained, TechnologyPlaced, TilesReturned, TimeoutApplied, Travel,
-    TurnMoved, UsePharmacy, UseVillage,
+    TurnMoved, UsePharmacy, UseVillage, memo, place_map,
 )
 
 
@@ -46,18 +47,21 @@ class Tx:
 
 
 def owns(p: Player, place: str) -> bool:
-    return any(s.place == place for s in p.places)
+    return place in place_map(p)
 
 
 def slots_of(p: Player, place: str) -> tuple[str | None, ...] | None:
-    for s in p.places:
-        if s.place == place:
-            return s.slots
-    return None
+    i = place_map(p).get(place)
+    return None if i is None else p.places[i].slots
 
 
 def activated(p: Player, place: str) -> bool:
-    return activated_slots(place, slots_of(p, place))
+    return place in activated_places(p)
+
+
+def activated_places(p: Player) -> frozenset[str]:
+    """The places whose action spaces are all filled (Town Hall: any one)."""
+    return memo(p, "_activated", lambda p: frozenset(s.place for s in p.places if activated_slots(s.place, s.slots)))
 
 
 def activated_slots(place: str, slots: tuple[str | None, ...] | None) -> bool:
@@ -102,16 +106,20 @@ def turn_order(state: State) -> list[int]:
 
 def fits(p: Player, tile: Tile, place: str, need: Char | None) -> bool:
     """May this character stand on a space that needs ``need`` (F§5, F§6 Herb Garden/School)?"""
+    return _fits(tile, place == D.TOWN_HALL, need, owns(p, D.HERB_GARDEN), owns(p, D.SCHOOL))
+
+
+def _fits(tile: Tile, town_hall: bool, need: Char | None, herb_garden: bool, school: bool) -> bool:
     if need is None:
-        return not (place == D.TOWN_HALL and tile.starting)
+        return not (town_hall and tile.starting)
     kind = tile.kind
     if need is Char.MONK:
         return kind is Char.MONK
     if kind is need or kind is Char.MONK:
         return True
-    if kind is Char.BOATMAN and need in D.HERB_GARDEN_STANDS_IN_FOR and owns(p, D.HERB_GARDEN):
+    if kind is Char.BOATMAN and need in D.HERB_GARDEN_STANDS_IN_FOR and herb_garden:
         return True
-    return kind is Char.SCHOLAR and owns(p, D.SCHOOL)
+    return kind is Char.SCHOLAR and school
 
 
 def slot_free(p: Player, place: str, space: int) -> bool:
@@ -143,15 +151,20 @@ def tiles_in_stacks(state: State, stacks: tuple[int, ...]) -> list[str]:
     return [t for t in state.place_tiles if D.PLACES[t].stack in stacks]
 
 
+_CONNECTIONS_BY_END: dict[tuple[str, str, D.Route], D.Connection] = {}
+_NEIGHBOURS: dict[tuple[str, D.Route], list[str]] = {}
+for _c in D.CONNECTIONS:  # both directions of every connection (F§1), in table order
+    for _a, _b in ((_c.a, _c.b), (_c.b, _c.a)):
+        _CONNECTIONS_BY_END[(_a, _b, _c.route)] = _c
+        _NEIGHBOURS.setdefault((_a, _c.route), []).append(_b)
+
+
 def connection_to(town: str, to: str, route: D.Route) -> D.Connection | None:
-    for c in D.CONNECTIONS:
-        if c.route is route and {c.a, c.b} == {town, to}:
-            return c
-    return None
+    return _CONNECTIONS_BY_END.get((town, to, route))
 
 
 def neighbours(town: str, route: D.Route) -> list[str]:
-    return [c.b if c.a == town else c.a for c in D.CONNECTIONS if c.route is route and town in (c.a, c.b)]
+    return list(_NEIGHBOURS.get((town, route), ()))
 
 
 def can_build(state: State, seat: int) -> bool:
@@ -219,6 +232,10 @@ def can_lose_development(p: Player) -> bool:
 
 
 def to_act(state: State) -> frozenset:
+    return memo(state, "_to_act", _to_act)
+
+
+def _to_act(state: State) -> frozenset:
     if state.phase is Phase.FINISHED:
         return frozenset()
     if state.dues:
@@ -1019,6 +1036,16 @@ def _list(acting: frozenset) -> str:
 
 
 def decide(state: State, command: Any, rng: Any) -> list[Any]:
+    return transact(state, command, rng).events
+
+
+def step(state: State, command: Any, rng: Any) -> tuple[list[Any], State]:
+    """``decide`` and the state after its events, which the transaction has already folded."""
+    tx = transact(state, command, rng)
+    return tx.events, tx.state
+
+
+def transact(state: State, command: Any, rng: Any) -> Tx:
     guard(state, command)
     tx = Tx(state, rng)
     if isinstance(command, ApplyTimeout):
@@ -1029,7 +1056,7 @@ def decide(state: State, command: Any, rng: Any) -> list[Any]:
     APPLIERS[type(move)](tx, move)
     if state.phase is Phase.ACTIONS and move.seat != SYSTEM and not state.dues:
         end_turn(tx)  # one action (with its choices) or a pass per turn
-    return tx.events
+    return tx
 
 
 # --- legal moves ----------------------------------------------------------------------------------
@@ -1067,7 +1094,7 @@ def c_place(state: State, seat: int) -> Iterator[PlaceFollower]:
     p = state.players[seat]
     tiles = tuple(dict.fromkeys(available_tiles(p)))
     taken = {(x.place, x.space) for x in p.pending}
-    fit = _fit_table(p, tiles)
+    fit = _fit_table(tiles, owns(p, D.HERB_GARDEN), owns(p, D.SCHOOL))
     for s in p.places:
         needs = D.PLACES[s.place].spaces
         for i, held in enumerate(s.slots):
@@ -1076,26 +1103,29 @@ def c_place(state: State, seat: int) -> Iterator[PlaceFollower]:
                     yield PlaceFollower(seat, tile, s.place, i)
 
 
-def _fit_table(p: Player, tiles: tuple[Tile, ...]) -> dict:
-    """(is Town Hall, needed character) -> the tiles that fit, computed once per call."""
+@lru_cache(maxsize=4096)
+def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict:
+    """(is Town Hall, needed character) -> the tiles that fit. A pure function of its arguments."""
     table = {}
-    for need in (None, *Char):
-        table[(False, need)] = [t for t in tiles if fits(p, t, "", need)]
+    for need in (None, *CHARS):
+        table[(False, need)] = [t for t in tiles if _fits(t, False, need, herb_garden, school)]
     table[(True, None)] = [t for t in tiles if not t.starting]
     return table
 
 
 def c_take(state: State, seat: int) -> Iterator[TakeAction]:
     p = state.players[seat]
+    ready = activated_places(p)
     for s in p.places:
-        if s.place == D.GUNPOWDER_TOWER or D.PLACES[s.place].effect in SIMPLE_EFFECTS:
+        if s.place == D.GUNPOWDER_TOWER or (s.place in ready and D.PLACES[s.place].effect in SIMPLE_EFFECTS):
             yield TakeAction(seat, s.place)
 
 
 def c_travel(state: State, seat: int) -> Iterator[Travel]:
     p = state.players[seat]
+    ready = activated_places(p)
     for place, route in TRAVEL.items():
-        if owns(p, place):
+        if place in ready:
             for town in neighbours(p.merchant, route):
                 yield Travel(seat, place, town)
 
@@ -1133,9 +1163,15 @@ CANDIDATES: dict[type, Callable[[State, int], Any]] = {
     MoveToTower: lambda s, seat: (MoveToTower(seat, t) for t in dict.fromkeys(s.players[seat].market)),
     FinishPlanning: lambda s, seat: (FinishPlanning(seat),),
     TakeAction: c_take,
-    UseVillage: lambda s, seat: (UseVillage(seat, c) for c in (Char.BOATMAN, Char.CRAFTSMAN, Char.TRADER)),
+    UseVillage: lambda s, seat: (
+        UseVillage(seat, c) for c in (Char.BOATMAN, Char.CRAFTSMAN, Char.TRADER)
+        if "village" in activated_places(s.players[seat])
+    ),
     Travel: c_travel,
-    UsePharmacy: lambda s, seat: (UsePharmacy(seat, n) for n in range(1, D.PHARMACY_MAX_COINS + 1)),
+    UsePharmacy: lambda s, seat: (
+        UsePharmacy(seat, n) for n in range(1, D.PHARMACY_MAX_COINS + 1)
+        if "pharmacy" in activated_places(s.players[seat])
+    ),
     Pass: lambda s, seat: (Pass(seat),),
     TakeGood: c_take_good,
     ChoosePlaceTile: lambda s, seat: (ChoosePlaceTile(seat, t) for t in s.place_tiles),

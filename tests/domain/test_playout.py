@@ -69,12 +69,13 @@ def test_random_playout_keeps_every_invariant(edition, players, seed_index):
         for seat in range(players):
             if seat not in acting:
                 assert RULES.legal_moves(state, seat) == []
-        new = RULES.decide(state, command, Rng(seed, game_id, state.draws))
+        new, stepped = RULES.step(state, command, Rng(seed, game_id, state.draws))
         for event in new:
             encoded = json.loads(json.dumps(RULES.event_to_json(event)))
             assert RULES.event_from_json(encoded) == event
             state = RULES.evolve(state, event)
             check(state)
+        assert stepped == state  # step's state equals the fold of the events it returned
         log.extend(new)
         decisions += 1
         if decisions % 97 == 0:
