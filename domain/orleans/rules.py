@@ -1113,6 +1113,25 @@ def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict
     return table
 
 
+def c_recall(state: State, seat: int) -> Iterator[RecallFollower]:
+    """Exact: every character on an action space, while a draw and a market space are left."""
+    p = state.players[seat]
+    if p.recalls + 1 > draw_limit(p) or free_market(p) <= 0:
+        return
+    for x in p.places:
+        for i, v in enumerate(x.slots):
+            if v is not None and v != TECH:
+                yield RecallFollower(seat, x.place, i)
+
+
+def c_tower(state: State, seat: int) -> Iterator[MoveToTower]:
+    """Exact: each kind of market tile, while the seat owns a Gunpowder Tower with room."""
+    p = state.players[seat]
+    if owns(p, D.GUNPOWDER_TOWER) and len(p.tower) + len(p.tower_pending) < D.TOWER_SPACES:
+        for t in dict.fromkeys(p.market):
+            yield MoveToTower(seat, t)
+
+
 def c_take(state: State, seat: int) -> Iterator[TakeAction]:
     p = state.players[seat]
     ready = activated_places(p)
@@ -1154,13 +1173,10 @@ def c_place_drawn(state: State, seat: int) -> Iterator[PlaceDrawn]:
 
 CANDIDATES: dict[type, Callable[[State, int], Any]] = {
     ExcludePlaceTile: lambda s, seat: (ExcludePlaceTile(seat, t) for t in s.place_tiles),
-    RecallFollower: lambda s, seat: (
-        RecallFollower(seat, x.place, i) for x in s.players[seat].places
-        for i, v in enumerate(x.slots) if v not in (None, TECH)
-    ),
+    RecallFollower: c_recall,
     DrawFollowers: lambda s, seat: (DrawFollowers(seat, n) for n in range(max_draw(s.players[seat]) + 1)),
     PlaceFollower: c_place,
-    MoveToTower: lambda s, seat: (MoveToTower(seat, t) for t in dict.fromkeys(s.players[seat].market)),
+    MoveToTower: c_tower,
     FinishPlanning: lambda s, seat: (FinishPlanning(seat),),
     TakeAction: c_take,
     UseVillage: lambda s, seat: (
@@ -1187,7 +1203,9 @@ CANDIDATES: dict[type, Callable[[State, int], Any]] = {
 
 # Generators that build only valid moves from the validator's own predicates (available tile,
 # free slot, fits); the random playout test checks them against decide on every decision.
-EXACT_CANDIDATES = frozenset({PlaceFollower})
+EXACT_CANDIDATES = frozenset({
+    PlaceFollower, RecallFollower, DrawFollowers, MoveToTower, FinishPlanning, Pass, FinishBathhouse, KeepTechnology,
+})
 
 FINISHERS = (FinishSending, FinishBathhouse, KeepTechnology)
 
