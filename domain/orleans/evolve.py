@@ -12,7 +12,7 @@ from domain.orleans.model import (
     GameEnded, GameStarted, GoodTaken, HourglassRevealed, ItemLost, MerchantMoved, MovedToTower,
     Passed, Phase, PhaseBegan, Placement, PlaceTileExcluded, PlaceTileTaken, PlagueDrawn, PlanningFinished,
     Player, PlansRevealed, SentToDeed, Slots, StartPlayerPassed, State, StationBuilt, TechnologyGained,
-    TechnologyPlaced, TilesReturned, TimeoutApplied, TurnMoved, place_map, sort_tiles,
+    TechnologyPlaced, TilesReturned, TimeoutApplied, TurnMoved, MEMO_KEYS, place_map, sort_tiles,
 )
 
 CHAR_INDEX = {c: i for i, c in enumerate(CHARS)}
@@ -34,11 +34,13 @@ def replace(obj, **changes):
     if not changes.keys() <= names:
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - names)}")
     new = object.__new__(cls)
-    old = obj.__dict__
-    if len(old) > len(names):  # memoised values (model.memo) describe the old object only
-        old = {k: v for k, v in old.items() if k in names}
-    new.__dict__.update(old)
-    new.__dict__.update(changes)
+    fresh = new.__dict__
+    fresh.update(obj.__dict__)
+    if len(fresh) > len(names):  # memoised values (model.memo) may describe the old fields only
+        for key, depends_on in MEMO_KEYS.items():
+            if key in fresh and (depends_on is None or not depends_on.isdisjoint(changes)):
+                del fresh[key]
+    fresh.update(changes)
     return new
 
 

@@ -23,12 +23,22 @@ def sort_goods(goods) -> tuple[Good, ...]:
     return tuple(sorted(goods, key=GOODS.index))
 
 
+MEMO_KEYS: dict[str, frozenset[str] | None] = {}
+
+
+def memo_key(name: str, depends_on: tuple[str, ...] | None = None) -> str:
+    """Declare a memo key and the fields its value is derived from (None: all of them)."""
+    assert name.startswith("_")
+    MEMO_KEYS[name] = None if depends_on is None else frozenset(depends_on)
+    return name
+
+
 def memo(obj, key: str, compute):
     """A value derived from a frozen object, computed once and kept on it.
 
-    Pure memoisation: the object never changes, so neither does the value. Keys start with "_"
-    and are not dataclass fields, so equality, hashing and JSON never see them, and
-    ``evolve.replace`` leaves them behind on the old object.
+    Pure memoisation: the object never changes, so neither does the value. Keys are declared
+    with ``memo_key``, start with "_" and are not dataclass fields, so equality, hashing and JSON
+    never see them; ``evolve.replace`` drops them when a field they depend on changes.
     """
     cached = obj.__dict__.get(key)
     if cached is None:
@@ -36,9 +46,12 @@ def memo(obj, key: str, compute):
     return cached
 
 
+PLACE_MAP = memo_key("_place_map", depends_on=("places",))
+
+
 def place_map(p: "Player") -> dict[str, int]:
     """Owned place -> its index in ``p.places``."""
-    return memo(p, "_place_map", lambda p: {s.place: i for i, s in enumerate(p.places)})
+    return memo(p, PLACE_MAP, lambda p: {s.place: i for i, s in enumerate(p.places)})
 
 
 class Phase(str, Enum):

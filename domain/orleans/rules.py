@@ -24,7 +24,7 @@ from domain.orleans.model import (
     PlagueDrawn, PlanningFinished, Player, PlansRevealed, RecallFollower, ResolveEvent,
     RevealHourglass, SendToDeed, SentToDeed, StartPlayerPassed, State, StationBuilt, TakeAction,
     TakeCensus, TakeGood, TechnologyGained, TechnologyPlaced, TilesReturned, TimeoutApplied, Travel,
-    TurnMoved, UsePharmacy, UseVillage, memo, place_map,
+    TurnMoved, UsePharmacy, UseVillage, memo, memo_key, place_map,
 )
 
 
@@ -59,9 +59,12 @@ def activated(p: Player, place: str) -> bool:
     return place in activated_places(p)
 
 
+ACTIVATED = memo_key("_activated", depends_on=("places",))
+
+
 def activated_places(p: Player) -> frozenset[str]:
     """The places whose action spaces are all filled (Town Hall: any one)."""
-    return memo(p, "_activated", lambda p: frozenset(s.place for s in p.places if activated_slots(s.place, s.slots)))
+    return memo(p, ACTIVATED, lambda p: frozenset(s.place for s in p.places if activated_slots(s.place, s.slots)))
 
 
 def activated_slots(place: str, slots: tuple[str | None, ...] | None) -> bool:
@@ -231,8 +234,11 @@ def can_lose_development(p: Player) -> bool:
 # --- to_act ---------------------------------------------------------------------------------------
 
 
+TO_ACT = memo_key("_to_act")
+
+
 def to_act(state: State) -> frozenset:
-    return memo(state, "_to_act", _to_act)
+    return memo(state, TO_ACT, _to_act)
 
 
 def _to_act(state: State) -> frozenset:
