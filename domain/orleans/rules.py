@@ -1102,11 +1102,19 @@ def c_place(state: State, seat: int) -> Iterator[PlaceFollower]:
     taken = {(x.place, x.space) for x in p.pending}
     fit = _fit_table(tiles, owns(p, D.HERB_GARDEN), owns(p, D.SCHOOL))
     for s in p.places:
-        needs = D.PLACES[s.place].spaces
+        keys = _SPACE_KEYS[s.place]
         for i, held in enumerate(s.slots):
-            if held is None and (s.place, i) not in taken:
-                for tile in fit[(s.place == D.TOWN_HALL, needs[i])]:
-                    yield PlaceFollower(seat, tile, s.place, i)
+            if held is None:
+                fitting = fit[keys[i]]
+                if fitting and (s.place, i) not in taken:
+                    for tile in fitting:
+                        yield PlaceFollower(seat, tile, s.place, i)
+
+
+# place -> per action space, the key of ``_fit_table``: (is the Town Hall, the character needed)
+_SPACE_KEYS = {
+    place.id: tuple((place.id == D.TOWN_HALL, need) for need in place.spaces) for place in D.PLACES.values()
+}
 
 
 @lru_cache(maxsize=4096)
