@@ -42,3 +42,16 @@ def fold(rules: GameRules, events: Iterable[Any], state: Any = None) -> Any:
     for event in events:
         state = rules.evolve(state, event)
     return state
+
+
+def step(rules: GameRules, state: Any, command: Any, rng: Any) -> tuple[list[Any], Any]:
+    """``decide`` and the state after its events, i.e. ``(events, fold(rules, events, state))``.
+
+    A game whose ``decide`` already folds its events as it emits them (Orléans does) may offer
+    ``rules.step`` with the same result, to spare the second fold on the hot path.
+    """
+    own = getattr(rules, "step", None)
+    if own is not None:
+        return own(state, command, rng)
+    events = rules.decide(state, command, rng)
+    return events, fold(rules, events, state)

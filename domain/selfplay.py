@@ -9,7 +9,7 @@ from typing import Any, Iterator, Sequence
 from domain.bots import bot_rng, get_bot
 from domain.canonical import json_hash
 from domain.core import SYSTEM
-from domain.games import fold, get_game
+from domain.games import fold, get_game, step
 from domain.rng import Rng, seed_from_text
 
 
@@ -39,7 +39,7 @@ def play(rules: Any, config: Any, seed: bytes, game_id: str, bots: Sequence[str]
         if game.decisions >= max_decisions:
             raise RuntimeError(f"{game_id}: no end after {max_decisions} decisions")
         command = next_command(rules, game, policies)
-        events, game.state = rules.step(game.state, command, Rng(seed, game_id, rules.draw_counter(game.state)))
+        events, game.state = step(rules, game.state, command, Rng(seed, game_id, rules.draw_counter(game.state)))
         game.batches.append((command, events))
         game.events += len(events)
         game.decisions += 1

@@ -29,7 +29,7 @@ import redis
 from domain.bots import bot_names
 from domain.canonical import GENESIS_HASH, canonical_json
 from domain.core import SYSTEM, Actor, GameRules, Rejected, RejectKind
-from domain.games import fold, get_game
+from domain.games import fold, get_game, step
 from domain.rng import Rng, seed_commitment, seed_from_text
 from workers.clocks import TimeControl
 from workers.httpbot import BotUrlRejected, check_bot_url, new_seat_secret
@@ -324,7 +324,7 @@ class GameService:
         if game.finished:
             raise Rejected(RejectKind.GAME_OVER, "the game is over; no more moves")
         rng = Rng(game.info.seed, game.game_id, game.rules.draw_counter(game.state))
-        events, state = game.rules.step(game.state, command, rng)
+        events, state = step(game.rules, game.state, command, rng)
         entries = build_entries(game.version, game.last_hash, [game.rules.event_to_json(e) for e in events],
                                 actor=actor, time=iso_time(self.clock()), command=command_json, meta=meta)
         return entries, state

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from domain.core import GameRules
-from domain.games import fold
+from domain.games import fold, step
 from domain.rng import Rng
 from workers.policy import decide_builtin, next_actor
 
@@ -36,7 +36,7 @@ def play(rules: GameRules, config_json: Mapping[str, Any], seed: bytes, game_id:
             break
         decision = decide_builtin(rules, game.state, actor, seats, seed, game_id, game.version)
         rng = Rng(seed, game_id, rules.draw_counter(game.state))
-        events, game.state = rules.step(game.state, decision.command, rng)
+        events, game.state = step(rules, game.state, decision.command, rng)
         game.version += len(events)
         game.commands.append((actor, rules.command_to_json(decision.command)))
         game.move_seconds.append(time.perf_counter() - started)

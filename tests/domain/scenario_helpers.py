@@ -55,9 +55,11 @@ def fresh(edition: str = "classic", players: int = 4, exclusion: bool = False, s
 
 
 def step(state: State, command: Any) -> tuple[State, list[Any]]:
-    """Decide and fold one command; returns (new state, events)."""
+    """Decide and fold one command; returns (new state, events). Checks ``RULES.step`` on the way."""
     events = RULES.decide(state, command, rng(state))
-    return fold(RULES, events, state), events
+    new = fold(RULES, events, state)
+    assert RULES.step(state, command, rng(state)) == (events, new)
+    return new, events
 
 
 def play(state: State, command: Any, *, listed: bool = True) -> tuple[State, list[Any]]:
