@@ -2,7 +2,8 @@
 
 Supported field types: int, str, bool, None, Enum subclasses (by value), nested dataclasses,
 ``tuple[X, ...]``, fixed ``tuple[X, Y]``, ``X | None`` and ``Literal`` of strings. Anything
-else is a programming error. Decoding rejects unknown and missing fields.
+else is a programming error. Decoding rejects unknown fields and missing fields without a default
+(a field added later with a default keeps older logs readable).
 """
 from __future__ import annotations
 
@@ -22,6 +23,12 @@ class DecodeError(ValueError):
 def _hints(cls: type) -> tuple[tuple[str, Any], ...]:
     hints = typing.get_type_hints(cls)
     return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
+
+
+@lru_cache(maxsize=None)
+def _optional(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls)
+                     if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING)
 
 
 def to_json(value: Any) -> Any:
@@ -147,6 +154,8 @@ def decode_dataclass(cls: type, data: Any, where: str = "", skip: frozenset[str]
     kwargs = {}
     for name, tp in fields:
         if name not in data:
+            if name in _optional(cls):
+                continue
             raise DecodeError(f"{where or cls.__name__}: missing field {name}")
         kwargs[name] = _decoder(tp)(data[name], f"{where}.{name}" if where else name)
     return cls(**kwargs)

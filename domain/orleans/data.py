@@ -175,6 +175,16 @@ BOATMEN_TRACK_COINS = (2, 3, 4, 5, 6)  # F§2.2 spaces 1..4; space 5: citizen to
 BOATMEN_CITIZEN_SPACE = 5  # F§2.2
 BOATMEN_LATE_COINS = 6  # D3
 CRAFTSMEN_TRACK_LENGTH = 5  # F§2.3, one technology tile per space
+
+
+class FarmerTech(str, Enum):
+    """Which technology tile must replace a Farmer (F§2.3, F§8.2)."""
+
+    FIRST_PLACED = "first_placed"  # classic, R14: "the first Technology Tile you place in a game"
+    FIRST_CRAFTSMAN = "first_craftsman"  # 2023, R23: the tile from the first Craftsmen space only
+
+
+FARMER_TECH = MappingProxyType({Edition.CLASSIC: FarmerTech.FIRST_PLACED, Edition.E2023: FarmerTech.FIRST_CRAFTSMAN})
 TRADERS_TRACK_STACKS = ((1,), (1, 2), (1, 2), (1, 2), (1, 2))  # F§2.4: stack I only on space 1
 SCHOLARS_TRACK_POINTS = (2, 3, 4, 5, 6)  # F§2.5
 KNIGHTS_TRACK_DRAWS = (4, 5, 6, 7, 7, 8)  # F§2.6, spaces 0..5

@@ -282,7 +282,8 @@ def _(e: CitizenTaken, state: State) -> State:
 
 @fold_rule
 def _(e: TechnologyGained, state: State) -> State:
-    state = with_player(state, e.seat, techs=player(state, e.seat).techs + 1)
+    p = player(state, e.seat)
+    state = with_player(state, e.seat, techs=p.techs + 1, farmer_tech=p.farmer_tech or e.farmer_only)
     return replace(state, tech_supply=state.tech_supply - 1)
 
 
@@ -360,7 +361,7 @@ def _(e: Passed, state: State) -> State:
 def _(e: TechnologyPlaced, state: State) -> State:
     p = player(state, e.seat)
     return with_player(state, e.seat, places=set_slot(p, e.place, e.space, TECH), techs=p.techs - 1,
-                       techs_placed=p.techs_placed + 1)
+                       techs_placed=p.techs_placed + 1, farmer_tech=p.farmer_tech and not e.farmer_only)
 
 
 @fold_rule
@@ -433,7 +434,8 @@ def _lose_technology(state: State, e: ItemLost) -> State:
         space = p.places[place_index(p, e.target)].slots.index(TECH)
         state = with_player(state, e.seat, places=set_slot(p, e.target, space, None))
     else:
-        state = with_player(state, e.seat, techs=p.techs - 1)
+        # a held Farmer-only tile (2023) is given up first: keeping the unrestricted one is never worse
+        state = with_player(state, e.seat, techs=p.techs - 1, farmer_tech=False)
     return replace(state, removed_techs=state.removed_techs + 1)
 
 

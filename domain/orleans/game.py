@@ -13,7 +13,7 @@ from domain.orleans.model import (
     Phase, PhaseBegan, State, sort_goods, sort_tiles,
 )
 
-ENGINE_VERSION = "orleans-1"
+ENGINE_VERSION = "orleans-2"  # 2: the 2023 edition's Farmer-only technology tile (F§2.3, F§8.2)
 
 
 # --- config and set-up ------------------------------------------------------------------------------
@@ -173,6 +173,7 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
         "trading_stations_built": R.built_stations(state, i),
         "trading_stations_left": p.stations,
         "technology_tiles": p.techs,
+        "farmer_only_technology": p.farmer_tech,
         "merchant": p.merchant,
         "market": [t.value for t in sort_tiles(market)],
         "tower": [t.value for t in p.tower],

@@ -105,7 +105,7 @@ class Player:
     tracks: tuple[int, ...]  # positions on TRACKS
     development: int
     goods: tuple[int, ...]  # counts per GOODS
-    techs: int  # technology tiles gained, not yet placed
+    techs: int  # technology tiles gained, not yet placed (farmer_tech of them included)
     techs_placed: int
     stations: int  # trading stations not yet built
     citizens: int
@@ -116,6 +116,7 @@ class Player:
     recalls: int = 0
     planned: bool = False
     passed: bool = False
+    farmer_tech: bool = False  # 2023: holds the first Craftsmen-space tile, which only replaces a Farmer
 
 
 @dataclass(frozen=True)
@@ -477,6 +478,7 @@ class CitizenTaken:
 @dataclass(frozen=True)
 class TechnologyGained:
     seat: int
+    farmer_only: bool = False  # 2023: the tile of the first Craftsmen space (F§2.3, F§8.2)
 
 
 @dataclass(frozen=True)
@@ -549,6 +551,7 @@ class TechnologyPlaced:
     seat: int
     place: str
     space: int
+    farmer_only: bool = False  # the placed tile is the held Farmer-only one (2023)
 
 
 @dataclass(frozen=True)

@@ -197,7 +197,7 @@ def town_hall_tiles(p: Player) -> tuple[Tile, ...]:
     return tuple(Tile(v) for v in slots_of(p, D.TOWN_HALL) or () if v is not None)
 
 
-def tech_spot(p: Player, place: str, space: int) -> str | None:
+def tech_spot(state: State, p: Player, place: str, space: int) -> str | None:
     """Why a technology tile may not go there, or None (F§2.3)."""
     slots = slots_of(p, place)
     if slots is None:
@@ -214,15 +214,26 @@ def tech_spot(p: Player, place: str, space: int) -> str | None:
         return f"{place} already has a technology tile"
     if slots[space] is not None:
         return f"space {space} of {place} is occupied"
-    if p.techs_placed == 0 and need is not Char.FARMER:
-        return "the first technology tile must replace a Farmer"
+    if need is not Char.FARMER:
+        rule = D.FARMER_TECH[state.config.edition]
+        if rule is D.FarmerTech.FIRST_PLACED and p.techs_placed == 0:
+            return "the first technology tile must replace a Farmer"
+        if rule is D.FarmerTech.FIRST_CRAFTSMAN and p.farmer_tech and p.techs == 1:
+            return "the technology tile of the first Craftsmen space may only replace a Farmer"
     return None
 
 
-def has_tech_spot(p: Player) -> bool:
+def has_tech_spot(state: State, seat: int) -> bool:
+    p = state.players[seat]
     return p.techs > 0 and any(
-        tech_spot(p, s.place, i) is None for s in p.places for i in range(len(s.slots))
+        tech_spot(state, p, s.place, i) is None for s in p.places for i in range(len(s.slots))
     )
+
+
+def uses_farmer_tech(p: Player, place: str, space: int) -> bool:
+    """On a Farmer space the held Farmer-only tile goes first: it can go nowhere else, so keeping
+    the unrestricted tile is never worse (2023, F§2.3)."""
+    return p.farmer_tech and D.PLACES[place].spaces[space] is Char.FARMER
 
 
 def can_lose_development(p: Player) -> bool:
@@ -456,7 +467,7 @@ def v_tech(state: State, c: PlaceTechnology) -> Why:
     p = state.players[c.seat]
     if p.techs <= 0:
         return "you have no technology tile to place"
-    return tech_spot(p, c.place, c.space)
+    return tech_spot(state, p, c.place, c.space)
 
 
 def v_food(state: State, c: PayFood) -> Why:
@@ -560,7 +571,8 @@ def _boatman_reward(tx: Tx, seat: int, pos: int) -> None:
 
 
 def _craftsman_reward(tx: Tx, seat: int, pos: int) -> None:
-    tx.emit(TechnologyGained(seat))
+    first = pos == 1 and D.FARMER_TECH[tx.state.config.edition] is D.FarmerTech.FIRST_CRAFTSMAN
+    tx.emit(TechnologyGained(seat, farmer_only=first))
 
 
 def _trader_reward(tx: Tx, seat: int, pos: int) -> None:
@@ -753,7 +765,7 @@ def a_pharmacy(tx: Tx, c: UsePharmacy) -> None:
 
 def a_pass(tx: Tx, c: Pass) -> None:
     tx.emit(Passed(c.seat))
-    if has_tech_spot(tx.state.players[c.seat]):
+    if has_tech_spot(tx.state, c.seat):
         tx.emit(ChoiceOffered(Choice(c.seat, ChoiceKind.TECHNOLOGY, "pass")))
 
 
@@ -826,8 +838,9 @@ def a_finish_bathhouse(tx: Tx, c: FinishBathhouse) -> None:
 
 
 def a_tech(tx: Tx, c: PlaceTechnology) -> None:
-    tx.emit(TechnologyPlaced(c.seat, c.place, c.space))
-    if not has_tech_spot(tx.state.players[c.seat]):
+    p = tx.state.players[c.seat]
+    tx.emit(TechnologyPlaced(c.seat, c.place, c.space, uses_farmer_tech(p, c.place, c.space)))
+    if not has_tech_spot(tx.state, c.seat):
         close_choice(tx)
 
 

@@ -14,7 +14,7 @@ from domain.orleans.evolve import with_player
 from domain.orleans.model import (
     TECH, ActionTaken, ChoiceKind, ChoiceOffered, ChoosePlaceTile, CitizenTaken, FinishSending,
     KeepTechnology, MerchantMoved, Pass, Phase, PhaseBegan, PlaceTechnology, SendToDeed, StationBuilt,
-    TakeAction, TakeGood, Travel, TurnMoved, UseVillage,
+    TakeAction, TakeGood, TechnologyGained, TechnologyPlaced, Travel, TurnMoved, UseVillage,
 )
 from tests.domain.scenario_helpers import (
     B, C, F, K, M, S, SB, SC, SF, ST, T, coins, everyone_else_passed, fresh, good, in_actions,
@@ -550,3 +550,69 @@ def test_the_laboratory_tile_follows_the_first_tile_on_a_farmer_rule():
     s, _ = play(s, Pass(0))
     rejected(s, PlaceTechnology(0, "laboratory", 0))  # the first placed tile goes on a Farmer
     play(s, PlaceTechnology(0, "wagon", 0))
+
+
+# --- 2023 edition: the Farmer-only tile is the one from the first Craftsmen space (F§2.3, F§8.2) -------
+
+
+def test_classic_craftsman_tiles_carry_no_farmer_mark():
+    s, events = play(village(0, Char.CRAFTSMAN), UseVillage(0, Char.CRAFTSMAN))
+    assert of_type(events, TechnologyGained) == [TechnologyGained(0, farmer_only=False)]
+    assert not s.players[0].farmer_tech  # classic: the first *placed* tile goes on a Farmer (R14)
+
+
+def test_2023_the_first_craftsmen_space_tile_only_replaces_a_farmer():
+    s, events = play(village(0, Char.CRAFTSMAN, edition="2023"), UseVillage(0, Char.CRAFTSMAN))
+    assert of_type(events, TechnologyGained) == [TechnologyGained(0, farmer_only=True)]
+    assert s.players[0].farmer_tech and s.players[0].techs == 1
+    assert RULES.view(s, 0)["seats"][0]["farmer_only_technology"] is True
+    s, _ = play(replace(s, turn=0), Pass(0))
+    rejected(s, PlaceTechnology(0, "castle", 1))  # a Boatman space
+    listed = [m for m in RULES.legal_moves(s, 0) if isinstance(m, PlaceTechnology)]
+    assert listed and all(D.PLACES[m.place].spaces[m.space] is Char.FARMER for m in listed)
+    s, events = play(s, PlaceTechnology(0, "castle", 0))
+    assert of_type(events, TechnologyPlaced) == [TechnologyPlaced(0, "castle", 0, farmer_only=True)]
+    assert not s.players[0].farmer_tech and s.players[0].techs == 0
+
+
+def test_2023_a_tile_from_the_second_craftsmen_space_on_replaces_anything_but_a_monk():
+    s, events = play(village(1, Char.CRAFTSMAN, edition="2023"), UseVillage(0, Char.CRAFTSMAN))
+    assert of_type(events, TechnologyGained) == [TechnologyGained(0, farmer_only=False)]
+    s = with_place(s, 0, "cellar")
+    s, _ = play(replace(s, turn=0), Pass(0))
+    rejected(s, PlaceTechnology(0, "cellar", 0))  # a Monk space: never
+    play(s, PlaceTechnology(0, "castle", 1))  # the first placed tile, on a Boatman space
+
+
+def test_2023_the_laboratory_tile_is_unrestricted():
+    s = with_place(actions("2023"), 0, "laboratory", (C, S))
+    s, events = play(s, TakeAction(0, "laboratory"))
+    assert of_type(events, TechnologyGained) == [TechnologyGained(0, farmer_only=False)]
+    s = replace(s, turn=0)
+    s, _ = play(s, Pass(0))
+    play(s, PlaceTechnology(0, "laboratory", 0))  # classic forbids this (first placed tile), 2023 allows it
+
+
+def test_2023_with_both_tiles_a_farmer_space_takes_the_farmer_only_tile():
+    s = with_player(actions("2023"), 0, techs=2, farmer_tech=True)
+    s, _ = play(replace(s, turn=0), Pass(0))
+    s, events = play(s, PlaceTechnology(0, "castle", 0))  # a Farmer space
+    assert of_type(events, TechnologyPlaced) == [TechnologyPlaced(0, "castle", 0, farmer_only=True)]
+    assert not s.players[0].farmer_tech and s.players[0].techs == 1
+    play(s, PlaceTechnology(0, "ship", 1))  # the unrestricted tile is left: a Boatman space is fine
+
+
+def test_2023_with_both_tiles_the_unrestricted_one_goes_elsewhere_first():
+    s = with_player(actions("2023"), 0, techs=2, farmer_tech=True)
+    s, _ = play(replace(s, turn=0), Pass(0))
+    s, events = play(s, PlaceTechnology(0, "castle", 1))  # a Boatman space
+    assert of_type(events, TechnologyPlaced) == [TechnologyPlaced(0, "castle", 1, farmer_only=False)]
+    assert s.players[0].farmer_tech and s.players[0].techs == 1
+    rejected(s, PlaceTechnology(0, "ship", 1))  # only the Farmer-only tile is left
+    play(s, PlaceTechnology(0, "wagon", 0))
+
+
+def test_events_logged_before_the_farmer_only_field_still_decode():
+    assert RULES.event_from_json({"type": "TechnologyGained", "seat": 2}) == TechnologyGained(2)
+    assert RULES.event_from_json({"type": "TechnologyPlaced", "seat": 1, "place": "ship", "space": 0}) == (
+        TechnologyPlaced(1, "ship", 0))

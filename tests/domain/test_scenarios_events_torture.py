@@ -382,3 +382,10 @@ def test_losing_the_gunpowder_tower_returns_its_characters_to_the_bag():
     s = with_player(s, 0, tower=(K, S))
     s, _ = play(s, GiveUp(0, Item.PLACE_TILE, "gunpowder_tower"))
     assert s.players[0].tower == () and sorted(s.players[0].bag) == sorted((K, S))
+
+
+def test_2023_a_held_farmer_only_technology_tile_is_given_up_first():
+    s = tortured(1, techs=2, farmer_tech=True)
+    s, _ = play(s, GiveUp(0, Item.TECHNOLOGY, ""))
+    assert s.players[0].techs == 1 and not s.players[0].farmer_tech  # the unrestricted tile stays (F§2.3)
+    assert s.dues == ()
