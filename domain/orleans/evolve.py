@@ -37,7 +37,7 @@ def replace(obj, **changes):
     fresh = new.__dict__
     fresh.update(obj.__dict__)
     if len(fresh) > len(names):  # memoised values (model.memo) may describe the old fields only
-        for key, depends_on in MEMO_KEYS.items():
+        for key, depends_on in MEMO_KEYS[cls]:
             if key in fresh and (depends_on is None or not depends_on.isdisjoint(changes)):
                 del fresh[key]
     fresh.update(changes)

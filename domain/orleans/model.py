@@ -23,13 +23,13 @@ def sort_goods(goods) -> tuple[Good, ...]:
     return tuple(sorted(goods, key=GOODS.index))
 
 
-MEMO_KEYS: dict[str, frozenset[str] | None] = {}
+MEMO_KEYS: dict[type, tuple[tuple[str, frozenset[str] | None], ...]] = {}
 
 
-def memo_key(name: str, depends_on: tuple[str, ...] | None = None) -> str:
-    """Declare a memo key and the fields its value is derived from (None: all of them)."""
-    assert name.startswith("_")
-    MEMO_KEYS[name] = None if depends_on is None else frozenset(depends_on)
+def memo_key(cls: type, name: str, depends_on: tuple[str, ...] | None = None) -> str:
+    """Declare a memo key of ``cls`` and the fields its value is derived from (None: all)."""
+    assert name.startswith("_") and name not in {k for k, _ in MEMO_KEYS.get(cls, ())}
+    MEMO_KEYS[cls] = (*MEMO_KEYS.get(cls, ()), (name, None if depends_on is None else frozenset(depends_on)))
     return name
 
 
@@ -44,14 +44,6 @@ def memo(obj, key: str, compute):
     if cached is None:
         cached = obj.__dict__[key] = compute(obj)
     return cached
-
-
-PLACE_MAP = memo_key("_place_map", depends_on=("places",))
-
-
-def place_map(p: "Player") -> dict[str, int]:
-    """Owned place -> its index in ``p.places``."""
-    return memo(p, PLACE_MAP, lambda p: {s.place: i for i, s in enumerate(p.places)})
 
 
 class Phase(str, Enum):
@@ -117,6 +109,14 @@ class Player:
     planned: bool = False
     passed: bool = False
     farmer_tech: bool = False  # 2023: holds the first Craftsmen-space tile, which only replaces a Farmer
+
+
+PLACE_MAP = memo_key(Player, "_place_map", depends_on=("places",))
+
+
+def place_map(p: Player) -> dict[str, int]:
+    """Owned place -> its index in ``p.places``."""
+    return memo(p, PLACE_MAP, lambda p: {s.place: i for i, s in enumerate(p.places)})
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ def activated(p: Player, place: str) -> bool:
     return place in activated_places(p)
 
 
-ACTIVATED = memo_key("_activated", depends_on=("places",))
+ACTIVATED = memo_key(Player, "_activated", depends_on=("places",))
 
 
 def activated_places(p: Player) -> frozenset[str]:
@@ -245,7 +245,7 @@ def can_lose_development(p: Player) -> bool:
 # --- to_act ---------------------------------------------------------------------------------------
 
 
-TO_ACT = memo_key("_to_act")
+TO_ACT = memo_key(State, "_to_act")
 
 
 def to_act(state: State) -> frozenset:
