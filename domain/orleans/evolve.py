@@ -186,8 +186,11 @@ def _reduce_due(state: State, seat: int, kind: str, amount: int = 1) -> State:
 @fold_rule
 def _(e: FollowerRecalled, state: State) -> State:
     p = player(state, e.seat)
-    return with_player(state, e.seat, places=set_slot(p, e.place, e.space, None),
-                       market=sort_tiles(p.market + (e.tile,)), recalls=p.recalls + 1)
+    if len(p.market) < D.MARKET_SPACES:
+        where = {"market": sort_tiles(p.market + (e.tile,))}
+    else:  # the market is full: the Gunpowder Tower's two extra spaces (F§6, F§7.4)
+        where = {"tower": sort_tiles(p.tower + (e.tile,))}
+    return with_player(state, e.seat, places=set_slot(p, e.place, e.space, None), recalls=p.recalls + 1, **where)
 
 
 @fold_rule

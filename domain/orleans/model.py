@@ -310,11 +310,6 @@ class PlaceDrawn:
 
 
 @dataclass(frozen=True)
-class FinishBathhouse:
-    seat: int
-
-
-@dataclass(frozen=True)
 class PlaceTechnology:
     seat: int
     place: str
@@ -346,7 +341,7 @@ SYSTEM_COMMANDS = (RevealHourglass, TakeCensus, ResolveEvent, PassStartPlayer, E
 SEAT_COMMANDS = (
     ExcludePlaceTile, RecallFollower, DrawFollowers, PlaceFollower, MoveToTower, FinishPlanning,
     TakeAction, UseVillage, Travel, UsePharmacy, Pass, TakeGood, ChoosePlaceTile, SendToDeed,
-    FinishSending, PlaceDrawn, FinishBathhouse, PlaceTechnology, KeepTechnology, PayFood, GiveUp,
+    FinishSending, PlaceDrawn, PlaceTechnology, KeepTechnology, PayFood, GiveUp,
 )
 COMMANDS = SYSTEM_COMMANDS + SEAT_COMMANDS
 Command = Union[COMMANDS]  # type: ignore[valid-type]

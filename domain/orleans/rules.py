@@ -17,7 +17,7 @@ from domain.orleans.model import (
     CHARS, GOODS, TECH, ActionTaken, ApplyTimeout, BathhouseDrawn, CharacterRecruited, Choice, ChoiceClosed,
     ChoiceKind, ChoiceOffered, ChoosePlaceTile, CitizenTaken, CoinsChanged, DevelopmentMoved,
     DrawFollowers, DrawnPlaced, DueAssigned, DueForgiven, EndGame, EventResolved, ExcludePlaceTile,
-    FinishBathhouse, FinishPlanning, FinishSending, FollowerPlaced, FollowerRecalled, FollowersDrawn,
+    FinishPlanning, FinishSending, FollowerPlaced, FollowerRecalled, FollowersDrawn,
     FoodPaid, GameEnded, GiveUp, GoodTaken, HourglassRevealed, ItemLost, KeepTechnology,
     MerchantMoved, MovedToTower, MoveToTower, Pass, Passed, PassStartPlayer, PayFood, Phase,
     PhaseBegan, PlaceDrawn, PlaceFollower, PlaceTechnology, PlaceTileExcluded, PlaceTileTaken,
@@ -417,7 +417,10 @@ def v_pharmacy(state: State, c: UsePharmacy) -> Why:
     why = _activated_why(p, "pharmacy")
     if why:
         return why
-    top = min(D.PHARMACY_MAX_COINS, p.coins)
+    room = D.DEVELOPMENT_MAX - p.development  # one space per coin; the track ends at 30 (F§3)
+    if room <= 0:
+        return "your development marker is at the end of the track"
+    top = min(D.PHARMACY_MAX_COINS, p.coins, room)
     return None if 1 <= c.coins <= top else f"pay 1 to {top} coins at the Pharmacy"
 
 
@@ -810,6 +813,8 @@ def a_finish_sending(tx: Tx, c: FinishSending) -> None:
 
 
 def bathhouse_can_place(state: State) -> bool:
+    """Does a drawn character still fit a free action space? Then it must be placed: the choice
+    closes by itself only when none fits or enough are placed (R14/R23 Bathhouse, F§6)."""
     c = state.choice
     if c.remaining <= 0:
         return False
@@ -831,10 +836,6 @@ def a_place_drawn(tx: Tx, c: PlaceDrawn) -> None:
     tx.emit(DrawnPlaced(c.seat, c.tile, c.place, c.space))
     if not bathhouse_can_place(tx.state):
         finish_bathhouse(tx)
-
-
-def a_finish_bathhouse(tx: Tx, c: FinishBathhouse) -> None:
-    finish_bathhouse(tx)
 
 
 def a_tech(tx: Tx, c: PlaceTechnology) -> None:
@@ -978,7 +979,7 @@ VALIDATORS: dict[type, Callable[[State, Any], Why]] = {
     MoveToTower: v_tower, FinishPlanning: v_always, TakeAction: v_take, UseVillage: v_village,
     Travel: v_travel, UsePharmacy: v_pharmacy, Pass: v_always, TakeGood: v_take_good,
     ChoosePlaceTile: v_choose_tile, SendToDeed: v_send, FinishSending: v_finish_sending,
-    PlaceDrawn: v_place_drawn, FinishBathhouse: v_always, PlaceTechnology: v_tech,
+    PlaceDrawn: v_place_drawn, PlaceTechnology: v_tech,
     KeepTechnology: v_always, PayFood: v_food, GiveUp: v_give_up,
 }
 APPLIERS: dict[type, Callable[[Tx, Any], None]] = {
@@ -986,14 +987,14 @@ APPLIERS: dict[type, Callable[[Tx, Any], None]] = {
     MoveToTower: a_tower, FinishPlanning: a_finish_planning, TakeAction: a_take, UseVillage: a_village,
     Travel: a_travel, UsePharmacy: a_pharmacy, Pass: a_pass, TakeGood: a_take_good,
     ChoosePlaceTile: a_choose_tile, SendToDeed: a_send, FinishSending: a_finish_sending,
-    PlaceDrawn: a_place_drawn, FinishBathhouse: a_finish_bathhouse, PlaceTechnology: a_tech,
+    PlaceDrawn: a_place_drawn, PlaceTechnology: a_tech,
     KeepTechnology: a_keep_tech, PayFood: a_food, GiveUp: a_give_up,
     RevealHourglass: s_reveal, TakeCensus: s_census, ResolveEvent: s_event, PassStartPlayer: s_pass_start,
     EndGame: s_end,
 }
 CHOICE_COMMANDS = {
     ChoiceKind.GOOD: (TakeGood,), ChoiceKind.PLACE_TILE: (ChoosePlaceTile,),
-    ChoiceKind.DEEDS: (SendToDeed, FinishSending), ChoiceKind.BATHHOUSE: (PlaceDrawn, FinishBathhouse),
+    ChoiceKind.DEEDS: (SendToDeed, FinishSending), ChoiceKind.BATHHOUSE: (PlaceDrawn,),
     ChoiceKind.TECHNOLOGY: (PlaceTechnology, KeepTechnology),
 }
 PHASE_COMMANDS = {
@@ -1221,7 +1222,6 @@ CANDIDATES: dict[type, Callable[[State, int], Any]] = {
     SendToDeed: c_send,
     FinishSending: lambda s, seat: (FinishSending(seat),),
     PlaceDrawn: c_place_drawn,
-    FinishBathhouse: lambda s, seat: (FinishBathhouse(seat),),
     PlaceTechnology: lambda s, seat: (PlaceTechnology(seat, pl, i) for pl, i in _spaces(s.players[seat])),
     KeepTechnology: lambda s, seat: (KeepTechnology(seat),),
     PayFood: lambda s, seat: (PayFood(seat, g) for g in D.FOOD),
@@ -1231,10 +1231,10 @@ CANDIDATES: dict[type, Callable[[State, int], Any]] = {
 # Generators that build only valid moves from the validator's own predicates (available tile,
 # free slot, fits); the random playout test checks them against decide on every decision.
 EXACT_CANDIDATES = frozenset({
-    PlaceFollower, RecallFollower, DrawFollowers, MoveToTower, FinishPlanning, Pass, FinishBathhouse, KeepTechnology,
+    PlaceFollower, RecallFollower, DrawFollowers, MoveToTower, FinishPlanning, Pass, KeepTechnology,
 })
 
-FINISHERS = (FinishSending, FinishBathhouse, KeepTechnology)
+FINISHERS = (FinishSending, KeepTechnology)
 
 
 def default_move(state: State, actor: Any) -> Any:

@@ -49,6 +49,8 @@ def check(state: State) -> None:
     assert techs == D.TECHNOLOGY_TILES[full]
     for p in state.players:
         assert sum(1 for s in p.places if TECH in s.slots) == sum(s.slots.count(TECH) for s in p.places)
+        assert len(p.market) <= D.MARKET_SPACES and len(p.tower) + len(p.tower_pending) <= D.TOWER_SPACES
+        assert not (p.tower or p.tower_pending) or any(x.place == D.GUNPOWDER_TOWER for x in p.places)
         assert not p.farmer_tech or (p.techs >= 1 and state.config.edition is D.Edition.E2023)
     # place tiles
     owned = [s.place for p in state.players for s in p.places if D.PLACES[s.place].stack]

@@ -211,6 +211,17 @@ def test_gunpowder_tower_adds_two_market_spaces():
     assert len(s2.players[0].market) == 8
 
 
+def test_a_recall_onto_a_full_market_goes_to_the_gunpowder_tower():
+    s = followers_state()
+    s = with_player(s, 0, market=(F, F, B, B, C, C, T, T))
+    s = with_place(s, 0, "gunpowder_tower")
+    s = with_place(s, 0, "monastery", (S, T))
+    s, _ = play(s, RecallFollower(0, "monastery", 0))
+    assert len(s.players[0].market) == 8 and s.players[0].tower == (S,)  # F§7.4: 8 spaces, tower +2
+    s, events = play(s, DrawFollowers(0, 1))
+    assert len(s.players[0].market) == 8 and len(s.players[0].tower) == 2
+
+
 def test_followers_phase_ends_when_every_seat_has_drawn():
     s = followers_state(players=2)
     s, _ = play(s, DrawFollowers(1, 4))

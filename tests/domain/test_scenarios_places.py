@@ -11,7 +11,7 @@ from domain.orleans import data as D
 from domain.orleans.data import Char, Good
 from domain.orleans.evolve import with_player
 from domain.orleans.model import (
-    TECH, ActionTaken, BathhouseDrawn, ChoiceKind, FinishBathhouse, Pass, PlaceDrawn, PlaceFollower,
+    TECH, ActionTaken, BathhouseDrawn, ChoiceKind, Pass, PlaceDrawn, PlaceFollower,
     PlaceTechnology,
     StationBuilt, TakeAction, TakeGood, TilesReturned, Travel, UsePharmacy,
 )
@@ -130,6 +130,17 @@ def test_pharmacy_limits():
     assert {m.coins for m in RULES.legal_moves(s, 0) if isinstance(m, UsePharmacy)} == {1, 2, 3}
 
 
+def test_pharmacy_pays_no_more_coins_than_development_spaces_left():
+    s = with_player(with_place(actions(), 0, "pharmacy", (K,)), 0, development=29, coins=10)
+    assert {m.coins for m in RULES.legal_moves(s, 0) if isinstance(m, UsePharmacy)} == {1}
+    rejected(s, UsePharmacy(0, 2))  # one coin per space; the track ends at 30 (F§3)
+    s2, _ = play(s, UsePharmacy(0, 1))
+    assert s2.players[0].development == 30 and coins(s2, 0) == 9
+    at_end = with_player(s, 0, development=30)
+    rejected(at_end, UsePharmacy(0, 1))  # the track end closes the Pharmacy
+    assert not [m for m in RULES.legal_moves(at_end, 0) if isinstance(m, UsePharmacy)]
+
+
 def test_pharmacy_reaching_a_coin_space_pays_it():
     s = with_player(with_place(actions(), 0, "pharmacy", (K,)), 0, development=5)
     s2, _ = play(s, UsePharmacy(0, 3))  # 5 → 8 passes 7
@@ -217,12 +228,25 @@ def test_bathhouse_2023_draws_two_and_places_one():
     assert s.players[0].bag == (K, K, K, K)  # 5 knights with the activator, one placed
 
 
-def test_bathhouse_places_what_fits_and_may_stop_early():
+def test_bathhouse_placement_is_compulsory_while_a_drawn_tile_fits():
     s = bathhouse("classic", (M, K, K))
     s, _ = play(s, TakeAction(0, "bathhouse"))
     s, _ = play(s, PlaceDrawn(0, M, "scriptorium", 0))
-    s, _ = play(s, FinishBathhouse(0))
-    assert s.choice is None and sorted(s.players[0].bag) == sorted((K, K, K))
+    assert s.choice is not None and s.choice.remaining == 1  # "immediately place the chosen tiles" (R14)
+    assert {type(m) for m in RULES.legal_moves(s, 0)} == {PlaceDrawn}  # no stopping early
+    s, _ = play(s, PlaceDrawn(0, K, "ship", 2))
+    assert s.choice is None and sorted(s.players[0].bag) == sorted((K, K))
+
+
+def test_bathhouse_places_only_what_fits():
+    s = bathhouse("classic", (S, S, S))
+    keep = ("bathhouse", "scriptorium")  # one Scholar space left anywhere
+    s = with_player(s, 0, places=tuple(x for x in s.players[0].places if x.place in keep))
+    s, events = play(s, TakeAction(0, "bathhouse"))
+    s, events = play(s, PlaceDrawn(0, S, "scriptorium", 1))
+    assert s.choice is None  # "if you cannot place 2 … only place one or none" (R14)
+    assert of_type(events, TilesReturned)[0].tiles == (S, S)
+    assert sorted(s.players[0].bag) == sorted((K, S, S))
 
 
 def test_bathhouse_with_nothing_placeable_returns_everything():
