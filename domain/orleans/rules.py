@@ -1,8 +1,10 @@
 """decide, legal_moves and to_act for Orléans.
 
 Every seat command has one validator (returns None or the reason it is illegal) and one
-applier (emits events). ``legal_moves`` enumerates a superset of candidates and keeps those the
-validator accepts, so "accepted by decide" and "listed by legal_moves" cannot drift apart.
+applier (emits events). ``legal_moves`` enumerates candidates and keeps those the validator
+accepts, so "accepted by decide" and "listed by legal_moves" cannot drift apart. The generators
+in ``EXACT_CANDIDATES`` build only valid moves from the validator's own predicates and skip the
+re-check (the hot path of self-play); the random playout test validates every listed move.
 """
 from __future__ import annotations
 
