@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Sequence
 
+from domain import games
 from domain.core import Rejected
 from domain.orleans import data as D
 from domain.orleans.data import Char, Effect, Event, Tile
@@ -71,12 +72,9 @@ def value_after(rules: Any, state: State, seat: int, move: Any, rng: Rng, depth:
 
 def simulate(rules: Any, state: State, move: Any, rng: Rng) -> State | None:
     try:
-        events = rules.decide(state, move, Rng(rng.seed, rng.game_id, rng.counter))
+        return games.step(rules, state, move, Rng(rng.seed, rng.game_id, rng.counter))[1]
     except Rejected:
         return None
-    for event in events:
-        state = rules.evolve(state, event)
-    return state
 
 
 # --- the estimate --------------------------------------------------------------------------------
