@@ -175,6 +175,13 @@ BOATMEN_TRACK_COINS = (2, 3, 4, 5, 6)  # F§2.2 spaces 1..4; space 5: citizen to
 BOATMEN_CITIZEN_SPACE = 5  # F§2.2
 BOATMEN_LATE_COINS = 6  # D3
 CRAFTSMEN_TRACK_LENGTH = 5  # F§2.3, one technology tile per space
+TRADERS_TRACK_STACKS = ((1,), (1, 2), (1, 2), (1, 2), (1, 2))  # F§2.4: stack I only on space 1
+SCHOLARS_TRACK_POINTS = (2, 3, 4, 5, 6)  # F§2.5
+KNIGHTS_TRACK_DRAWS = (4, 5, 6, 7, 7, 8)  # F§2.6, spaces 0..5
+KNIGHTS_CITIZEN_SPACE = 4  # F§2.6
+TRACK_LENGTH: Mapping[Char, int] = MappingProxyType({  # F§2: Farmers 8, the others 5
+    Char.FARMER: 8, Char.BOATMAN: 5, Char.CRAFTSMAN: 5, Char.TRADER: 5, Char.SCHOLAR: 5, Char.KNIGHT: 5,
+})
 
 
 class FarmerTech(str, Enum):
@@ -185,13 +192,7 @@ class FarmerTech(str, Enum):
 
 
 FARMER_TECH = MappingProxyType({Edition.CLASSIC: FarmerTech.FIRST_PLACED, Edition.E2023: FarmerTech.FIRST_CRAFTSMAN})
-TRADERS_TRACK_STACKS = ((1,), (1, 2), (1, 2), (1, 2), (1, 2))  # F§2.4: stack I only on space 1
-SCHOLARS_TRACK_POINTS = (2, 3, 4, 5, 6)  # F§2.5
-KNIGHTS_TRACK_DRAWS = (4, 5, 6, 7, 7, 8)  # F§2.6, spaces 0..5
-KNIGHTS_CITIZEN_SPACE = 4  # F§2.6
-TRACK_LENGTH: Mapping[Char, int] = MappingProxyType({  # F§2: Farmers 8, the others 5
-    Char.FARMER: 8, Char.BOATMAN: 5, Char.CRAFTSMAN: 5, Char.TRADER: 5, Char.SCHOLAR: 5, Char.KNIGHT: 5,
-})
+
 
 # --- Development track (F§3, D2) ------------------------------------------------------------
 
