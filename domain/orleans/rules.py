@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator
 
 from domain.core import SYSTEM, Rejected, RejectKind
 from domain.orleans import data as D
-from domain.orleans.data import Char, Effect, Event, Good, Item, Reward, Tile
+from domain.orleans.data import Char, Effect, Event, Item, Reward, Tile
 from domain.orleans.evolve import CHAR_INDEX, CONNECTION_INDEX, DEED_INDEX, GOOD_INDEX, TRACK_INDEX, evolve
 from domain.orleans.model import (
     CHARS, GOODS, TECH, ActionTaken, ApplyTimeout, BathhouseDrawn, CharacterRecruited, Choice, ChoiceClosed,

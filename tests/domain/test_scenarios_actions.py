@@ -17,9 +17,8 @@ from domain.orleans.model import (
     TakeAction, TakeGood, TechnologyGained, TechnologyPlaced, Travel, TurnMoved, UseVillage,
 )
 from tests.domain.scenario_helpers import (
-    B, C, F, K, M, S, SB, SC, SF, ST, T, coins, everyone_else_passed, fresh, good, in_actions,
-    market_good, of_type, play, rejected, slots, step, supply, track, with_goods, with_market_good,
-    with_place, with_supply, with_track,
+    B, C, F, K, M, S, SB, ST, T, coins, fresh, good, in_actions, market_good, of_type, play,
+    rejected, slots, supply, track, with_market_good, with_place, with_supply, with_track,
 )
 
 VILLAGE = (F, B, C)

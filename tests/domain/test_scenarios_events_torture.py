@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from domain.core import SYSTEM, RejectKind
+from domain.core import SYSTEM
 from domain.orleans import RULES
 from domain.orleans.data import Char, Event, Good, Hourglass, Item
 from domain.orleans.evolve import CHAR_INDEX, with_player

@@ -5,15 +5,14 @@ from dataclasses import replace
 
 import pytest
 
-from domain.core import RejectKind
 from domain.orleans import RULES
 from domain.orleans import data as D
-from domain.orleans.data import Char, Good
+from domain.orleans.data import Good
 from domain.orleans.evolve import with_player
 from domain.orleans.model import (
     TECH, ActionTaken, BathhouseDrawn, ChoiceKind, Pass, PlaceDrawn, PlaceFollower,
     PlaceTechnology,
-    StationBuilt, TakeAction, TakeGood, TilesReturned, Travel, UsePharmacy,
+    TakeAction, TakeGood, TilesReturned, Travel, UsePharmacy,
 )
 from tests.domain.scenario_helpers import (
     B, C, F, K, M, S, SB, SF, T, coins, fresh, good, in_actions, in_planning, market_good, of_type, play,

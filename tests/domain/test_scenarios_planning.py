@@ -1,7 +1,6 @@
 """Scenario tests — phase 4 planning: exact types, Monks, substitutions, Town Hall, sealed plans."""
 from __future__ import annotations
 
-import pytest
 
 from domain.core import RejectKind
 from domain.orleans import RULES
@@ -10,7 +9,7 @@ from domain.orleans.model import (
     FinishPlanning, FollowerPlaced, MoveToTower, Phase, PhaseBegan, PlaceFollower, PlansRevealed, TakeAction,
 )
 from tests.domain.scenario_helpers import (
-    B, C, F, K, M, S, SB, SC, SF, ST, T, fresh, in_planning, of_type, play, rejected, slots, step, with_place,
+    B, F, K, M, S, SB, SC, SF, ST, T, fresh, in_planning, of_type, play, rejected, slots, step, with_place,
 )
 
 

@@ -20,14 +20,7 @@ from service.store import EventStore
 
 domain.games._LOADERS.setdefault("toy", lambda: toygame.RULES)
 
-REDIS_URL = os.environ.get("HOURGLASS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-@pytest.fixture(scope="session")
-def conn() -> redis.Redis:
-    client = redis.Redis.from_url(REDIS_URL, decode_responses=False)
-    client.ping()
-    return client
+REDIS_URL = os.environ["HOURGLASS_TEST_REDIS_URL"]  # settled by tests/conftest.py, with ``conn``
 
 
 @pytest.fixture

@@ -19,14 +19,7 @@ from service.games import GameService
 from service.store import EventStore
 from workers import clocks, jobs
 
-REDIS_URL = os.environ.get("HOURGLASS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-@pytest.fixture(scope="session")
-def conn() -> redis.Redis:
-    client = redis.Redis.from_url(REDIS_URL, decode_responses=False)
-    client.ping()
-    return client
+REDIS_URL = os.environ["HOURGLASS_TEST_REDIS_URL"]  # settled by tests/conftest.py, with ``conn``
 
 
 @pytest.fixture
@@ -65,41 +58,17 @@ def svc(conn: redis.Redis) -> GameService:
 
 
 @pytest.fixture
-def new_game(svc: GameService, conn: redis.Redis, created: list[str]) -> Callable[..., dict[str, Any]]:
-    """Create an Orléans game; ``seats`` entries may carry ``clock`` (and http seats a secret)."""
+def new_game(svc: GameService, created: list[str]) -> Callable[..., dict[str, Any]]:
+    """Create an Orléans game; ``seats`` entries may carry ``clock`` (the service stores it, and
+    the secret of each http seat)."""
 
-    def make(seats: list[dict[str, Any]], seed: str = "workers-test", edition: str = "classic",
-             secrets: dict[int, str] | None = None) -> dict[str, Any]:
+    def make(seats: list[dict[str, Any]], seed: str = "workers-test", edition: str = "classic") -> dict[str, Any]:
         body = {"game": "orleans", "edition": edition, "seats": seats, "seed": seed}
         out = svc.create(body)
         created.append(out["id"])
-        ensure_seat_extras(conn, out["id"], seats, secrets or {})
-        svc._cache.pop(out["id"], None)  # re-read the seats the worker will see
         return out
 
     return make
-
-
-def ensure_seat_extras(conn: redis.Redis, game_id: str, seats: list[dict[str, Any]],
-                       secrets: dict[int, str]) -> None:
-    """Until service.games keeps ``clock`` on seats and stores http secrets, put them where the
-    worker reads them (the seats JSON and ``secret:<seat>`` in the game's meta hash)."""
-    import json
-
-    from domain.canonical import canonical_json
-    from service.store import meta_key
-
-    stored = json.loads(conn.hget(meta_key(game_id), "seats"))
-    changed = False
-    for index, seat in enumerate(seats):
-        if seat.get("clock") and stored[index].get("clock") != seat["clock"]:
-            stored[index]["clock"] = seat["clock"]
-            changed = True
-    if changed:
-        conn.hset(meta_key(game_id), "seats", canonical_json(stored))
-    for index, secret in secrets.items():
-        if conn.hget(meta_key(game_id), f"secret:{index}") is None:
-            conn.hset(meta_key(game_id), f"secret:{index}", secret)
 
 
 @pytest.fixture(autouse=True)

@@ -46,7 +46,6 @@ def test_greedy_is_registered_and_pure() -> None:
 
 def planning_positions(seed: str, limit: int = 25) -> Iterator[Any]:
     """States of a random-bot game where seat 0 plans while another seat holds sealed placements."""
-    seats = [{"kind": "bot", "bot": "random"}] * 4
     game_id = "hidden"
     state = fold(RULES, RULES.setup(RULES.config_from_json({"edition": "classic", "players": 4}),
                                    Rng(seed.encode(), game_id, 0)))

@@ -24,7 +24,7 @@ def bots(monkeypatch: pytest.MonkeyPatch) -> Iterator[BotServer]:
 
 
 def trust_created_secrets(bots: BotServer, created_game: dict[str, Any]) -> str:
-    """Once the service generates per-seat secrets, the bot server must accept those."""
+    """The service generates each http seat's secret; the bot server must accept those."""
     bots.secrets.update(s["secret"] for s in created_game["seats"] if s.get("secret"))
     return created_game["id"]
 
@@ -37,7 +37,7 @@ def test_http_seats_play_or_fall_back_to_the_default_move(
         conn: redis.Redis, svc: GameService, bots: BotServer, new_game: Callable[..., dict[str, Any]]) -> None:
     paths = ["/good", "/slow", "/garbage", "/illegal"]
     seats = [{"name": p.strip("/"), "kind": "http", "url": bots.url + p} for p in paths]
-    game_id = trust_created_secrets(bots, new_game(seats, seed="http-1", secrets={i: SECRET for i in range(4)}))
+    game_id = trust_created_secrets(bots, new_game(seats, seed="http-1"))
 
     jobs.run_advance(svc, game_id, limit=40)
 
@@ -55,7 +55,7 @@ def test_http_seats_play_or_fall_back_to_the_default_move(
 def test_the_good_bot_gets_its_view_and_moves_and_its_answer_is_played(
         conn: redis.Redis, svc: GameService, bots: BotServer, new_game: Callable[..., dict[str, Any]]) -> None:
     seats = [{"name": "good", "kind": "http", "url": bots.url + "/good"}, {"name": "human"}]
-    game_id = trust_created_secrets(bots, new_game(seats, seed="http-2", secrets={0: SECRET}))
+    game_id = trust_created_secrets(bots, new_game(seats, seed="http-2"))
     jobs.run_advance(svc, game_id, limit=5)
     request = bots.requests[0]["payload"]
     assert request["game"] == game_id and request["seat"] == 0
@@ -72,8 +72,7 @@ def test_a_seat_whose_host_left_the_allow_list_gets_the_default(
         conn: redis.Redis, svc: GameService, bots: BotServer, new_game: Callable[..., dict[str, Any]],
         monkeypatch: pytest.MonkeyPatch) -> None:
     game_id = trust_created_secrets(bots, new_game(
-        [{"name": "b", "kind": "http", "url": bots.url + "/good"}, {"name": "human"}], seed="http-3",
-        secrets={0: SECRET}))
+        [{"name": "b", "kind": "http", "url": bots.url + "/good"}, {"name": "human"}], seed="http-3"))
     monkeypatch.setenv(httpbot.HOSTS_ENV, "bots.example.org")
     jobs.run_advance(svc, game_id, limit=3)
     meta = seat_batches(svc, game_id, 0)[0]["meta"]
