@@ -157,19 +157,19 @@ def tiles_in_stacks(state: State, stacks: tuple[int, ...]) -> list[str]:
 
 
 _CONNECTIONS_BY_END: dict[tuple[str, str, D.Route], D.Connection] = {}
-_NEIGHBOURS: dict[tuple[str, D.Route], list[str]] = {}
+_NEIGHBOURS: dict[tuple[str, D.Route], tuple[str, ...]] = {}
 for _c in D.CONNECTIONS:  # both directions of every connection (F§1), in table order
     for _a, _b in ((_c.a, _c.b), (_c.b, _c.a)):
         _CONNECTIONS_BY_END[(_a, _b, _c.route)] = _c
-        _NEIGHBOURS.setdefault((_a, _c.route), []).append(_b)
+        _NEIGHBOURS[(_a, _c.route)] = (*_NEIGHBOURS.get((_a, _c.route), ()), _b)
 
 
 def connection_to(town: str, to: str, route: D.Route) -> D.Connection | None:
     return _CONNECTIONS_BY_END.get((town, to, route))
 
 
-def neighbours(town: str, route: D.Route) -> list[str]:
-    return list(_NEIGHBOURS.get((town, route), ()))
+def neighbours(town: str, route: D.Route) -> tuple[str, ...]:
+    return _NEIGHBOURS.get((town, route), ())
 
 
 def can_build(state: State, seat: int) -> bool:

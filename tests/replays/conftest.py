@@ -1,13 +1,17 @@
-"""Fixtures for the replay tests: the bundles the tampering tests attack."""
+"""Fixtures for the replay tests: the bundles the tampering tests attack, and a GameService on the
+test Redis (``conn`` from tests/conftest.py) whose games are deleted afterwards."""
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
+import redis
 
 from replays.verify import verify_bundle
+from service.games import GameService
 from tests.replays.replay_helpers import bundle_text, toy_bundle
+from tests.replays.replay_redis import cleanup
 from tests.replays.replay_toy_game import toy_rules
 
 
@@ -23,3 +27,11 @@ def subject(request: pytest.FixtureRequest) -> tuple[str, Any]:
     if request.param == "toy":
         return toy_bundle(), partial(verify_bundle, rules_for=toy_rules)
     return bundle_text("classic", 2), verify_bundle
+
+
+@pytest.fixture(scope="module")
+def service(conn: redis.Redis) -> Iterator[GameService]:
+    svc = GameService(conn)
+    svc.created = []  # type: ignore[attr-defined]
+    yield svc
+    cleanup(svc, svc.created)  # type: ignore[attr-defined]

@@ -5,20 +5,13 @@ import os
 import random
 from typing import Any
 
-import redis
 
 from domain.core import SYSTEM
 from service.games import GameService
 
 from tests.replays.replay_helpers import pick
 
-REDIS_URL = os.environ.get("HOURGLASS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-def connect() -> redis.Redis:
-    conn = redis.Redis.from_url(REDIS_URL)
-    conn.ping()
-    return conn
+REDIS_URL = os.environ["HOURGLASS_TEST_REDIS_URL"]  # settled by tests/conftest.py
 
 
 def create(service: GameService, edition: str = "classic", players: int = 2, seed: str = "redis-replay") -> str:

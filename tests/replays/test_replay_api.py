@@ -5,7 +5,7 @@ import io
 import json
 import random
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -19,19 +19,7 @@ from service.app import create_app
 from service.games import GameService
 from service.replay_api import cli_main, load_game
 
-from tests.replays.replay_redis import REDIS_URL, advance, cleanup, connect, create, play_to_end
-
-
-@pytest.fixture(scope="module")
-def service() -> Iterator[GameService]:
-    try:
-        conn = connect()
-    except Exception as exc:  # the suite needs the shared Redis; say so instead of erroring
-        pytest.skip(f"no Redis at 127.0.0.1:6379: {exc}")
-    svc = GameService(conn)
-    svc.created = []  # type: ignore[attr-defined]
-    yield svc
-    cleanup(svc, svc.created)  # type: ignore[attr-defined]
+from tests.replays.replay_redis import REDIS_URL, advance, create, play_to_end
 
 
 @pytest.fixture(scope="module")

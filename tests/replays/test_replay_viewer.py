@@ -15,7 +15,7 @@ import pytest
 from service.app import create_app
 from service.games import GameService
 
-from tests.replays.replay_redis import advance, cleanup, connect, create, play_to_end
+from tests.replays.replay_redis import advance, create, play_to_end
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
@@ -26,18 +26,6 @@ if not CHROMIUM.exists():
     pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
                 allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright for Python")
-
-
-@pytest.fixture(scope="module")
-def service() -> Iterator[GameService]:
-    try:
-        conn = connect()
-    except Exception as exc:
-        pytest.skip(f"no Redis at 127.0.0.1:6379: {exc}")
-    svc = GameService(conn)
-    svc.created = []  # type: ignore[attr-defined]
-    yield svc
-    cleanup(svc, svc.created)  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="module")
