@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from domain.core import SYSTEM  # noqa: E402
 from service.cli import gunicorn_command  # noqa: E402
-from service.games import GameService  # noqa: E402
-from service.store import EventStore  # noqa: E402
+from core.games import GameService  # noqa: E402
+from core.store import EventStore  # noqa: E402
 
 
 def percentile(samples: list[float], q: float) -> float:

@@ -1,21 +1,20 @@
 """``hourglass replay export GAME_ID [--out FILE]`` and ``hourglass replay verify FILE``.
 
 ``main(argv, load=...)`` takes the arguments after ``hourglass replay`` (a leading "replay" is
-accepted too, so ``python -m replays.cli replay verify F`` works). Export reads Redis through
-``load`` (game id -> (meta, entries)); the service passes its event store's loader, and without
-one the stream is read from ``REDIS_URL``. Exit codes: 0 success / "verified", 1 divergence or a
+accepted too, so ``python -m replays.cli replay verify F`` works). Export reads the game through
+``load`` (game id -> (meta, entries)); by default the core's event store on ``REDIS_URL`` (or
+the embedded server, see ``core.connection``). Exit codes: 0 success / "verified", 1 divergence or a
 game that cannot be exported, 2 usage.
 """
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Sequence, TextIO
 
 from replays.bundle import NotFinished, build_bundle
-from replays.source import GameNotFound, Loader, redis_loader
+from replays.source import GameNotFound, Loader, store_loader
 from replays.verify import verify_bundle
 
 
@@ -31,12 +30,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def default_loader() -> Loader:
-    url = os.environ.get("REDIS_URL")
-    if not url:
-        raise SystemExit("hourglass replay export: set REDIS_URL (or run `hourglass replay`, which knows the embedded Redis)")
-    import redis
+    from core.connection import get_redis
+    from core.store import EventStore
 
-    return redis_loader(redis.Redis.from_url(url))
+    return store_loader(EventStore(get_redis()))
 
 
 def export(game_id: str, out: Path | None, load: Loader, stdout: TextIO, stderr: TextIO) -> int:

@@ -6,7 +6,7 @@ An entry is the JSON object the event store hashes (``domain.canonical.entry_has
 
 The first entry of a batch carries the command that caused the batch (and the batch's meta);
 the others carry null. ``data`` is the engine's ``event_to_json`` object, ``type`` a copy of its
-"type" (service/store.py ``build_entries``). This module is the single place that knows that.
+"type" (core/store.py ``build_entries``). This module is the single place that knows that.
 """
 from __future__ import annotations
 

@@ -1,26 +1,24 @@
-"""Read one game's meta and entries out of Redis, for export.
+"""Read one finished (or live) game out of the event store, for export and the viewer.
 
-The key layout is the event store's (service/store.py): ``hg:{<id>}:meta`` (a hash of strings,
-JSON for the structured fields) and ``hg:{<id>}:events`` (a stream whose entries have the fields
-``entry``, the canonical JSON entry, and ``hash``). replays/ may not import service/, so this
-small reader repeats the two key names; the service passes its own loader where it has one
-(service/replay_api.py) and tests check both agree.
+Replays call the application core like every other reader: :func:`load_game` takes a
+``core.store.EventStore`` and returns the game's exported meta fields (never the token or
+secret fields) and its entries, each with its stored ``hash``.
 """
 from __future__ import annotations
 
 import json
 from typing import Any, Callable
 
+from core.games import GameNotFound
+from core.store import EventStore
 from replays.entries import Entry
+
+__all__ = ["EXPORTED_META_FIELDS", "GameNotFound", "Loaded", "Loader", "decode_meta", "load_game", "store_loader"]
 
 Loaded = tuple[dict[str, Any], list[Entry]]
 Loader = Callable[[str], Loaded]
 JSON_META_FIELDS = ("config", "seats", "options", "result")
 EXPORTED_META_FIELDS = ("game", "config", "seats", "seed", "seed_commitment", "engine_version", "status", "created")
-
-
-class GameNotFound(LookupError):
-    """No meta hash for that game id."""
 
 
 def _text(value: bytes | str) -> str:
@@ -39,24 +37,17 @@ def decode_meta(raw: dict[Any, Any]) -> dict[str, Any]:
     return meta
 
 
-def decode_stream(rows: list[tuple[Any, dict[Any, Any]]]) -> list[Entry]:
-    """XRANGE rows -> entries, each with its stored ``hash``."""
-    entries = []
-    for _, fields in rows:
-        fields = {_text(k): _text(v) for k, v in fields.items()}
-        entry = json.loads(fields["entry"])
-        entry["hash"] = fields["hash"]
-        entries.append(entry)
-    return entries
+def load_game(store: EventStore, game_id: str) -> Loaded:
+    """(meta, entries) of one game; raises :class:`GameNotFound` for an unknown id."""
+    raw = store.meta(game_id)
+    if raw is None:
+        raise GameNotFound(game_id)
+    entries = [{**e.entry, "hash": e.hash} for e in store.read(game_id)]
+    if not entries:
+        raise GameNotFound(game_id)
+    return decode_meta(raw), entries
 
 
-def redis_loader(conn: Any) -> Loader:
-    """A loader over a redis-py client (bytes or str replies)."""
-
-    def load(game_id: str) -> Loaded:
-        raw = conn.hgetall(f"hg:{{{game_id}}}:meta")
-        if not raw:
-            raise GameNotFound(game_id)
-        return decode_meta(raw), decode_stream(conn.xrange(f"hg:{{{game_id}}}:events", "-", "+"))
-
-    return load
+def store_loader(store: EventStore) -> Loader:
+    """A :data:`Loader` over ``store`` (what ``replays.cli`` export takes)."""
+    return lambda game_id: load_game(store, game_id)

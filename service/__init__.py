@@ -1,5 +1,7 @@
-"""The hourglass service: the Redis Streams event store, the game service and the HTTP API.
+"""The HTTP layer: the Flask app (flask-smorest + marshmallow), problem+json errors, SSE, OpenAPI.
 
-Modules without Flask, safe to import from workers and scripts: ``service.connection``,
-``service.store`` and ``service.games``. The Flask app lives in ``service.app``.
+Routes translate: schema -> command -> ``core.games.GameService`` -> view -> schema. The event
+store and the game service live in ``core/`` (no Flask, no RQ). ``service.app`` (the app
+factory) and ``service.cli`` (the console script) are the composition roots: the only modules
+below ``workers/`` that may import it, to wire the worker's enqueue callback into the core.
 """

@@ -2,7 +2,7 @@
 
 ``create_app(config)`` reads, besides Flask's own settings:
 
-- ``REDIS``: a ``redis.Redis`` to use (default: ``service.connection.get_redis()``);
+- ``REDIS``: a ``redis.Redis`` to use (default: ``core.connection.get_redis()``);
 - ``ADVANCE``: ``"rq"`` (enqueue ``workers.jobs.advance`` after changes that leave SYSTEM or a
   bot to act), ``"off"``, or a callable ``(game_id, version)``; env ``HOURGLASS_ADVANCE``;
 - ``RATE_LIMIT`` requests per ``RATE_LIMIT_WINDOW`` seconds per token (0 disables); env
@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 from flask import Flask
 from flask_smorest import Api
 
-from service.games import GameService
+from core.games import GameService
 from service.problems import register_error_handlers
 
 
@@ -61,7 +61,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     conn = app.config.get("REDIS")
     if conn is None:
-        from service.connection import get_redis
+        from core.connection import get_redis
 
         conn = get_redis()
     app.extensions["hourglass"] = GameService(conn, advance=_advance(app.config["ADVANCE"], conn))

@@ -42,7 +42,7 @@ def serve(argv: Sequence[str]) -> int:
     parser.add_argument("--no-worker", action="store_true", help="web only (run workers elsewhere)")
     args = parser.parse_args(argv)
 
-    from service.connection import redis_url
+    from core.connection import redis_url
 
     url = redis_url()
     env = {**os.environ, "REDIS_URL": url}
@@ -104,9 +104,9 @@ def selfplay(argv: Sequence[str]) -> int:
 
 
 def replay(argv: Sequence[str]) -> int:
-    from service.replay_api import cli_main
+    from replays.cli import main as replay_main
 
-    return cli_main(list(argv))
+    return replay_main(list(argv))
 
 
 _COMMANDS = {"serve": serve, "worker": worker, "selfplay": selfplay, "replay": replay}

@@ -14,7 +14,7 @@ from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
 from domain.core import Rejected, RejectKind
-from service.games import GameNotFound, IdempotencyConflict, StaleVersion, VersionNotFound
+from core.games import GameNotFound, IdempotencyConflict, StaleVersion, VersionNotFound
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger(__name__)

@@ -5,27 +5,24 @@
 - ``GET  /api/v1/games/{id}/timeline`` the version after each batch (the viewer's steps)
 - ``GET  /games/{id}``                 the viewer (static HTML/CSS/JS from replays/static/)
 
-The app factory registers ``blp`` when this module exists. ``cli_main`` is the entry point for
-``hourglass replay …`` (it hands replays.cli the event store's loader).
+The app factory registers ``blp``.
 """
 from __future__ import annotations
 
 from importlib import resources
-from typing import Any, Sequence
+from typing import Any
 
 from flask import Response, current_app, request, send_from_directory
 from flask_smorest import Blueprint
 
-from replays import cli as replay_cli
 from replays.bundle import NotFinished, build_bundle
-from replays.source import GameNotFound as SourceGameNotFound
-from replays.source import Loaded, decode_meta
+from replays.source import load_game
 from replays.timetravel import versions_of_batches
 from replays.verify import verify_bundle
-from service.connection import get_redis
-from service.games import GameNotFound
+from core.connection import get_redis
+from core.games import GameNotFound
 from service.problems import ApiProblem
-from service.store import EventStore
+from core.store import EventStore
 
 STATIC_DIR = str(resources.files("replays").joinpath("static"))
 BUNDLE_MIMETYPE = "application/x-ndjson"
@@ -43,17 +40,6 @@ def _store() -> EventStore:
     if games is not None:
         return games.store
     return current_app.extensions.setdefault("hourglass.replay_store", EventStore(get_redis()))
-
-
-def load_game(store: EventStore, game_id: str) -> Loaded:
-    """(meta, entries) of one game, as replays/ expects them."""
-    raw = store.meta(game_id)
-    if raw is None:
-        raise GameNotFound(game_id)
-    entries = [{**e.entry, "hash": e.hash} for e in store.read(game_id)]
-    if not entries:
-        raise GameNotFound(game_id)
-    return decode_meta(raw), entries
 
 
 def _bundle_or_problem(game_id: str) -> str:
@@ -128,15 +114,3 @@ def viewer(game_id: str) -> Response:
     response = send_from_directory(STATIC_DIR, "viewer.html", max_age=0)
     response.headers["Content-Security-Policy"] = "default-src 'self'; img-src 'self' data:; style-src 'self'"
     return response
-
-
-def _redis_loader(game_id: str) -> Loaded:
-    try:
-        return load_game(EventStore(get_redis()), game_id)
-    except GameNotFound as exc:
-        raise SourceGameNotFound(game_id) from exc
-
-
-def cli_main(argv: Sequence[str] | None = None) -> int:
-    """``hourglass replay export|verify …`` with the service's Redis (REDIS_URL or embedded)."""
-    return replay_cli.main(argv, load=_redis_loader)

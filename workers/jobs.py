@@ -22,9 +22,10 @@ from typing import Any, Iterator
 from domain.core import SYSTEM, Rejected
 from domain.games import fold
 from replays.entries import split_batches
-from service.connection import get_redis
-from service.games import Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion
-from workers import clocks, httpbot
+from core.connection import get_redis
+from core.games import Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion
+from core import clocks
+from workers import httpbot
 from workers.enqueue import cancel_timeout, enqueue_advance, schedule_timeout
 from workers.policy import Decision, decide_builtin, default_command, next_actor
 

@@ -7,10 +7,10 @@ from typing import Any, Iterator
 from flask import Response, current_app, request
 from flask_smorest import Blueprint
 
-from service.games import Game, GameService
+from core.games import Game, GameService
 from service.problems import ApiProblem
 from service.schemas import EventsQuerySchema, EventsSchema, ProblemSchema, StreamQuerySchema
-from service.store import EventStore, events_key
+from core.store import EventStore, events_key
 from service.web import caller_seat, event_view, event_views, service
 
 blp = Blueprint("events", __name__, url_prefix="/api/v1/games", description="Event log and live stream")

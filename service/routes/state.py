@@ -6,7 +6,7 @@ from typing import Any
 from flask import request
 from flask_smorest import Blueprint
 
-from service.games import Game
+from core.games import Game
 from service.schemas import ProblemSchema, StateSchema
 from service.web import caller_seat, service, to_act_list, version_etag
 

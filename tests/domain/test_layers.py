@@ -34,36 +34,3 @@ def test_domain_reads_no_clock():
             if needle in text:
                 offenders.append(f"{path.relative_to(ROOT)} uses {needle}")
     assert offenders == []
-
-
-def test_replays_and_workers_do_not_import_the_web_layer():
-    offenders = []
-    for package in ("replays", "workers"):
-        for path in sorted((ROOT / package).rglob("*.py")):
-            for module, line in _imports(path):
-                if module in {"flask", "flask_smorest"}:
-                    offenders.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
-    assert offenders == []
-
-
-def test_imports_point_down():
-    """service -> workers/replays/domain; workers -> replays/domain and the store modules of
-    service (the one append path; design.md: workers append "through the same store path");
-    replays -> domain (and the store, to read a game); domain -> nothing of ours."""
-    allowed_service = {"service.connection", "service.store", "service.games"}
-    offenders = []
-    for package in ("workers", "replays"):
-        for path in sorted((ROOT / package).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            for node in ast.walk(tree):
-                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                    mod = node.module
-                elif isinstance(node, ast.Import):
-                    mod = node.names[0].name
-                else:
-                    continue
-                if mod.split(".")[0] == "service" and mod not in allowed_service:
-                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {mod}")
-                if package == "replays" and mod.split(".")[0] == "workers":
-                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {mod}")
-    assert offenders == []

@@ -9,7 +9,7 @@ import pytest
 import redis
 
 from replays.verify import verify_bundle
-from service.games import GameService
+from core.games import GameService
 from tests.replays.replay_helpers import bundle_text, toy_bundle
 from tests.replays.replay_redis import cleanup
 from tests.replays.replay_toy_game import toy_rules

@@ -1,7 +1,7 @@
 """Play whole games in-process and store them the way the service does (no Redis needed).
 
 ``play(edition, players, seed)`` returns ``(game_id, meta, entries)`` with entries built by
-``service.store.build_entries`` — the exact function the service appends with — so a bundle
+``core.store.build_entries`` — the exact function the service appends with — so a bundle
 built from them is what ``GET /replay`` would serve for the same game.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from domain.core import SYSTEM, GameRules
 from domain.games import fold, get_game
 from domain.rng import Rng, seed_commitment, seed_from_text
 from replays.bundle import build_bundle
-from service.store import build_entries
+from core.store import build_entries
 
 MAX_COMMANDS = 20_000
 TIME = "2025-01-01T00:00:00.000Z"

@@ -7,7 +7,7 @@ from typing import Any
 
 
 from domain.core import SYSTEM
-from service.games import GameService
+from core.games import GameService
 
 from tests.replays.replay_helpers import pick
 

@@ -12,12 +12,12 @@ import pytest
 from domain.canonical import json_hash
 from domain.games import get_game
 from replays.cli import main as cli
-from replays.source import redis_loader
+from replays.source import load_game, store_loader
 from replays.timetravel import VersionOutOfRange, state_at, versions_of_batches, view_at
 from replays.verify import verify_bundle
 from service.app import create_app
-from service.games import GameService
-from service.replay_api import cli_main, load_game
+from core.games import GameService
+from service.cli import main as hourglass_main
 
 from tests.replays.replay_redis import REDIS_URL, advance, create, play_to_end
 
@@ -147,7 +147,7 @@ def test_viewer_page_and_assets_are_served(client: Any, finished: str) -> None:
 def test_cli_export_then_verify(service: GameService, finished: str, tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
     path = tmp_path / "game.jsonl"
-    assert cli(["export", finished, "--out", str(path)], load=redis_loader(service.store.conn), stdout=out, stderr=err) == 0
+    assert cli(["export", finished, "--out", str(path)], load=store_loader(service.store), stdout=out, stderr=err) == 0
     assert cli(["replay", "verify", str(path)], stdout=out, stderr=err) == 0
     assert out.getvalue().startswith("verified")
     data = path.read_bytes()
@@ -160,13 +160,13 @@ def test_cli_export_then_verify(service: GameService, finished: str, tmp_path: P
 
 def test_cli_export_to_stdout_matches_the_http_bundle(client: Any, service: GameService, finished: str) -> None:
     out = io.StringIO()
-    assert cli(["export", finished], load=redis_loader(service.store.conn), stdout=out, stderr=io.StringIO()) == 0
+    assert cli(["export", finished], load=store_loader(service.store), stdout=out, stderr=io.StringIO()) == 0
     assert out.getvalue().encode("utf-8") == client.get(f"/api/v1/games/{finished}/replay").get_data()
 
 
 def test_cli_refuses_live_and_unknown_games(service: GameService, live: str) -> None:
     err = io.StringIO()
-    load = redis_loader(service.store.conn)
+    load = store_loader(service.store)
     assert cli(["export", live], load=load, stdout=io.StringIO(), stderr=err) == 1
     assert "not finished" in err.getvalue()
     assert cli(["export", "no-such-game"], load=load, stdout=io.StringIO(), stderr=err) == 1
@@ -177,13 +177,15 @@ def test_service_cli_entry_uses_redis_url(service: GameService, finished: str, t
                                           monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("REDIS_URL", REDIS_URL)
     path = tmp_path / "b.jsonl"
-    assert cli_main(["replay", "export", finished, "--out", str(path)]) == 0
-    assert cli_main(["verify", str(path)]) == 0
+    assert hourglass_main(["replay", "export", finished, "--out", str(path)]) == 0
+    assert hourglass_main(["replay", "verify", str(path)]) == 0
     assert "verified" in capsys.readouterr().out
 
 
-def test_raw_reader_and_service_loader_agree(service: GameService, finished: str) -> None:
-    assert redis_loader(service.store.conn)(finished) == load_game(service.store, finished)
+def test_loader_never_exports_tokens_or_secrets(service: GameService, finished: str) -> None:
+    meta, _ = store_loader(service.store)(finished)
+    assert meta == load_game(service.store, finished)[0]
+    assert not [k for k in meta if k.startswith(("token:", "secret:"))]
 
 
 # -- time travel ---------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 import pytest
 
 from service.app import create_app
-from service.games import GameService
+from core.games import GameService
 
 from tests.replays.replay_redis import advance, create, play_to_end
 

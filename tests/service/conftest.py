@@ -15,8 +15,8 @@ import domain.games
 import toygame
 from domain.core import SYSTEM
 from service.app import create_app
-from service.games import GameService
-from service.store import EventStore
+from core.games import GameService
+from core.store import EventStore
 
 domain.games._LOADERS.setdefault("toy", lambda: toygame.RULES)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from conftest import auth, run_worker
 
-from service.store import EventStore
+from core.store import EventStore
 
 API = "/api/v1/games"
 

@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from domain.canonical import GENESIS_HASH, entry_hash
-from service.store import (EventStore, IdempotencyConflict, StaleVersion, build_entries, events_key,
+from core.store import (EventStore, IdempotencyConflict, StaleVersion, build_entries, events_key,
                            fingerprint, idem_key, meta_key, verify_chain)
 
 NOW = "2025-01-01T00:00:00.000Z"
@@ -173,5 +173,5 @@ def test_verify_chain_catches_a_one_byte_edit() -> None:
 
 
 def test_append_script_is_the_only_writer_in_the_store_module() -> None:
-    source = (Path(__file__).parents[2] / "service" / "store.py").read_text()
-    assert ".xadd(" not in source.lower() and "XADD" in (Path(__file__).parents[2] / "service" / "append.lua").read_text()
+    source = (Path(__file__).parents[2] / "core" / "store.py").read_text()
+    assert ".xadd(" not in source.lower() and "XADD" in (Path(__file__).parents[2] / "core" / "append.lua").read_text()

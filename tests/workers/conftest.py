@@ -15,9 +15,10 @@ from rq.registry import (
 )
 from rq.serializers import JSONSerializer
 
-from service.games import GameService
-from service.store import EventStore
-from workers import clocks, jobs
+from core.games import GameService
+from core.store import EventStore
+from core import clocks
+from workers import jobs
 
 REDIS_URL = os.environ["HOURGLASS_TEST_REDIS_URL"]  # settled by tests/conftest.py, with ``conn``
 

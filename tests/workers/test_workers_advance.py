@@ -12,7 +12,7 @@ from rq import Queue, Worker
 from rq.serializers import JSONSerializer
 
 from domain.orleans import RULES
-from service.games import GameService
+from core.games import GameService
 from workers import jobs
 from workers.enqueue import enqueue_advance
 from workers.policy import decide_builtin, next_actor

@@ -1,4 +1,4 @@
-"""workers.clocks as pure arithmetic over batches, and its Redis cache."""
+"""core.clocks as pure arithmetic over batches, and its Redis cache."""
 from __future__ import annotations
 
 import uuid
@@ -6,8 +6,8 @@ import uuid
 import pytest
 import redis
 
-from workers import clocks
-from workers.clocks import Batch, TimeControl
+from core import clocks
+from core.clocks import Batch, TimeControl
 
 CONTROLS = {0: TimeControl(60_000, 5_000), 1: TimeControl(30_000, 0)}
 

@@ -18,8 +18,9 @@ from rq.serializers import JSONSerializer
 from domain.games import fold
 from domain.rng import Rng
 from replays.entries import split_batches
-from service.games import GameService
-from workers import clocks, jobs
+from core.games import GameService
+from core import clocks
+from workers import jobs
 
 REDIS_URL = os.environ.get("HOURGLASS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 T0 = datetime(2030, 1, 1, 12, 0, 0, tzinfo=timezone.utc)

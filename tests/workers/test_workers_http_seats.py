@@ -9,7 +9,8 @@ import redis
 
 from domain.core import Rejected
 from tests.workers.hg_botserver import BotServer
-from service.games import GameService
+from core.games import GameService
+from core import seats
 from workers import httpbot, jobs
 
 SECRET = "seat-secret-for-tests"
@@ -18,7 +19,7 @@ SECRET = "seat-secret-for-tests"
 @pytest.fixture
 def bots(monkeypatch: pytest.MonkeyPatch) -> Iterator[BotServer]:
     monkeypatch.setenv(jobs.DEADLINE_ENV, "0.3")  # keep the slow bot's timeouts short
-    monkeypatch.delenv(httpbot.HOSTS_ENV, raising=False)
+    monkeypatch.delenv(seats.HOSTS_ENV, raising=False)
     with BotServer(SECRET, slow_s=2.0) as server:
         yield server
 
@@ -73,7 +74,7 @@ def test_a_seat_whose_host_left_the_allow_list_gets_the_default(
         monkeypatch: pytest.MonkeyPatch) -> None:
     game_id = trust_created_secrets(bots, new_game(
         [{"name": "b", "kind": "http", "url": bots.url + "/good"}, {"name": "human"}], seed="http-3"))
-    monkeypatch.setenv(httpbot.HOSTS_ENV, "bots.example.org")
+    monkeypatch.setenv(seats.HOSTS_ENV, "bots.example.org")
     jobs.run_advance(svc, game_id, limit=3)
     meta = seat_batches(svc, game_id, 0)[0]["meta"]
     assert meta["http"]["outcome"] == "rejected_url" and meta["default"] is True and bots.requests == []

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from tests.workers.hg_botserver import BotServer
+from core import seats
 from workers import httpbot
-from workers.httpbot import BotUrlRejected, check_bot_url
+from core.seats import BotUrlRejected, check_bot_url
 
 MOVES = [{"type": "Pass", "seat": 1}, {"type": "TakeAction", "seat": 1, "place": "castle"}]
 
@@ -26,7 +27,7 @@ def body(deadline_s: float = 2.0) -> bytes:
     "http://127.0.0.1:8000/bot", "http://localhost/bot", "https://127.0.0.1/x", "http://[::1]:9000/",
 ])
 def test_loopback_is_allowed_by_default(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(httpbot.HOSTS_ENV, raising=False)
+    monkeypatch.delenv(seats.HOSTS_ENV, raising=False)
     assert check_bot_url(url) == url
 
 
@@ -35,13 +36,13 @@ def test_loopback_is_allowed_by_default(url: str, monkeypatch: pytest.MonkeyPatc
     "http://user:pw@127.0.0.1/bot", "not a url", "", "http:///nohost", "http://127.0.0.1:99999/",
 ])
 def test_other_hosts_and_bad_urls_are_rejected(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(httpbot.HOSTS_ENV, raising=False)
+    monkeypatch.delenv(seats.HOSTS_ENV, raising=False)
     with pytest.raises(BotUrlRejected):
         check_bot_url(url)
 
 
 def test_allow_list_entries_hosts_ports_and_wildcards() -> None:
-    env = {httpbot.HOSTS_ENV: "bots.example.org, *.arena.test, 10.1.2.3:8080"}
+    env = {seats.HOSTS_ENV: "bots.example.org, *.arena.test, 10.1.2.3:8080"}
     assert check_bot_url("https://bots.example.org/play", env)
     assert check_bot_url("http://a.arena.test/", env)
     assert check_bot_url("http://10.1.2.3:8080/", env)
@@ -51,8 +52,8 @@ def test_allow_list_entries_hosts_ports_and_wildcards() -> None:
 
 
 def test_signature_round_trip_and_secrets_are_fresh() -> None:
-    secret = httpbot.new_seat_secret()
-    assert len(secret) == 64 and secret != httpbot.new_seat_secret()
+    secret = seats.new_seat_secret()
+    assert len(secret) == 64 and secret != seats.new_seat_secret()
     payload = body()
     header = httpbot.sign(secret, payload)
     assert header.startswith("sha256=") and httpbot.verify_signature(secret, payload, header)
@@ -110,6 +111,6 @@ def test_unreachable_bot_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_url_off_the_allow_list_is_never_called(server: BotServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(httpbot.HOSTS_ENV, "bots.example.org")
+    monkeypatch.setenv(seats.HOSTS_ENV, "bots.example.org")
     call = httpbot.ask_bot(server.url + "/good", "s3cret", body(), 2.0, legal)
     assert call.outcome == "rejected_url" and server.requests == []

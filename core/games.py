@@ -26,14 +26,12 @@ from typing import Any, Callable, Mapping, Sequence
 
 import redis
 
-from domain.bots import bot_names
 from domain.canonical import GENESIS_HASH, canonical_json
 from domain.core import SYSTEM, Actor, GameRules, Rejected, RejectKind
 from domain.games import fold, get_game, step
 from domain.rng import Rng, seed_commitment, seed_from_text
-from workers.clocks import TimeControl
-from workers.httpbot import BotUrlRejected, check_bot_url, new_seat_secret
-from service.store import (
+from core.seats import new_seat_secret, seat_entry
+from core.store import (
     AppendResult,
     EventStore,
     IdempotencyConflict,
@@ -48,7 +46,6 @@ __all__ = [
     "StaleVersion", "VersionNotFound", "iso_time", "token_digest",
 ]
 
-SEAT_KINDS = ("human", "bot", "http")
 MAX_APPLY_ATTEMPTS = 8
 
 
@@ -185,7 +182,7 @@ class GameService:
         ``Rejected(INVALID_CONFIG)`` for a bad game, edition, seat list or options.
         """
         rules = get_game(body["game"])
-        seats = [_seat(i, s) for i, s in enumerate(body["seats"])]
+        seats = [seat_entry(i, s) for i, s in enumerate(body["seats"])]
         config = rules.config_from_json(
             {"edition": body["edition"], "players": len(seats), **dict(body.get("options") or {})}
         )
@@ -362,31 +359,3 @@ class GameService:
         clocked = any(s.get("clock") for s in game.info.seats)  # every move restarts a clock
         if self.advance is not None and (game.needs_worker() or (clocked and not game.finished)):
             self.advance(game.game_id, game.version)
-
-
-def _seat(index: int, seat: Mapping[str, Any]) -> dict[str, Any]:
-    kind = seat.get("kind", "human")
-    if kind not in SEAT_KINDS:
-        raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].kind {kind!r} is not one of {', '.join(SEAT_KINDS)}")
-    out: dict[str, Any] = {"seat": index, "name": seat.get("name") or f"Seat {index}", "kind": kind}
-    if kind == "bot":
-        if not seat.get("bot"):
-            raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}] is a bot seat and needs a bot name")
-        if seat["bot"] not in bot_names():
-            raise Rejected(RejectKind.INVALID_CONFIG,
-                           f"seats[{index}].bot {seat['bot']!r} is not one of {', '.join(bot_names())}")
-        out["bot"] = seat["bot"]
-    if kind == "http":
-        if not seat.get("url"):
-            raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}] is an http seat and needs a url")
-        try:
-            out["url"] = check_bot_url(seat["url"])
-        except BotUrlRejected as exc:
-            raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].url: {exc}") from None
-    if seat.get("clock") is not None:
-        try:
-            TimeControl.from_json(seat["clock"])
-        except ValueError as exc:
-            raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].{exc}") from None
-        out["clock"] = {"initial_s": seat["clock"]["initial_s"], "increment_s": seat["clock"].get("increment_s", 0)}
-    return out
