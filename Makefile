@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test install install-test selfplay bench clean
+.PHONY: run test lint install install-test selfplay bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,11 @@ run: install
 
 test: install-test
 	$(BIN)/python -m pytest -q
+
+lint: install-test
+	$(BIN)/ruff check .
+	$(BIN)/mypy --strict domain
+	$(BIN)/mypy core replays workers service
 
 selfplay: install
 	$(BIN)/hourglass selfplay --game orleans --edition classic --players 4 --games 5 --seed demo --bots random

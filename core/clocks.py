@@ -92,7 +92,7 @@ def step(clocks: Clocks, batch: Batch, controls: Mapping[int, TimeControl]) -> C
     for seat, clock in seats.items():
         ended = batch.actor == seat or batch.timeout_target == seat
         remaining = clock.remaining_ms
-        if clock.running:
+        if clock.since_ms is not None:  # running
             remaining = max(0, remaining - max(0, batch.time_ms - clock.since_ms))
         if ended:
             remaining += controls[seat].increment_ms
@@ -131,14 +131,14 @@ def clock_key(game_id: str) -> str:
 
 
 def load(conn: Redis, game_id: str) -> Clocks | None:
-    raw = conn.get(clock_key(game_id))
+    raw: bytes | None = conn.get(clock_key(game_id))  # type: ignore[assignment]
     return Clocks.from_json(json.loads(raw)) if raw else None
 
 
 def save(conn: Redis, game_id: str, clocks: Clocks) -> bool:
     """Store ``clocks`` unless a newer (or equal) version is already stored; True if written."""
     body = json.dumps(clocks.to_json(), separators=(",", ":"))
-    return bool(conn.eval(_SAVE_IF_NEWER, 1, clock_key(game_id), clocks.version, body, CACHE_TTL_S))
+    return bool(conn.eval(_SAVE_IF_NEWER, 1, clock_key(game_id), str(clocks.version), body, str(CACHE_TTL_S)))
 
 
 def public(clocks: Clocks, now_ms: int) -> dict[str, Any]:

@@ -126,7 +126,7 @@ class Game:
 
     def needs_worker(self) -> bool:
         """True when SYSTEM or a non-human seat is to act: a worker has to advance the game."""
-        return any(a == SYSTEM or self.info.seat_kind(a) != "human" for a in self.to_act)
+        return any(isinstance(a, str) or self.info.seat_kind(a) != "human" for a in self.to_act)  # str: SYSTEM
 
     def status(self) -> str:
         return "finished" if self.finished else "active"

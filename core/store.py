@@ -209,11 +209,13 @@ class EventStore:
         upper = "+" if until is None else f"{until}-0"
         if until is not None and until <= after:
             return []
-        rows = self.conn.xrange(events_key(game_id), f"{after + 1}-0", upper)
+        rows: list[tuple[bytes, dict[bytes, bytes]]] = self.conn.xrange(  # type: ignore[assignment]
+            events_key(game_id), f"{after + 1}-0", upper)
         return [self._decode(entry_id, fields) for entry_id, fields in rows]
 
     def last(self, game_id: str) -> StoredEntry | None:
-        rows = self.conn.xrevrange(events_key(game_id), "+", "-", count=1)
+        rows: list[tuple[bytes, dict[bytes, bytes]]] = self.conn.xrevrange(  # type: ignore[assignment]
+            events_key(game_id), "+", "-", count=1)
         return self._decode(*rows[0]) if rows else None
 
     def version(self, game_id: str) -> int:
@@ -225,18 +227,18 @@ class EventStore:
         return last.hash if last else GENESIS_HASH
 
     def meta(self, game_id: str) -> dict[str, str] | None:
-        raw = self.conn.hgetall(meta_key(game_id))
+        raw: dict[bytes, bytes] = self.conn.hgetall(meta_key(game_id))  # type: ignore[assignment]
         if not raw:
             return None
         return {_text(k): _text(v) for k, v in raw.items()}
 
     def meta_field(self, game_id: str, field: str) -> str | None:
-        value = self.conn.hget(meta_key(game_id), field)
+        value: bytes | None = self.conn.hget(meta_key(game_id), field)  # type: ignore[assignment]
         return None if value is None else _text(value)
 
     def idempotent_result(self, game_id: str, key: str) -> tuple[str, AppendResult] | None:
         """(fingerprint, result) stored under ``key``, or None."""
-        stored = self.conn.hget(idem_key(game_id), key)
+        stored: bytes | None = self.conn.hget(idem_key(game_id), key)  # type: ignore[assignment]
         if stored is None:
             return None
         fp, _, result = _text(stored).partition("\n")

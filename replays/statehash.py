@@ -75,10 +75,11 @@ class StateHasher:
             self._memo[key] = (value, text)  # keeps value alive, so its id is never reused
             return text
         if kind is str or kind is bool or kind is float or value is None or isinstance(value, Enum):
-            text = self._scalars.get((kind, value))
-            if text is None:
-                plain = value.value if isinstance(value, Enum) else value
-                text = self._scalars[(kind, value)] = json.dumps(plain, ensure_ascii=False)
+            known = self._scalars.get((kind, value))
+            if known is not None:
+                return known
+            plain = value.value if isinstance(value, Enum) else value
+            text = self._scalars[(kind, value)] = json.dumps(plain, ensure_ascii=False)
             return text
         if kind is list:  # mutable: never memoised
             return "[" + ",".join([self._encode(v) for v in value]) + "]"

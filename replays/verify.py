@@ -91,10 +91,11 @@ def _expect_equal(line: int, what: str, expected: Any, found: Any) -> None:
 
 def _split_lines(data: bytes | str) -> list[str]:
     if isinstance(data, bytes):
+        raw = data
         try:
-            data = data.decode("utf-8")
+            data = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise _Diverged(data[:exc.start].count(b"\n") + 1, "not valid UTF-8", "UTF-8 text", repr(data[exc.start:exc.end]))
+            raise _Diverged(raw[:exc.start].count(b"\n") + 1, "not valid UTF-8", "UTF-8 text", repr(data[exc.start:exc.end]))
     if not data:
         raise _Diverged(1, "empty bundle", "a header line", "nothing")
     lines = data.split("\n")
@@ -244,7 +245,7 @@ def _check(data: bytes | str, rules_for: Callable[[str], GameRules], progress: d
         raise _Diverged(2, "no batches", "the setup batch", "the footer")
     progress["line"] = len(texts)
     result = replayer.footer(len(texts), last, batches)
-    warnings = ()
+    warnings: tuple[str, ...] = ()
     if header["engine_version"] != rules.engine_version:
         warnings = (f"bundle written by engine {header['engine_version']}, verified with {rules.engine_version}",)
     return Report(True, header["game"], header["game_id"], len(texts), batches, replayer.entries,

@@ -56,8 +56,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         if os.environ.get(env):
             app.config[name] = cast(os.environ[env])
     app.config.update(config or {})
-    app.json.sort_keys = True
-    app.json.compact = True
+    app.json.sort_keys = True  # type: ignore[attr-defined]  # DefaultJSONProvider's settings
+    app.json.compact = True  # type: ignore[attr-defined]
 
     conn = app.config.get("REDIS")
     if conn is None:

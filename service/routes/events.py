@@ -65,7 +65,8 @@ def _sse(svc: GameService, game: Game, seat: int | None, after: int, heartbeat: 
         if _over(svc, game.game_id, last):
             yield f"event: end\ndata: {json.dumps({'version': last})}\n\n"
             return
-        rows = conn.xread({key: f"{last}-0"}, count=500, block=max(1, int(heartbeat * 1000)))
+        rows: list[Any] = conn.xread(  # type: ignore[assignment]
+            {key: f"{last}-0"}, count=500, block=max(1, int(heartbeat * 1000)))
         if not rows:
             yield ": heartbeat\n\n"
             continue
