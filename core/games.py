@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 MAX_APPLY_ATTEMPTS = 8
+CLIENT_SEED_POLICIES = ("bots-only", "any")
 
 
 class GameNotFound(LookupError):
@@ -164,7 +165,11 @@ class GameService:
         clock: Callable[[], datetime] = utc_now,
         advance: Callable[[str, int], None] | None = None,
         cache_size: int = 512,
+        client_seeds: str = "bots-only",
     ) -> None:
+        if client_seeds not in CLIENT_SEED_POLICIES:
+            raise ValueError(f"client_seeds must be one of {', '.join(CLIENT_SEED_POLICIES)}")
+        self.client_seeds = client_seeds
         self.store = EventStore(conn)
         self.clock = clock
         self.advance = advance
@@ -183,11 +188,9 @@ class GameService:
         """
         rules = get_game(body["game"])
         seats = [seat_entry(i, s) for i, s in enumerate(body["seats"])]
-        config = rules.config_from_json(
-            {"edition": body["edition"], "players": len(seats), **dict(body.get("options") or {})}
-        )
+        config = rules.config_from_json(_config_json(body, len(seats)))
         config_json = rules.config_to_json(config)
-        seed = seed_from_text(body["seed"]) if body.get("seed") is not None else secrets.token_bytes(32)
+        seed = self._seed(body.get("seed"), seats)
         game_id = secrets.token_hex(8)
         events = [rules.event_to_json(e) for e in rules.setup(config, Rng(seed, game_id, 0))]
         now = iso_time(self.clock())
@@ -218,6 +221,21 @@ class GameService:
             "seats": [{**s, **({"token": tokens[s["seat"]]} if s["seat"] in tokens else {}),
                        **({"secret": bot_secrets[s["seat"]]} if s["seat"] in bot_secrets else {})} for s in seats],
         }
+
+    def _seed(self, client_seed: str | None, seats: Sequence[Mapping[str, Any]]) -> bytes:
+        """The server's 32 random bytes, or the client's seed where the policy allows it.
+
+        A seed the client knows (or chose) lets it compute every hidden draw from the public
+        commitment, so with the default policy ``bots-only`` it is refused as soon as one seat
+        is human; ``any`` (an operator's choice for test and demo servers) accepts it always.
+        """
+        if client_seed is None:
+            return secrets.token_bytes(32)
+        if self.client_seeds == "bots-only" and any(s["kind"] == "human" for s in seats):
+            raise Rejected(RejectKind.INVALID_CONFIG,
+                           "a client seed is accepted only when no seat is human: a known seed reveals "
+                           "every hidden draw; leave 'seed' out and the server draws one")
+        return seed_from_text(client_seed)
 
     # -- read ------------------------------------------------------------------------------
 
@@ -359,3 +377,14 @@ class GameService:
         clocked = any(s.get("clock") for s in game.info.seats)  # every move restarts a clock
         if self.advance is not None and (game.needs_worker() or (clocked and not game.finished)):
             self.advance(game.game_id, game.version)
+
+
+def _config_json(body: Mapping[str, Any], players: int) -> dict[str, Any]:
+    """The game's config: the seat list is the only player count, ``edition`` the only edition."""
+    options = dict(body.get("options") or {})
+    clashing = sorted({"players", "edition"} & set(options))
+    if clashing:
+        raise Rejected(RejectKind.INVALID_CONFIG,
+                       f"options may not set {' or '.join(clashing)}: the seat list gives the player count "
+                       "and the top-level 'edition' the edition")
+    return {**options, "edition": body["edition"], "players": players}

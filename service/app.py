@@ -8,7 +8,9 @@
 - ``RATE_LIMIT`` requests per ``RATE_LIMIT_WINDOW`` seconds per token (0 disables); env
   ``HOURGLASS_RATE_LIMIT`` / ``HOURGLASS_RATE_LIMIT_WINDOW``;
 - ``SSE_HEARTBEAT`` seconds between heartbeats on an idle stream (15);
-- ``MAX_CONTENT_LENGTH`` bytes of request body (64 KiB).
+- ``MAX_CONTENT_LENGTH`` bytes of request body (64 KiB);
+- ``CLIENT_SEEDS``: ``"bots-only"`` (a client-given ``seed`` only for games without a human
+  seat) or ``"any"`` (test and demo servers); env ``HOURGLASS_CLIENT_SEEDS``.
 """
 from __future__ import annotations
 
@@ -42,11 +44,13 @@ DEFAULTS: dict[str, Any] = {
     "RATE_LIMIT_WINDOW": 60,
     "SSE_HEARTBEAT": 15.0,
     "ADVANCE": "rq",
+    "CLIENT_SEEDS": "bots-only",
     "JSON_SORT_KEYS": True,
 }
 
 _ENV = {"HOURGLASS_RATE_LIMIT": ("RATE_LIMIT", int), "HOURGLASS_RATE_LIMIT_WINDOW": ("RATE_LIMIT_WINDOW", float),
-        "HOURGLASS_ADVANCE": ("ADVANCE", str), "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float)}
+        "HOURGLASS_ADVANCE": ("ADVANCE", str), "HOURGLASS_CLIENT_SEEDS": ("CLIENT_SEEDS", str),
+        "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float)}
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -64,7 +68,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         from core.connection import get_redis
 
         conn = get_redis()
-    app.extensions["hourglass"] = GameService(conn, advance=_advance(app.config["ADVANCE"], conn))
+    app.extensions["hourglass"] = GameService(conn, advance=_advance(app.config["ADVANCE"], conn),
+                                                 client_seeds=app.config["CLIENT_SEEDS"])
 
     api = _Api(app, spec_kwargs={"info": {"description": "Play board games over REST; audit replays."}})
     from service.routes import events, games, moves, state

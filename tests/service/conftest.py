@@ -39,7 +39,7 @@ def advanced() -> list[tuple[str, int]]:
 
 @pytest.fixture
 def app(conn: redis.Redis, advanced: list[tuple[str, int]]) -> Any:
-    return create_app({"REDIS": conn, "TESTING": True, "SSE_HEARTBEAT": 0.2, "RATE_LIMIT": 0,
+    return create_app({"REDIS": conn, "TESTING": True, "CLIENT_SEEDS": "any", "SSE_HEARTBEAT": 0.2, "RATE_LIMIT": 0,
                        "ADVANCE": lambda game_id, version: advanced.append((game_id, version))})
 
 

@@ -55,7 +55,7 @@ def created(conn: redis.Redis) -> Iterator[list[str]]:
 
 @pytest.fixture
 def svc(conn: redis.Redis) -> GameService:
-    return GameService(conn)
+    return GameService(conn, client_seeds="any")
 
 
 @pytest.fixture
