@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Mapping
 
-from flask import Flask
+from flask import Flask, request
 from flask_smorest import Api
 
 from core.games import GameService
-from service.problems import register_error_handlers
+from service.problems import ApiProblem, register_error_handlers
 
 
 class _Api(Api):
@@ -29,6 +29,35 @@ class _Api(Api):
 
     def _register_error_handlers(self) -> None:
         register_error_handlers(self._app)
+
+
+MAX_JSON_DEPTH = 32
+
+
+def _refuse_deep_json() -> None:
+    """A JSON body nested thousands deep would exhaust the parser's recursion (a 500): refuse
+    anything deeper than ``MAX_JSON_DEPTH`` before any parser sees it."""
+    if request.is_json:
+        _check_depth(request.get_data(cache=True))
+
+
+def _check_depth(raw: bytes) -> None:
+    if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:  # cannot be too deep: the usual case
+        return
+    depth = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (byte == 0x5C, byte != 0x22)
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise ApiProblem(400, "MALFORMED", f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels",
+                                 title="Malformed request")
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
 
 
 DEFAULTS: dict[str, Any] = {
@@ -60,8 +89,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         if os.environ.get(env):
             app.config[name] = cast(os.environ[env])
     app.config.update(config or {})
+
     app.json.sort_keys = True  # type: ignore[attr-defined]  # DefaultJSONProvider's settings
     app.json.compact = True  # type: ignore[attr-defined]
+    app.before_request(_refuse_deep_json)
 
     conn = app.config.get("REDIS")
     if conn is None:

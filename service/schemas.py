@@ -113,12 +113,15 @@ class EventsSchema(MoveResultSchema):
     pass
 
 
+MAX_SEQ = 10**12  # the same bound as service.web.MAX_SEQ: inside Redis' stream-id range
+
+
 class EventsQuerySchema(Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
 
 
 class StreamQuerySchema(Schema):
-    after = fields.Integer(validate=validate.Range(min=0),
+    after = fields.Integer(validate=validate.Range(min=0, max=MAX_SEQ),
                            metadata={"description": "resume after this seq (Last-Event-ID wins)"})
 
 

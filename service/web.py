@@ -11,6 +11,7 @@ from flask import current_app, request
 from domain.core import SYSTEM
 from core.games import Game, GameService, token_digest
 from service.problems import ApiProblem
+from service.schemas import MAX_SEQ
 from core.store import StoredEntry
 
 
@@ -75,9 +76,15 @@ def expected_version() -> int | None:
     text = raw.strip()
     if text.startswith("W/"):
         text = text[2:]
-    text = text.strip('"')
-    if not text.isdigit() or len(text) > 12:
-        raise ApiProblem(400, "MALFORMED", f"If-Match must be a version number, got {raw[:40]!r}")
+    return header_number("If-Match", text.strip('"'), raw)
+
+
+def header_number(name: str, text: str, raw: str | None = None) -> int:
+    """A header's decimal number: ASCII digits only (``"²".isdigit()`` is true), at most 10^12."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 13 or int(text) > MAX_SEQ:
+        shown = (raw if raw is not None else text)[:40]
+        raise ApiProblem(400, "MALFORMED", f"{name} must be a version number from 0 to {MAX_SEQ}, got {shown!r}")
     return int(text)
 
 

@@ -134,3 +134,50 @@ def test_fuzzed_bodies_never_500_and_append_only_legal_moves(client: Any, svc: A
             assert r.content_type == "application/problem+json"
             assert svc.store.version(game["id"]) == before
     assert {400, 422} <= seen
+
+
+# -- issue 15, finding 9: odd input that used to answer 500 ---------------------------------------
+
+
+@pytest.mark.parametrize("depth", [33, 20_000])
+def test_deeply_nested_json_is_a_400_not_a_500(client: Any, new_game: Any, depth: int) -> None:
+    game = new_game()
+    token = game["seats"][0]["token"]
+    body = "[" * depth + "]" * depth
+    r = client.post(f"/api/v1/games/{game['id']}/moves", data=body, headers={**auth(token),
+                    "Content-Type": "application/json"})
+    assert r.status_code == 400 and r.mimetype == "application/problem+json"
+
+
+def test_nesting_inside_strings_does_not_count(new_game: Any) -> None:
+    game = new_game(seats=[{"name": "[{" * 30}, {"name": '\\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['}])
+    assert game["seats"][0]["name"] == "[{" * 30
+
+
+@pytest.mark.parametrize("value", ["²", "١٢", "1e3", "99999999999999999999", "-1"])
+def test_non_ascii_or_huge_if_match_is_a_400(client: Any, new_game: Any, value: str) -> None:
+    game = new_game()
+    token = game["seats"][0]["token"]
+    r = client.post(f"/api/v1/games/{game['id']}/moves", json={"type": "Pass"},
+                    headers={**auth(token), "If-Match": value})
+    assert r.status_code == 400 and r.json["kind"] == "MALFORMED" and "If-Match" in r.json["detail"]
+
+
+@pytest.mark.parametrize("value", ["²", "١", "10000000000000"])
+def test_non_ascii_or_huge_last_event_id_is_a_400(client: Any, new_game: Any, value: str) -> None:
+    game = new_game()
+    r = client.get(f"/api/v1/games/{game['id']}/events/stream", headers={"Last-Event-ID": value})
+    assert r.status_code == 400 and r.mimetype == "application/problem+json"
+
+
+def test_resuming_beyond_the_game_is_a_400_not_a_silent_skip(client: Any, new_game: Any) -> None:
+    game = new_game()
+    r = client.get(f"/api/v1/games/{game['id']}/events/stream", headers={"Last-Event-ID": "5000"})
+    assert r.status_code == 400 and "version" in r.json["detail"]
+
+
+@pytest.mark.parametrize("path", ["events?after=18446744073709551616", "events/stream?after=18446744073709551616"])
+def test_after_beyond_the_stream_id_range_is_a_400(client: Any, new_game: Any, path: str) -> None:
+    game = new_game()
+    r = client.get(f"/api/v1/games/{game['id']}/{path}")
+    assert r.status_code == 400 and r.mimetype == "application/problem+json"
