@@ -5,8 +5,11 @@
 - ``REDIS``: a ``redis.Redis`` to use (default: ``core.connection.get_redis()``);
 - ``ADVANCE``: ``"rq"`` (enqueue ``workers.jobs.advance`` after changes that leave SYSTEM or a
   bot to act), ``"off"``, or a callable ``(game_id, version)``; env ``HOURGLASS_ADVANCE``;
-- ``RATE_LIMIT`` requests per ``RATE_LIMIT_WINDOW`` seconds per token (0 disables); env
-  ``HOURGLASS_RATE_LIMIT`` / ``HOURGLASS_RATE_LIMIT_WINDOW``;
+- ``RATE_LIMIT`` requests per ``RATE_LIMIT_WINDOW`` seconds per seat token (0 disables every
+  limit); ``ANON_RATE_LIMIT`` per address without a token, ``AUTH_FAIL_LIMIT`` 401 answers per
+  address, ``CREATE_RATE_LIMIT`` game creations per address (``service.limits``), each per the
+  same window; ``TRUSTED_PROXIES`` reverse proxies in front (for the client address); env
+  ``HOURGLASS_<NAME>`` for each;
 - ``SSE_HEARTBEAT`` seconds between heartbeats on an idle stream (15);
 - ``MAX_CONTENT_LENGTH`` bytes of request body (64 KiB);
 - ``CLIENT_SEEDS``: ``"bots-only"`` (a client-given ``seed`` only for games without a human
@@ -21,6 +24,7 @@ from flask import Flask, request
 from flask_smorest import Api
 
 from core.games import GameService
+from service import limits
 from service.problems import ApiProblem, register_error_handlers
 
 
@@ -71,6 +75,10 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "RATE_LIMIT": 600,
     "RATE_LIMIT_WINDOW": 60,
+    "ANON_RATE_LIMIT": 300,
+    "AUTH_FAIL_LIMIT": 30,
+    "CREATE_RATE_LIMIT": 30,
+    "TRUSTED_PROXIES": 0,
     "SSE_HEARTBEAT": 15.0,
     "ADVANCE": "rq",
     "CLIENT_SEEDS": "bots-only",
@@ -79,7 +87,9 @@ DEFAULTS: dict[str, Any] = {
 
 _ENV = {"HOURGLASS_RATE_LIMIT": ("RATE_LIMIT", int), "HOURGLASS_RATE_LIMIT_WINDOW": ("RATE_LIMIT_WINDOW", float),
         "HOURGLASS_ADVANCE": ("ADVANCE", str), "HOURGLASS_CLIENT_SEEDS": ("CLIENT_SEEDS", str),
-        "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float)}
+        "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float),
+        **{f"HOURGLASS_{name}": (name, int)
+           for name in ("ANON_RATE_LIMIT", "AUTH_FAIL_LIMIT", "CREATE_RATE_LIMIT", "TRUSTED_PROXIES")}}
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -101,6 +111,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         conn = get_redis()
     app.extensions["hourglass"] = GameService(conn, advance=_advance(app.config["ADVANCE"], conn),
                                                  client_seeds=app.config["CLIENT_SEEDS"])
+
+    limits.install(app, conn)
+    app.after_request(limits.token_headers)
 
     api = _Api(app, spec_kwargs={"info": {"description": "Play board games over REST; audit replays."}})
     from service.routes import events, games, moves, state

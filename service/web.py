@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any, Iterable
 
-from flask import current_app, request
+from flask import current_app, g, request
 
 from domain.core import SYSTEM
 from core.games import Game, GameService, token_digest
@@ -62,6 +62,7 @@ def _rate_limit(game_id: str, token: str) -> None:
     pipe.incr(key)
     pipe.expire(key, int(window) + 1)
     count = pipe.execute()[0]
+    g.token_window = (limit, limit - count, max(1, int((bucket + 1) * window - time.time())))
     if count > limit:
         retry = max(1, int((bucket + 1) * window - time.time()) + 1)
         raise ApiProblem(429, "RATE_LIMITED", f"more than {limit} requests in {window:g} s for this token",
