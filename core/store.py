@@ -39,6 +39,11 @@ def meta_key(game_id: str) -> str:
     return f"hg:{{{game_id}}}:meta"
 
 
+def bundle_key(game_id: str) -> str:
+    """The finished game's replay bundle, built once (a finished game never changes)."""
+    return f"hg:{{{game_id}}}:bundle"
+
+
 def idem_key(game_id: str) -> str:
     return f"hg:{{{game_id}}}:idem"
 
@@ -244,12 +249,20 @@ class EventStore:
         fp, _, result = _text(stored).partition("\n")
         return fp, AppendResult.from_json(json.loads(result), replayed=True)
 
+    def stored_bundle(self, game_id: str) -> str | None:
+        raw: bytes | None = self.conn.get(bundle_key(game_id))  # type: ignore[assignment]
+        return None if raw is None else raw.decode("utf-8")
+
+    def store_bundle(self, game_id: str, text: str) -> None:
+        """Keep a finished game's bundle; the first one written wins (they are identical)."""
+        self.conn.set(bundle_key(game_id), text.encode("utf-8"), nx=True)
+
     def exists(self, game_id: str) -> bool:
         return bool(self.conn.exists(meta_key(game_id)))
 
     def delete(self, game_ids: Iterable[str]) -> None:
         """Remove games entirely (tests and tooling only; never called by the service)."""
-        keys = [f(g) for g in game_ids for f in (events_key, meta_key, idem_key)]
+        keys = [f(g) for g in game_ids for f in (events_key, meta_key, idem_key, bundle_key)]
         if keys:
             self.conn.delete(*keys)
 

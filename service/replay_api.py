@@ -12,16 +12,16 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from flask import Response, current_app, request, send_from_directory
+from flask import Response, request, send_from_directory
 from flask_smorest import Blueprint
 
 from replays.bundle import NotFinished, build_bundle
 from replays.source import load_game
 from replays.timetravel import versions_of_batches
 from replays.verify import verify_bundle
-from core.connection import get_redis
 from core.games import GameNotFound
 from service.problems import ApiProblem
+from service.web import service
 from core.store import EventStore
 
 STATIC_DIR = str(resources.files("replays").joinpath("static"))
@@ -35,22 +35,26 @@ blp = Blueprint(
 
 
 def _store() -> EventStore:
-    """The app's GameService store (service.web puts it in extensions), else one on get_redis()."""
-    games = current_app.extensions.get("hourglass")
-    if games is not None:
-        return games.store
-    return current_app.extensions.setdefault("hourglass.replay_store", EventStore(get_redis()))
+    store: EventStore = service().store
+    return store
 
 
 def _bundle_or_problem(game_id: str) -> str:
-    meta, entries = load_game(_store(), game_id)
+    """The finished game's bundle: built on the first request, then served as stored."""
+    store = _store()
+    stored = store.stored_bundle(game_id)
+    if stored is not None:
+        return stored
+    meta, entries = load_game(store, game_id)
     if meta.get("status") != "finished":
         raise ApiProblem(409, "GAME_NOT_FINISHED",
                          f"game {game_id} is still being played; its replay (and seed) is published when it ends")
     try:
-        return build_bundle(game_id, meta, entries)
+        text = build_bundle(game_id, meta, entries)
     except NotFinished as exc:
-        raise ApiProblem(409, "GAME_NOT_FINISHED", str(exc))
+        raise ApiProblem(409, "GAME_NOT_FINISHED", str(exc)) from None
+    store.store_bundle(game_id, text)
+    return text
 
 
 @blp.route("/api/v1/games/<game_id>/replay")

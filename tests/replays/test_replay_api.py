@@ -220,3 +220,15 @@ def test_time_travel_shows_full_states_only_after_the_game(client: Any, finished
     assert done["version"] == 5 and "hourglass" in done["full"] and done["full"]["hourglass"]
     ongoing = client.get(f"/api/v1/games/{live}/states/1").get_json()
     assert "full" not in ongoing and "seed" not in str(ongoing)
+
+
+def test_a_finished_bundle_is_built_once_then_served_as_stored(client: Any, service: GameService, finished: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    first = client.get(f"/api/v1/games/{finished}/replay").get_data()
+    assert service.store.stored_bundle(finished) == first.decode("utf-8")
+
+    def no_rebuild(*args: Any) -> str:
+        raise AssertionError("a stored bundle was rebuilt")
+
+    monkeypatch.setattr("service.replay_api.build_bundle", no_rebuild)
+    assert client.get(f"/api/v1/games/{finished}/replay").get_data() == first
