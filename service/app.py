@@ -24,6 +24,7 @@ from flask import Flask, request
 from flask_smorest import Api
 
 from core.games import GameService
+from domain.games import game_names, get_game
 from service import limits
 from service.problems import ApiProblem, register_error_handlers
 
@@ -118,14 +119,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api = _Api(app, spec_kwargs={"info": {"description": "Play board games over REST; audit replays."}})
     from service.routes import events, games, moves, state
 
-    for module in (games, state, moves, events):
+    from service import replay_api
+
+    for module in (games, state, moves, events, replay_api):
         api.register_blueprint(module.blp)
-    try:
-        from service.replay_api import blp as replay_blp
-    except ImportError:
-        replay_blp = None
-    if replay_blp is not None:
-        api.register_blueprint(replay_blp)
+    for name in game_names():  # import every rules package now, not on some player's first request
+        get_game(name)
     return app
 
 
