@@ -74,8 +74,11 @@ def _uploaded_bundle() -> bytes:
     request.max_content_length = MAX_BUNDLE_BYTES  # bundles are far larger than a move body
     if request.content_length is not None and request.content_length > MAX_BUNDLE_BYTES:
         raise ApiProblem(413, "TOO_LARGE", f"a bundle may be at most {MAX_BUNDLE_BYTES} bytes")
-    upload = request.files.get("bundle")
-    data = upload.read(MAX_BUNDLE_BYTES + 1) if upload is not None else request.get_data(cache=False)
+    if request.mimetype == "multipart/form-data":
+        upload = request.files.get("bundle")
+        data = upload.read(MAX_BUNDLE_BYTES + 1) if upload is not None else b""
+    else:  # any other type is the raw bundle (curl --data-binary sends a form type by default)
+        data = request.get_data(cache=False, parse_form_data=False)
     if len(data) > MAX_BUNDLE_BYTES:
         raise ApiProblem(413, "TOO_LARGE", f"a bundle may be at most {MAX_BUNDLE_BYTES} bytes")
     if not data:

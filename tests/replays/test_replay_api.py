@@ -90,6 +90,13 @@ def test_verify_accepts_a_raw_bundle_larger_than_a_move_body(client: Any, finish
     assert body["ok"] is True and body["divergence"] is None and body["game_id"] == finished
 
 
+def test_verify_accepts_what_curl_data_binary_sends(client: Any, finished: str) -> None:
+    """curl --data-binary @game.jsonl without -H sends application/x-www-form-urlencoded."""
+    bundle = client.get(f"/api/v1/games/{finished}/replay").get_data()
+    response = client.post("/api/v1/replays/verify", data=bundle, content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 200 and response.get_json()["ok"] is True
+
+
 def test_verify_accepts_a_multipart_upload(client: Any, finished: str) -> None:
     bundle = client.get(f"/api/v1/games/{finished}/replay").get_data()
     response = client.post("/api/v1/replays/verify", data={"bundle": (io.BytesIO(bundle), "game.jsonl")},
