@@ -20,16 +20,13 @@ import json
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 import redis
 
-from domain.canonical import GENESIS_HASH, canonical_json
-from domain.core import SYSTEM, Actor, GameRules, Rejected, RejectKind
-from domain.games import fold, get_game, step
-from domain.rng import Rng, seed_commitment, seed_from_text
 from core.seats import new_seat_secret, seat_entry
 from core.store import (
     AppendResult,
@@ -40,6 +37,10 @@ from core.store import (
     build_entries,
     fingerprint,
 )
+from domain.canonical import GENESIS_HASH, canonical_json
+from domain.core import SYSTEM, Actor, GameRules, Rejected, RejectKind
+from domain.games import fold, get_game, step
+from domain.rng import Rng, seed_commitment, seed_from_text
 
 __all__ = [
     "Applied", "Game", "GameInfo", "GameNotFound", "GameService", "IdempotencyConflict",
@@ -62,11 +63,11 @@ class VersionNotFound(LookupError):
 
 def iso_time(moment: datetime) -> str:
     """ISO-8601 UTC with milliseconds and a Z, e.g. 2025-01-31T12:00:00.123Z."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def token_digest(token: str) -> str:
@@ -259,6 +260,19 @@ class GameService:
         game = self._folded(cached, entries)
         self._remember(game)
         return game
+
+    def extend(self, game: Game, entries: Sequence[StoredEntry]) -> Game:
+        """``game`` with ``entries``, the next entries of its stream, folded in (no Redis read).
+
+        For readers that already hold the new entries, such as a live stream's XREAD.
+        """
+        if not entries:
+            return game
+        if entries[0].seq != game.version + 1:
+            raise ValueError(f"entries start at seq {entries[0].seq}, the game is at version {game.version}")
+        extended = self._folded(game, entries)
+        self._remember(extended)
+        return extended
 
     def state_at(self, game_id: str, version: int) -> Game:
         """Time travel: the game as of ``version``, which must end a batch (1 <= version <= now)."""

@@ -2,15 +2,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
-from flask import Response, current_app, request
+from flask import Response, current_app, request, stream_with_context
 from flask_smorest import Blueprint
 
-from core.games import Game, GameService
+from core.games import Game
+from core.store import StoredEntry
 from service.problems import ApiProblem
 from service.schemas import EventsQuerySchema, EventsSchema, ProblemSchema, StreamQuerySchema
-from core.store import EventStore, events_key
+from service.streams import CUT_OFF, Hub
 from service.web import caller_seat, event_view, event_views, header_number, service
 
 blp = Blueprint("events", __name__, url_prefix="/api/v1/games", description="Event log and live stream")
@@ -45,7 +47,7 @@ def stream_events(query: dict[str, Any], game_id: str) -> Response:
     if after > game.version:
         raise ApiProblem(400, "MALFORMED", f"cannot resume after seq {after}: the game is at version {game.version}")
     heartbeat = float(current_app.config["SSE_HEARTBEAT"])
-    body = _sse(svc, game, seat, after, heartbeat)
+    body = stream_with_context(_sse(game, seat, after, heartbeat))
     return Response(body, mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
@@ -57,25 +59,39 @@ def _resume_point(query: dict[str, Any]) -> int:
     return header_number("Last-Event-ID", raw)
 
 
-def _sse(svc: GameService, game: Game, seat: int | None, after: int, heartbeat: float) -> Iterator[str]:
-    """Blocking XREAD loop: every entry after ``after`` once, in order; heartbeats while idle."""
-    conn, key, last = svc.store.conn, events_key(game.game_id), after
+def _sse(game: Game, seat: int | None, after: int, heartbeat: float) -> Iterator[str]:
+    """Every entry after ``after`` once, in order, for ``seat``; heartbeats while idle; ``end`` last."""
     yield f"retry: 2000\n: resuming after {after}\n\n"
-    while True:
-        if _over(svc, game.game_id, last):
-            yield f"event: end\ndata: {json.dumps({'version': last})}\n\n"
-            return
-        rows: list[Any] = conn.xread(  # type: ignore[assignment]
-            {key: f"{last}-0"}, count=500, block=max(1, int(heartbeat * 1000)))
-        if not rows:
-            yield ": heartbeat\n\n"
-            continue
-        for entry_id, fields in rows[0][1]:
-            entry = EventStore._decode(entry_id, fields)
-            last = entry.seq
-            yield f"id: {entry.seq}\ndata: {json.dumps(event_view(game, entry, seat), sort_keys=True)}\n\n"
+    if game.finished:
+        yield from _frames(game, service().entries(game.game_id, after=after), seat)
+        yield _end(game.version)
+        return
+    sub, gap, live = hub().subscribe(game, after)
+    try:
+        for batch in sub.batches(gap, live, heartbeat):
+            if batch is None:
+                yield ": heartbeat\n\n"
+            elif batch is CUT_OFF:
+                return  # too far behind, or the feed failed: the client resumes with Last-Event-ID
+            else:
+                yield from _frames(game, batch.entries, seat)
+                if batch.finished:
+                    yield _end(batch.version)
+                    return
+    finally:
+        sub.close()
 
 
-def _over(svc: GameService, game_id: str, last: int) -> bool:
-    game = svc.load(game_id)
-    return game.finished and last >= game.version
+def _frames(game: Game, entries: Iterable[StoredEntry], seat: int | None) -> Iterator[str]:
+    for entry in entries:
+        yield f"id: {entry.seq}\ndata: {json.dumps(event_view(game, entry, seat), sort_keys=True)}\n\n"
+
+
+def _end(version: int) -> str:
+    return f"event: end\ndata: {json.dumps({'version': version})}\n\n"
+
+
+def hub() -> Hub:
+    """This app's stream hub (one per process and app)."""
+    found: Hub = current_app.extensions.setdefault("hourglass.streams", Hub(service()))
+    return found
