@@ -18,8 +18,8 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.games import Game, GameService
@@ -33,14 +33,25 @@ QUEUE_BATCHES = 1_000
 
 @dataclass(frozen=True)
 class Batch:
-    """Entries appended together, and whether the game is over after them."""
+    """Entries appended together, and whether the game is over after them.
+
+    ``rendered`` keeps each viewer's text of the batch, so a thousand spectators (all seat
+    None) cost one rendering, not a thousand.
+    """
 
     entries: tuple[StoredEntry, ...]
     finished: bool
+    rendered: dict[int | None, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def version(self) -> int:
         return self.entries[-1].seq
+
+    def text_for(self, seat: int | None, render: Callable[[Iterable[StoredEntry], int | None], str]) -> str:
+        text = self.rendered.get(seat)
+        if text is None:
+            text = self.rendered[seat] = render(self.entries, seat)
+        return text
 
 
 CUT_OFF = Batch((), False)  # sent to a subscriber that fell too far behind

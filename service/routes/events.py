@@ -74,7 +74,7 @@ def _sse(game: Game, seat: int | None, after: int, heartbeat: float) -> Iterator
             elif batch is CUT_OFF:
                 return  # too far behind, or the feed failed: the client resumes with Last-Event-ID
             else:
-                yield from _frames(game, batch.entries, seat)
+                yield batch.text_for(seat, lambda entries, viewer: "".join(_frames(game, entries, viewer)))
                 if batch.finished:
                     yield _end(batch.version)
                     return

@@ -1,0 +1,183 @@
+"""Live-stream benchmark: one 4-seat game followed by many spectators over SSE.
+
+    python bench/streams.py [--spectators 1000] [--moves 80] [--worker-class gevent|gthread]
+
+Starts gunicorn on a free loopback port (2 workers; gevent by default, as in the Procfile, or
+the old gthread 2 x 8 threads for comparison), opens N spectator streams with an asyncio client
+in this process, then plays moves over HTTP. Prints, for the moving seat's POST, p50/p99 with no
+spectator and with N (the baseline is measured in the same run), and for every batch the delay
+from the POST being sent to each spectator receiving it (p50/p99/max), plus how many spectators
+got every batch. Never asserts timings.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import redis
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core.games import GameService  # noqa: E402
+from core.store import EventStore  # noqa: E402
+from domain.core import SYSTEM  # noqa: E402
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def start_server(url: str, worker_class: str) -> tuple[subprocess.Popen[bytes], int]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    concurrency = ["--worker-connections", "4000"] if worker_class == "gevent" else ["--threads", "8"]
+    command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2",
+               "--worker-class", worker_class, *concurrency, "--timeout", "120", "--graceful-timeout", "3", "service.wsgi:app"]
+    env = {**os.environ, "REDIS_URL": url, "HOURGLASS_ADVANCE": "off", "HOURGLASS_RATE_LIMIT": "0",
+           "HOURGLASS_SSE_HEARTBEAT": "15"}
+    log = open(os.environ.get("HOURGLASS_BENCH_LOG", os.devnull), "wb")  # noqa: SIM115
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
+    for _ in range(150):
+        try:
+            requests.get(f"http://127.0.0.1:{port}/openapi.json", timeout=1)
+            return proc, port
+        except requests.ConnectionError:
+            time.sleep(0.1)
+    proc.terminate()
+    raise SystemExit("gunicorn did not start")
+
+
+class Spectators:
+    """N SSE connections; records when each one receives each event id."""
+
+    def __init__(self, port: int, game_id: str, count: int) -> None:
+        self.port, self.game_id, self.count = port, game_id, count
+        self.arrivals: dict[int, list[float]] = defaultdict(list)
+        self.connected = 0
+        self.failed = 0
+
+    async def follow(self) -> None:
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", self.port), 30)
+            writer.write(f"GET /api/v1/games/{self.game_id}/events/stream HTTP/1.1\r\nHost: bench\r\n"
+                         "Accept: text/event-stream\r\n\r\n".encode())
+            await writer.drain()
+            status = await asyncio.wait_for(reader.readline(), 30)
+            if b" 200 " not in status:
+                raise ConnectionError(status)
+            self.connected += 1
+            while line := await reader.readline():
+                if line.startswith(b"id: "):
+                    self.arrivals[int(line[4:])].append(time.perf_counter())
+                elif line.startswith(b"event: end"):
+                    break
+        except (TimeoutError, OSError, ConnectionError):
+            self.failed += 1
+
+
+def worker_steps(svc: GameService, game_id: str) -> bool:
+    while True:
+        game = svc.load(game_id)
+        if game.finished:
+            return False
+        if SYSTEM not in game.to_act:
+            return True
+        svc.apply(game_id, SYSTEM, game.rules.default_move(game.state, SYSTEM), expected_version=game.version,
+                  idempotency_key=f"advance:{game.version}")
+
+
+def create(base: str) -> dict:
+    return requests.post(f"{base}/api/v1/games", json={"game": "orleans", "edition": "classic",
+                                                       "seats": [{"name": f"P{i}"} for i in range(4)]}).json()
+
+
+def play(base: str, svc: GameService, created: dict, moves: int, seed: int) -> tuple[list[float], dict[int, float]]:
+    """Post ``moves`` moves (SYSTEM steps in-process): POST latencies and version -> send time."""
+    http, rng = requests.Session(), random.Random(seed)
+    gid, tokens = created["id"], {s["seat"]: s["token"] for s in created["seats"]}
+    latencies, sent = [], {}
+    while len(latencies) < moves and worker_steps(svc, gid):
+        seat = min(a for a in svc.load(gid).to_act if a != SYSTEM)
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        listed = http.get(f"{base}/api/v1/games/{gid}/moves", headers=auth).json()
+        t = time.perf_counter()
+        r = http.post(f"{base}/api/v1/games/{gid}/moves", json=rng.choice(listed["moves"]),
+                      headers={**auth, "If-Match": str(listed["version"])})
+        latencies.append(time.perf_counter() - t)
+        sent[r.json()["version"]] = t
+        time.sleep(0.01)
+    return latencies, sent
+
+
+async def watched(base: str, port: int, svc: GameService, spectators: int, moves: int
+                  ) -> tuple[Spectators, list[float], dict[int, float]]:
+    """Connect the spectators to a new game, then play it."""
+    created = create(base)
+    watchers = Spectators(port, created["id"], spectators)
+    tasks = [asyncio.create_task(watchers.follow()) for _ in range(spectators)]
+    for _ in range(600):
+        if watchers.connected + watchers.failed >= spectators:
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(1.0)
+    latencies, sent = await asyncio.get_running_loop().run_in_executor(None, play, base, svc, created, moves, 2)
+    await asyncio.sleep(2.0)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    EventStore(svc.store.conn).delete([created["id"]])
+    return watchers, latencies, sent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spectators", type=int, default=1000)
+    parser.add_argument("--moves", type=int, default=80)
+    parser.add_argument("--worker-class", default="gevent", choices=("gevent", "gthread"))
+    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    args = parser.parse_args()
+    svc = GameService(redis.Redis.from_url(args.redis_url))
+    proc, port = start_server(args.redis_url, args.worker_class)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        alone_game = create(base)
+        alone, _ = play(base, svc, alone_game, args.moves, 1)  # baseline: the same server, no spectator
+        EventStore(svc.store.conn).delete([alone_game["id"]])
+        watchers, crowded, sent = asyncio.run(watched(base, port, svc, args.spectators, args.moves))
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # open streams hold the graceful shutdown
+            proc.kill()
+    delays = [arrival - t0 for v, t0 in sent.items() for arrival in watchers.arrivals.get(v, [])]
+    complete = sum(1 for v in sent if len(watchers.arrivals.get(v, [])) == watchers.connected)
+    print(f"gunicorn {args.worker_class}, 2 workers; {args.spectators} spectators: {watchers.connected} connected, "
+          f"{watchers.failed} failed")
+    print(f"POST move (baseline, no spectator): p50 {statistics.median(alone) * 1000:.2f} ms, "
+          f"p99 {percentile(alone, 0.99) * 1000:.2f} ms")
+    if crowded:
+        print(f"POST move with the spectators:      p50 {statistics.median(crowded) * 1000:.2f} ms, "
+              f"p99 {percentile(crowded, 0.99) * 1000:.2f} ms "
+              f"({statistics.median(crowded) / statistics.median(alone):.2f}x the baseline p50)")
+    if delays:
+        print(f"move -> every spectator: p50 {percentile(delays, 0.5) * 1000:.1f} ms, "
+              f"p99 {percentile(delays, 0.99) * 1000:.1f} ms, max {max(delays) * 1000:.1f} ms; "
+              f"{complete}/{len(sent)} batches reached every connected spectator")
+
+
+if __name__ == "__main__":
+    main()
