@@ -23,7 +23,13 @@ def _orleans() -> GameRules:
     return RULES
 
 
-_LOADERS = {"orleans": _orleans}
+def _artificium() -> GameRules:
+    from domain.artificium import RULES
+
+    return RULES
+
+
+_LOADERS = {"orleans": _orleans, "artificium": _artificium}
 
 
 def game_names() -> tuple[str, ...]:

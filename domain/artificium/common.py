@@ -1,0 +1,63 @@
+"""What every rule module shares: the transaction, turn order, drawing cards, the bank."""
+from __future__ import annotations
+
+from typing import Any
+
+from domain.artificium import data as D
+from domain.artificium.data import Card
+from domain.artificium.evolve import evolve
+from domain.artificium.model import CardsDrawn, DeckReshuffled, Player, State
+
+Why = str | None  # a validator's answer: None, or why the command is illegal
+
+
+class Tx:
+    """The events of one decision, folded as they are emitted so later steps see them."""
+
+    __slots__ = ("state", "events", "rng")
+
+    def __init__(self, state: State, rng: Any) -> None:
+        self.state = state
+        self.events: list[Any] = []
+        self.rng = rng
+
+    def emit(self, event: Any) -> None:
+        self.events.append(event)
+        self.state = evolve(self.state, event)
+
+
+def turn_order(state: State, start: int | None = None) -> tuple[int, ...]:
+    """Every seat clockwise (rising seat number), from ``start`` (default: the first player)."""
+    n = state.config.players
+    first = state.first_player if start is None else start
+    return tuple((first + i) % n for i in range(n))
+
+
+def player(state: State, seat: int) -> Player:
+    return state.players[seat]
+
+
+def is_seat(state: State, seat: Any) -> bool:
+    return isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < state.config.players
+
+
+def bank_pays(state: State, amount: int) -> int:
+    """How many of ``amount`` tokens the bank can hand out (all of them while it is unlimited)."""
+    return amount if not D.BANK_IS_LIMITED else max(0, min(amount, state.bank))
+
+
+def take_from_deck(tx: Tx, count: int) -> tuple[Card, ...]:
+    """The top ``count`` cards (fewer if deck and discard run dry), reshuffling the discard pile
+    into a new draw pile when the deck runs short (A-rules l.255). The caller emits the event that
+    moves them."""
+    if len(tx.state.deck) < count and tx.state.discard:
+        deck = tx.rng.shuffled(tx.state.discard)  # the discard pile is kept sorted
+        tx.emit(DeckReshuffled(deck, tx.rng.counter))
+    return tx.state.deck[:count]
+
+
+def draw_cards(tx: Tx, seat: int, count: int) -> tuple[Card, ...]:
+    cards = take_from_deck(tx, count)
+    if cards:
+        tx.emit(CardsDrawn(seat, cards))
+    return cards

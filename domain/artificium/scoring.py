@@ -1,0 +1,50 @@
+"""The final score (A-rules l.257-260): every resource is sold, every 4 coins score 1 VP, and all
+seats tied for the most VP win together."""
+from __future__ import annotations
+
+from typing import Any
+
+from domain.artificium import data as D
+from domain.artificium.common import Tx
+from domain.artificium.model import RESOURCES, EverythingSold, GameEnded, Phase, Player, State
+
+
+def sale_value(resources: tuple[int, ...]) -> int:
+    return sum(n * D.SELL_PRICES[r] for r, n in zip(RESOURCES, resources))
+
+
+def final_points(p: Player) -> int:
+    """VP plus the coin points this seat would score if the game ended now."""
+    return p.vp + (p.coins + sale_value(p.resources)) // D.COINS_PER_VP
+
+
+def winners(scores: tuple[int, ...]) -> tuple[int, ...]:
+    best = max(scores)
+    return tuple(s for s, v in enumerate(scores) if v == best)
+
+
+def end_game(tx: Tx) -> None:
+    for seat, p in enumerate(tx.state.players):
+        if any(p.resources):
+            tx.emit(EverythingSold(seat, p.resources, sale_value(p.resources)))
+    scores = tuple(final_points(p) for p in tx.state.players)
+    tx.emit(GameEnded(scores, winners(scores)))
+
+
+def parts(p: Player) -> dict[str, int]:
+    coins = p.coins + sale_value(p.resources)
+    return {"vp": p.vp, "coins": coins, "coin_points": coins // D.COINS_PER_VP, "total": final_points(p)}
+
+
+def ranking(scores: tuple[int, ...]) -> list[dict[str, Any]]:
+    """Standard competition ranking: tied seats share a rank."""
+    return [{"seat": s, "rank": 1 + sum(v > scores[s] for v in scores), "score": scores[s]}
+            for s in sorted(range(len(scores)), key=lambda s: (-scores[s], s))]
+
+
+def result(state: State) -> dict[str, Any] | None:
+    if state.phase is not Phase.FINISHED:
+        return None
+    scores = tuple(final_points(p) for p in state.players)
+    return {"scores": list(scores), "winners": list(winners(scores)), "ranking": ranking(scores),
+            "parts": [parts(p) for p in state.players]}

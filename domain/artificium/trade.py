@@ -1,0 +1,57 @@
+"""Buying and selling with the bank (A-rules l.211-216, l.248-249).
+
+Only the seat whose revealed card is about to resolve may trade, and only before resolving it;
+at Turn end every seat may sell. Prices are the green (buy) and brown (sell) circles, one unit
+per command.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from domain.artificium import data as D
+from domain.artificium.common import Tx, Why, bank_pays
+from domain.artificium.model import (
+    RESOURCE_INDEX,
+    RESOURCES,
+    BuyResource,
+    ResourceBought,
+    ResourceSold,
+    SellResource,
+    State,
+)
+
+
+def validate_buy(state: State, c: BuyResource) -> Why:
+    price = D.BUY_PRICES[c.resource]
+    coins = state.players[c.seat].coins
+    if coins < price:
+        return f"{c.resource.value} costs {price} coins; you have {coins}"
+    if bank_pays(state, 1) < 1:
+        return "the bank has no token left"
+    return None
+
+
+def apply_buy(tx: Tx, c: BuyResource) -> None:
+    tx.emit(ResourceBought(c.seat, c.resource, D.BUY_PRICES[c.resource]))
+
+
+def candidates_buy(state: State, seat: int) -> Iterator[BuyResource]:
+    return (BuyResource(seat, r) for r in RESOURCES)
+
+
+def validate_sell(state: State, c: SellResource) -> Why:
+    if state.players[c.seat].resources[RESOURCE_INDEX[c.resource]] < 1:
+        return f"you have no {c.resource.value} to sell"
+    price = D.SELL_PRICES[c.resource]
+    if bank_pays(state, price - 1) < price - 1:  # the sold token itself goes back to the bank
+        return "the bank cannot pay"
+    return None
+
+
+def apply_sell(tx: Tx, c: SellResource) -> None:
+    tx.emit(ResourceSold(c.seat, c.resource, D.SELL_PRICES[c.resource]))
+
+
+def candidates_sell(state: State, seat: int) -> Iterator[SellResource]:
+    have = state.players[seat].resources
+    return (SellResource(seat, r) for r, n in zip(RESOURCES, have) if n > 0)
