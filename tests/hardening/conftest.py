@@ -1,0 +1,138 @@
+"""Fixtures for the hardening tests: a private ``redis-server`` that a test may SIGKILL and
+restart on the same port, and child processes (``hourglass worker``, ``hourglass serve``) run in
+their own process groups and always cleaned up. Every wait is bounded.
+
+Nothing here touches the shared test Redis: each test gets an empty server of its own, started
+with ``--save '' --appendonly no`` so a restart comes back empty, like a lost cache node.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float, interval: float = 0.1, what: str = "") -> Any:
+    """Poll ``predicate`` until it returns something truthy; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what or predicate}")
+        time.sleep(interval)
+
+
+class RedisServer:
+    """A ``redis-server`` child on a fixed free port that can be killed and started again."""
+
+    def __init__(self, directory: Path) -> None:
+        self.port = free_port()
+        self.directory = directory
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def client(self) -> redis.Redis:
+        return redis.Redis.from_url(self.url, socket_timeout=2, socket_connect_timeout=2)
+
+    def start(self) -> None:
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                   "--appendonly", "no", "--dir", str(self.directory)]
+        with open(self.directory / "redis.log", "ab") as log:
+            self.proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        wait_until(self._answers, 10, 0.05, "redis-server to answer")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no save; clients see a reset, then refused connections."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+    def _answers(self) -> bool:
+        try:
+            return bool(self.client().ping())
+        except (redis.RedisError, OSError):
+            return False
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs the redis-server binary on PATH")
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+class Children:
+    """Child processes of one test, each in its own session (process group), logs under tmp."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    def spawn(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+        with open(self.directory / f"{name}.log", "ab") as log:
+            proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, **env}, stdout=log,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+        self.procs.append(proc)
+        return proc
+
+    def hourglass(self, name: str, *args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+        return self.spawn(name, [sys.executable, "-m", "service.cli", *args], env)
+
+    def log(self, name: str) -> str:
+        path = self.directory / f"{name}.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    @staticmethod
+    def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
+        with suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                self.kill_group(proc, signal.SIGTERM)
+        for proc in self.procs:
+            with suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=15)
+            self.kill_group(proc, signal.SIGKILL)  # stragglers in the group: horses, schedulers
+            if proc.poll() is None:
+                proc.wait(timeout=5)
+
+
+@pytest.fixture
+def children(tmp_path: Path) -> Iterator[Children]:
+    kids = Children(tmp_path)
+    try:
+        yield kids
+    finally:
+        kids.stop_all()
