@@ -12,6 +12,9 @@
   ``HOURGLASS_<NAME>`` for each;
 - ``SSE_HEARTBEAT`` seconds between heartbeats on an idle stream (15);
 - ``MAX_CONTENT_LENGTH`` bytes of request body (64 KiB);
+- ``CORS_ORIGINS``: origins allowed to call ``/api/*`` from a browser, comma-separated, or
+  ``*`` (the default: the API authenticates with bearer tokens, never cookies); env
+  ``HOURGLASS_CORS_ORIGINS``;
 - ``CLIENT_SEEDS``: ``"bots-only"`` (a client-given ``seed`` only for games without a human
   seat) or ``"any"`` (test and demo servers); env ``HOURGLASS_CLIENT_SEEDS``.
 """
@@ -21,6 +24,7 @@ import os
 from typing import Any, Callable, Mapping
 
 from flask import Flask, request
+from flask_cors import CORS
 from flask_smorest import Api
 
 from core.games import GameService
@@ -83,11 +87,13 @@ DEFAULTS: dict[str, Any] = {
     "SSE_HEARTBEAT": 15.0,
     "ADVANCE": "rq",
     "CLIENT_SEEDS": "bots-only",
+    "CORS_ORIGINS": "*",
     "JSON_SORT_KEYS": True,
 }
 
 _ENV = {"HOURGLASS_RATE_LIMIT": ("RATE_LIMIT", int), "HOURGLASS_RATE_LIMIT_WINDOW": ("RATE_LIMIT_WINDOW", float),
         "HOURGLASS_ADVANCE": ("ADVANCE", str), "HOURGLASS_CLIENT_SEEDS": ("CLIENT_SEEDS", str),
+        "HOURGLASS_CORS_ORIGINS": ("CORS_ORIGINS", str),
         "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float),
         **{f"HOURGLASS_{name}": (name, int)
            for name in ("ANON_RATE_LIMIT", "AUTH_FAIL_LIMIT", "CREATE_RATE_LIMIT", "TRUSTED_PROXIES")}}
@@ -113,6 +119,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["hourglass"] = GameService(conn, advance=_advance(app.config["ADVANCE"], conn),
                                                  client_seeds=app.config["CLIENT_SEEDS"])
 
+    _allow_cross_origin(app)
     limits.install(app, conn)
     app.after_request(limits.token_headers)
 
@@ -126,6 +133,23 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for name in game_names():  # import every rules package now, not on some player's first request
         get_game(name)
     return app
+
+
+EXPOSED_HEADERS = ["ETag", "Idempotent-Replayed", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining",
+                   "RateLimit-Reset", "WWW-Authenticate"]
+REQUEST_HEADERS = ["Authorization", "Content-Type", "If-Match", "Idempotency-Key", "Last-Event-ID"]
+
+
+def _allow_cross_origin(app: Flask) -> None:
+    """CORS for the API (flask-cors): a browser client on another origin may play.
+
+    Bearer tokens, not cookies, so no credentials mode; the headers a client must read (ETag,
+    rate limits, replay marker) are exposed, and preflights are cached for ten minutes.
+    """
+    origins = str(app.config["CORS_ORIGINS"]).strip()
+    allowed: str | list[str] = "*" if origins == "*" else [o.strip() for o in origins.split(",") if o.strip()]
+    CORS(app, resources={r"/api/*": {"origins": allowed}}, allow_headers=REQUEST_HEADERS,
+         expose_headers=EXPOSED_HEADERS, max_age=600, supports_credentials=False, send_wildcard=allowed == "*")
 
 
 def _advance(setting: Any, conn: Any) -> Callable[[str, int], None] | None:
