@@ -25,6 +25,7 @@ from typing import Any, Callable, Mapping
 
 from flask import Flask, request
 from flask_cors import CORS
+from flask_swagger_ui import get_swaggerui_blueprint
 from flask_smorest import Api
 
 from core.games import GameService
@@ -75,8 +76,6 @@ DEFAULTS: dict[str, Any] = {
     "OPENAPI_VERSION": "3.0.3",
     "OPENAPI_URL_PREFIX": "/",
     "OPENAPI_JSON_PATH": "openapi.json",
-    "OPENAPI_SWAGGER_UI_PATH": "docs",
-    "OPENAPI_SWAGGER_UI_URL": "https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "RATE_LIMIT": 600,
     "RATE_LIMIT_WINDOW": 60,
@@ -123,7 +122,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     limits.install(app, conn)
     app.after_request(limits.token_headers)
 
-    api = _Api(app, spec_kwargs={"info": {"description": "Play board games over REST; audit replays."}})
+    api = _Api(app, spec_kwargs={"info": {"description": "Play board games over REST; audit replays."},
+                                 "security": [{"bearerAuth": []}, {}]})  # a seat token, or none (spectator)
+    api.spec.components.security_scheme("bearerAuth", {
+        "type": "http", "scheme": "bearer",
+        "description": "A seat's token from the game's creation; without one you are a spectator."})
+    app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={
+        "app_name": "hourglass API", "persistAuthorization": True}))
     from service.routes import events, games, moves, state
 
     from service import replay_api

@@ -13,8 +13,6 @@ from service.web import (caller_seat, event_views, expected_version, idempotency
 blp = Blueprint("moves", __name__, url_prefix="/api/v1/games", description="Legal moves and submitting a move")
 
 _MOVE_HEADERS = [
-    {"in": "header", "name": "Authorization", "required": True, "schema": {"type": "string"},
-     "description": "Bearer <seat token>"},
     {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
      "description": "the version the move was chosen at; 412 if the game moved on"},
     {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string"},

@@ -78,8 +78,14 @@ def test_openapi_and_docs(client: Any) -> None:
                  "/api/v1/games/{game_id}/events/stream", "/api/v1/games/{game_id}/states/{version}"):
         assert path in spec["paths"], path
     assert "CreateGame" in spec["components"]["schemas"]
-    docs = client.get("/docs")
+    docs = client.get("/docs", follow_redirects=True)
     assert docs.status_code == 200 and b"swagger" in docs.data.lower()
+    assert b"cdn" not in docs.data.lower() and b"/docs/swagger-ui-bundle.js" in docs.data  # served from the package
+    assert client.get("/docs/swagger-ui-bundle.js").status_code == 200
+    assert spec["components"]["securitySchemes"]["bearerAuth"] == {
+        "type": "http", "scheme": "bearer", "description": spec["components"]["securitySchemes"]["bearerAuth"][
+            "description"]}
+    assert {"bearerAuth": []} in spec["security"]
 
 
 def test_eight_threads_same_if_match_exactly_one_applies(app: Any, new_game: Any) -> None:
