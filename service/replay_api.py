@@ -58,6 +58,7 @@ def _bundle_or_problem(game_id: str) -> str:
 
 
 @blp.route("/api/v1/games/<game_id>/replay")
+@blp.doc(operationId="getReplay")
 @blp.doc(responses={"200": {"description": "hourglass-replay/1 bundle (JSON Lines)",
                             "content": {BUNDLE_MIMETYPE: {"schema": {"type": "string"}}}},
                     "404": {"description": "unknown game"}, "409": {"description": "game not finished"}})
@@ -88,6 +89,7 @@ def _uploaded_bundle() -> bytes:
 
 
 @blp.route("/api/v1/replays/verify", methods=["POST"])
+@blp.doc(operationId="verifyReplay")
 @blp.doc(requestBody={"content": {BUNDLE_MIMETYPE: {"schema": {"type": "string"}},
                                   "multipart/form-data": {"schema": {"type": "object", "properties": {
                                       "bundle": {"type": "string", "format": "binary"}}}}}},
@@ -98,6 +100,7 @@ def verify() -> Any:
 
 
 @blp.route("/api/v1/games/<game_id>/timeline")
+@blp.doc(operationId="getTimeline")
 def timeline(game_id: str) -> Any:
     """The version after each batch with who acted; finished games also list each command."""
     meta, entries = load_game(_store(), game_id)
@@ -114,6 +117,7 @@ def timeline(game_id: str) -> Any:
 
 
 @blp.route("/games/<game_id>")
+@blp.doc(operationId="viewerPage")
 def viewer(game_id: str) -> Response:
     """The replay viewer page (HTML; the game id is read from the address)."""
     if not _store().exists(game_id):

@@ -19,6 +19,7 @@ blp = Blueprint("events", __name__, url_prefix="/api/v1/games", description="Eve
 
 
 @blp.route("/<string:game_id>/events", methods=["GET"])
+@blp.doc(operationId="listEvents")
 @blp.arguments(EventsQuerySchema, location="query")
 @blp.response(200, EventsSchema)
 @blp.alt_response(404, schema=ProblemSchema, description="unknown game")
@@ -32,6 +33,7 @@ def list_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/<string:game_id>/events/stream", methods=["GET"])
+@blp.doc(operationId="streamEvents")
 @blp.arguments(StreamQuerySchema, location="query")
 @blp.doc(responses={200: {"description": "text/event-stream: id = seq, data = the event as JSON; "
                           "comment heartbeats; a final 'end' event when the game is over"}},

@@ -13,6 +13,7 @@ blp = Blueprint("games", __name__, url_prefix="/api/v1/games", description="Crea
 
 
 @blp.route("", methods=["POST"])
+@blp.doc(operationId="createGame")
 @blp.arguments(CreateGameSchema)
 @blp.response(201, CreatedSchema)
 @blp.alt_response(400, schema=ProblemSchema, description="malformed body")
@@ -26,6 +27,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/<string:game_id>", methods=["GET"])
+@blp.doc(operationId="getGame")
 @blp.response(200, SummarySchema)
 @blp.alt_response(404, schema=ProblemSchema, description="unknown game")
 def game_summary(game_id: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ _MOVE_HEADERS = [
 
 
 @blp.route("/<string:game_id>/moves", methods=["GET"])
+@blp.doc(operationId="listMoves")
 @blp.response(200, MovesSchema)
 @blp.alt_response(404, schema=ProblemSchema, description="unknown game")
 def list_moves(game_id: str) -> dict[str, Any]:
@@ -33,6 +34,7 @@ def list_moves(game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/<string:game_id>/moves", methods=["POST"])
+@blp.doc(operationId="postMove")
 @blp.arguments(MoveSchema)
 @blp.response(200, MoveResultSchema)
 @blp.doc(parameters=_MOVE_HEADERS)

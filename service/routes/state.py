@@ -19,6 +19,7 @@ def _state(game: Game, seat: int | None) -> dict[str, Any]:
 
 
 @blp.route("/<string:game_id>/state", methods=["GET"])
+@blp.doc(operationId="getState")
 @blp.response(200, StateSchema)
 @blp.alt_response(304, description="If-None-Match matched the current version")
 @blp.alt_response(401, schema=ProblemSchema, description="bad token")
@@ -34,6 +35,7 @@ def current_state(game_id: str) -> Any:
 
 
 @blp.route("/<string:game_id>/states/<int:version>", methods=["GET"])
+@blp.doc(operationId="getStateAt")
 @blp.response(200, StateSchema)
 @blp.alt_response(404, schema=ProblemSchema, description="unknown game or version")
 def state_at(game_id: str, version: int) -> Any:
