@@ -11,9 +11,15 @@ Protocol (one POST per decision)::
      "deadline": "2026-01-01T12:00:02.000Z", "deadline_ms": 1767268802000}
 
 The bot answers ``200`` with ``{"move": <one of moves>}`` (a bare move object is accepted too).
-The first valid answer before the deadline is played; anything else (timeout, connection error,
-non-2xx, garbage, a move not in ``moves``) falls back to the seat's default move. Either way the
-round trip is reported as a :class:`BotCall` and recorded in the appended entry's meta.
+The first valid answer before the deadline is played; anything else (timeout, an answer over
+``MAX_RESPONSE_BYTES``, connection error, non-2xx, garbage, a move not in ``moves``) falls back to
+the seat's default move. Either way the round trip is reported as a :class:`BotCall` and recorded
+in the appended entry's meta.
+
+The deadline is a hard bound on the whole exchange, not a per-read timeout: a watchdog timer shuts
+the socket down when it passes, so a bot that sends one byte a second, or its headers slowly,
+holds the worker for the deadline and no longer. (requests and httpx only offer per-operation
+timeouts; the standard library's http.client gives us the socket to cut.)
 
 URLs must point at a host on the allow-list ``HOURGLASS_BOT_HOSTS`` (comma-separated; entries
 are ``host``, ``host:port`` or ``*.domain``; default: loopback only). Redirects are never
@@ -23,14 +29,18 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import json
+import socket
+import ssl
+import threading
 import time
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Callable
+from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import urlsplit
-
-import requests
 
 from core.seats import BotUrlRejected, check_bot_url
 
@@ -55,7 +65,7 @@ class BotCall:
     """What happened on one round trip; ``move`` is the accepted JSON move or None (→ default)."""
 
     url: str
-    outcome: str  # "ok" | "timeout" | "error" | "http_status" | "garbage" | "illegal" | "rejected_url"
+    outcome: str  # ok | timeout | too_large | error | http_status | garbage | illegal | rejected_url
     rtt_ms: float
     move: dict[str, Any] | None = None
     detail: str = ""
@@ -73,7 +83,7 @@ class BotCall:
 
 
 def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.fromtimestamp(ts, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def request_body(game_id: str, seat: int, version: int, view: dict[str, Any],
@@ -83,15 +93,81 @@ def request_body(game_id: str, seat: int, version: int, view: dict[str, Any],
     return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode("utf-8")
 
 
-def _read_limited(response: requests.Response, deadline: float) -> bytes | None:
-    """The body, or None when it is too large or arrives after the deadline."""
-    chunks, size = [], 0
-    for chunk in response.iter_content(chunk_size=8192):
-        size += len(chunk)
-        if size > MAX_RESPONSE_BYTES or time.monotonic() > deadline:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
+class _Late(Exception):
+    """The deadline passed before the whole answer was in."""
+
+
+class _TooLarge(Exception):
+    """The answer is (or says it is) longer than MAX_RESPONSE_BYTES."""
+
+
+class _Watchdog:
+    """Shuts the connection's socket down at the deadline, which ends at once whatever send or
+    recv is blocked on it (also inside a TLS handshake or while headers trickle in)."""
+
+    def __init__(self, conn: http.client.HTTPConnection, timeout_s: float) -> None:
+        self.conn = conn
+        self.fired = False
+        self.timer = threading.Timer(timeout_s, self._cut)
+        self.timer.daemon = True
+
+    def _cut(self) -> None:
+        self.fired = True
+        sock = self.conn.sock
+        if sock is not None:
+            with suppress(OSError):
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain socket's, under any TLS layer
+
+    def __enter__(self) -> _Watchdog:
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.timer.cancel()
+
+
+def _connection(url: str, timeout_s: float) -> tuple[http.client.HTTPConnection, str]:
+    """A connection to the URL's host (nothing sent yet) and the request target."""
+    parts = urlsplit(url)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    if parts.scheme == "https":
+        return http.client.HTTPSConnection(parts.hostname or "", parts.port, timeout=timeout_s,
+                                           context=ssl.create_default_context()), target
+    return http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout_s), target
+
+
+def _read_body(response: http.client.HTTPResponse) -> bytes:
+    declared = response.getheader("Content-Length") or ""
+    if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+        raise _TooLarge
+    raw = response.read(MAX_RESPONSE_BYTES + 1)
+    if len(raw) > MAX_RESPONSE_BYTES:
+        raise _TooLarge
+    return raw
+
+
+def post(url: str, body: bytes, headers: dict[str, str], timeout_s: float) -> tuple[int, bytes]:
+    """POST ``body`` and read the answer, all of it within ``timeout_s``: (status, body).
+
+    Raises _Late when the deadline passes first, _TooLarge for an oversized answer, OSError or
+    http.client.HTTPException when the exchange fails. Redirects are answers like any other.
+    """
+    conn, target = _connection(url, timeout_s)
+    try:
+        with _Watchdog(conn, timeout_s) as watchdog:
+            try:
+                conn.request("POST", target, body=body, headers=headers)
+                response = conn.getresponse()
+                raw = _read_body(response)
+            except (OSError, http.client.HTTPException):
+                if watchdog.fired:
+                    raise _Late from None
+                raise
+        if watchdog.fired:  # cut mid-body: what arrived may look complete, but it came too late
+            raise _Late
+        return response.status, raw
+    finally:
+        conn.close()
 
 
 def _pick_move(raw: bytes, is_legal: Callable[[dict[str, Any]], bool]) -> tuple[str, dict[str, Any] | None, str]:
@@ -108,29 +184,31 @@ def _pick_move(raw: bytes, is_legal: Callable[[dict[str, Any]], bool]) -> tuple[
 
 
 def ask_bot(url: str, secret: str, body: bytes, timeout_s: float,
-            is_legal: Callable[[dict[str, Any]], bool], session: requests.Session | None = None) -> BotCall:
-    """POST ``body`` to ``url`` and return the first valid move before ``timeout_s`` elapses."""
+            is_legal: Callable[[dict[str, Any]], bool]) -> BotCall:
+    """POST ``body`` to ``url``; the bot's move if a valid one is all in within ``timeout_s``.
+
+    The deadline covers the whole exchange (connect, TLS, sending, headers, body): a bot that
+    trickles bytes costs its seat ``timeout_s`` and the default move, never more.
+    """
     try:
         check_bot_url(url)
     except BotUrlRejected as exc:
         return BotCall(url, "rejected_url", 0.0, detail=str(exc))
     headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(secret, body)}
     started = time.monotonic()
-    deadline = started + timeout_s
-    http = session or requests
+
+    def call(outcome: str, detail: str, status: int | None = None, move: dict[str, Any] | None = None) -> BotCall:
+        return BotCall(url, outcome, (time.monotonic() - started) * 1000, move=move, detail=detail, status=status)
+
     try:
-        with http.post(url, data=body, headers=headers, timeout=(timeout_s, timeout_s),
-                       allow_redirects=False, stream=True) as response:
-            raw = _read_limited(response, deadline)
-            status = response.status_code
-    except requests.Timeout:
-        return BotCall(url, "timeout", (time.monotonic() - started) * 1000, detail="no answer before the deadline")
-    except requests.RequestException as exc:
-        return BotCall(url, "error", (time.monotonic() - started) * 1000, detail=type(exc).__name__)
-    rtt_ms = (time.monotonic() - started) * 1000
-    if raw is None:
-        return BotCall(url, "timeout", rtt_ms, status=status, detail="answer too late or too large")
+        status, raw = post(url, body, headers, timeout_s)
+    except _Late:
+        return call("timeout", f"no complete answer within {timeout_s:g} s")
+    except _TooLarge:
+        return call("too_large", f"answer larger than {MAX_RESPONSE_BYTES} bytes")
+    except (OSError, http.client.HTTPException) as exc:
+        return call("error", type(exc).__name__)
     if not 200 <= status < 300:
-        return BotCall(url, "http_status", rtt_ms, status=status, detail=f"HTTP {status}")
+        return call("http_status", f"HTTP {status}", status)
     outcome, move, detail = _pick_move(raw, is_legal)
-    return BotCall(url, outcome, rtt_ms, move=move, detail=detail, status=status)
+    return call(outcome, detail, status, move)

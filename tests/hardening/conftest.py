@@ -2,8 +2,9 @@
 restart on the same port, and child processes (``hourglass worker``, ``hourglass serve``) run in
 their own process groups and always cleaned up. Every wait is bounded.
 
-Nothing here touches the shared test Redis: each test gets an empty server of its own, started
-with ``--save '' --appendonly no`` so a restart comes back empty, like a lost cache node.
+The private servers are empty servers of their own, started with ``--save '' --appendonly no``
+so a restart comes back empty. Tests that need the shared test Redis use the worker tests'
+fixtures (``svc``, ``new_game``, ``created``, ``queue_name``), which clean up after themselves.
 """
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from typing import Any
 
 import pytest
 import redis
+
+from tests.workers.conftest import created, new_game, queue_name, svc  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
 
