@@ -34,7 +34,7 @@ def play(rules: Any, config: Any, seed: bytes, game_id: str, bots: Sequence[str]
     game.state = fold(rules, setup)
     game.batches.append((None, setup))
     game.events = len(setup)
-    policies = [get_bot(bots[i % len(bots)]) for i in range(config.players)]
+    policies = [get_bot(bots[i % len(bots)], rules.name) for i in range(config.players)]
     while not rules.is_finished(game.state):
         if game.decisions >= max_decisions:
             raise RuntimeError(f"{game_id}: no end after {max_decisions} decisions")
@@ -66,7 +66,7 @@ def summary_line(rules: Any, game: Playthrough, seed_text: str) -> dict[str, Any
         "seed": seed_text,
         "edition": game.config.edition.value,
         "players": game.config.players,
-        "rounds": game.state.round,
+        "rounds": rules.summary(game.state)["round"],
         "decisions": game.decisions,
         "events": game.events,
         "scores": result["scores"],
@@ -75,9 +75,10 @@ def summary_line(rules: Any, game: Playthrough, seed_text: str) -> dict[str, Any
     }
 
 
-def run(game: str, edition: str, players: int, games: int, seed: str, bots: Sequence[str]) -> Iterator[dict[str, Any]]:
+def run(game: str, edition: str | None, players: int, games: int, seed: str,
+        bots: Sequence[str]) -> Iterator[dict[str, Any]]:
     rules = get_game(game)
-    config = rules.config_from_json({"edition": edition, "players": players})
+    config = rules.config_from_json({"players": players, **({"edition": edition} if edition else {})})
     for i in range(games):
         seed_text = f"{seed}-{i}"
         played = play(rules, config, seed_from_text(seed_text), f"selfplay-{seed_text}", bots)
@@ -87,7 +88,7 @@ def run(game: str, edition: str, players: int, games: int, seed: str, bots: Sequ
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     parser = parser or argparse.ArgumentParser(prog="hourglass selfplay")
     parser.add_argument("--game", default="orleans")
-    parser.add_argument("--edition", default="classic", choices=["classic", "2023"])
+    parser.add_argument("--edition", default=None, help="the game's edition (default: the game's default)")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--games", type=int, default=1)
     parser.add_argument("--seed", default="hourglass")

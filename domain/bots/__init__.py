@@ -23,12 +23,21 @@ def _registry() -> dict[str, Policy]:
     return {"random": random_bot.choose, "greedy": greedy.choose}
 
 
+def _per_game() -> dict[str, dict[str, Policy]]:
+    """Policies that exist once per game: bot name -> game name -> policy."""
+    from domain.bots import artificium_greedy, greedy
+
+    return {"greedy": {"orleans": greedy.choose, "artificium": artificium_greedy.choose}}
+
+
 def bot_names() -> tuple[str, ...]:
     return tuple(sorted(_registry()))
 
 
-def get_bot(name: str) -> Policy:
+def get_bot(name: str, game: str | None = None) -> Policy:
+    """The policy ``name``; with ``game``, that game's own version of it where there is one
+    (``greedy`` is one policy per game; without a game it is the Orléans one)."""
     bots = _registry()
     if name not in bots:
         raise KeyError(f"unknown bot {name!r}; known: {', '.join(sorted(bots))}")
-    return bots[name]
+    return _per_game().get(name, {}).get(game or "", bots[name])

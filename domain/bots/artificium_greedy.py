@@ -1,0 +1,208 @@
+"""The greedy bot for Artificium: a one-ply evaluation of every legal move.
+
+Each legal move is tried on a *belief* copy of the position (``decide`` + fold) and the result is
+scored by ``estimate``: victory points now, plus coins and resources at their worth, plus what the
+cards in hand can still earn this turn (a small greedy planner that plays the best card first,
+buying missing inputs when that pays), minus a share of the best opponent's projected score (so
+the Castle pushes back the leader and Theft robs him). Ties are broken with the bot's own rng.
+
+The belief copy never holds anything the seat cannot see: other seats' hands and sealed cards and
+the draw pile are replaced by the unseen cards in an order drawn from the bot's rng, so a Wizard's
+draw or an Exploration in the lookahead reveals nothing real.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from domain import games
+from domain.artificium import data as D
+from domain.artificium.data import Card, Effect, Resource
+from domain.artificium.model import RESOURCES, Phase, Player, RedrawHand, State, sort_cards
+from domain.core import Rejected
+from domain.rng import Rng
+
+COIN = 0.25  # a coin is a quarter VP at the end (A-rules l.257-258)
+RIVAL_SHARE = 0.3  # how much the best opponent's projected score weighs against ours
+CARD_DRAW_VALUE = 1.0  # one more card in hand during play
+KNIGHT_PUSH_VALUE = 1.0  # four VP off an opponent, valued through the rival term too
+REDRAW_HAND_VALUE = 4.0  # what an unknown fresh hand of 5 is expected to earn
+CARRY_SHARE = 0.3  # a card kept for the next turn, relative to playing it now
+LAST = D.TURNS
+
+
+def choose(rules: Any, state: State, seat: int, moves: Sequence[Any], rng: Rng) -> Any:
+    """Pick one of ``moves`` (``rules.legal_moves(state, seat)``) for ``seat``."""
+    if len(moves) == 1:
+        return moves[0]
+    belief = believe(state, seat, rng)
+    scored = [(score_move(rules, belief, seat, move, rng), i) for i, move in enumerate(moves)]
+    best = max(score for score, _ in scored)
+    tied = [moves[i] for score, i in scored if score >= best - 1e-9]
+    return tied[0] if len(tied) == 1 else rng.pick(tied)
+
+
+def score_move(rules: Any, belief: State, seat: int, move: Any, rng: Rng) -> float:
+    try:
+        after = games.step(rules, belief, move, Rng(rng.seed, rng.game_id + ":lookahead", rng.counter))[1]
+    except Rejected:
+        return float("-inf")
+    value = estimate(after, seat)
+    if isinstance(move, RedrawHand):  # the new cards are unknown: value the fresh hand on average
+        value += REDRAW_HAND_VALUE - potential(after, seat)
+    return value
+
+
+# --- what the seat may know --------------------------------------------------------------------------
+
+
+def believe(state: State, seat: int, rng: Rng) -> State:
+    """``state`` with every card the seat cannot see replaced by an rng-ordered unseen card."""
+    me = state.players[seat]
+    seen: Counter[Card] = Counter(me.hand) + Counter(state.discard) + Counter(state.market)
+    seen += Counter(c for c in (me.committed,) if c is not None)
+    for p in state.players:
+        seen += Counter(p.played) + Counter(c for c in (p.revealed,) if c is not None)
+    unseen = list(Rng(rng.seed, rng.game_id + ":belief", rng.counter).shuffled(
+        sort_cards((Counter(D.FULL_DECK) - seen).elements())))
+    players = []
+    for i, p in enumerate(state.players):
+        if i == seat:
+            players.append(p)
+            continue
+        hand, unseen = unseen[:len(p.hand)], unseen[len(p.hand):]
+        committed = None
+        if p.committed is not None:
+            committed, unseen = unseen[0], unseen[1:]
+        players.append(replace(p, hand=sort_cards(hand), committed=committed))
+    return replace(state, players=tuple(players), deck=tuple(unseen))
+
+
+# --- the estimate ---------------------------------------------------------------------------------------
+
+
+def resource_value(resource: Resource, turn: int) -> float:
+    """Worth of a held resource: its sale at the end, more while it can still be converted."""
+    if turn >= LAST:
+        return D.SELL_PRICES[resource] * COIN
+    return (D.BUY_PRICES[resource] + D.SELL_PRICES[resource]) / 2 * COIN
+
+
+def worth(p: Player, turn: int) -> float:
+    return p.vp + p.coins * COIN + sum(n * resource_value(r, turn) for r, n in zip(RESOURCES, p.resources))
+
+
+def estimate(state: State, seat: int) -> float:
+    p = state.players[seat]
+    rivals = [projected(q) for i, q in enumerate(state.players) if i != seat]
+    return worth(p, state.turn) + potential(state, seat) - RIVAL_SHARE * max(rivals)
+
+
+def projected(p: Player) -> float:
+    return p.vp + (p.coins + sum(n * D.SELL_PRICES[r] for r, n in zip(RESOURCES, p.resources))) / D.COINS_PER_VP
+
+
+def potential(state: State, seat: int) -> float:
+    """What the seat's cards can still earn: this turn while it plays, a little later otherwise."""
+    p = state.players[seat]
+    if state.phase is Phase.FINISHED:
+        return 0.0
+    first = p.revealed or p.committed
+    playing = state.phase in (Phase.START, Phase.MARKET, Phase.COMMIT, Phase.RESOLVE) and not p.passed
+    if playing:
+        return plan(list(p.hand), first, list(p.resources), p.coins, p.plays, p.played, state.turn)
+    if state.turn >= LAST:
+        return 0.0
+    return CARRY_SHARE * plan(list(p.hand), None, list(p.resources), p.coins, 0, (), state.turn + 1)
+
+
+# --- a small greedy planner over the hand ------------------------------------------------------------------
+
+
+class Budget:
+    """Resources and coins while the planner spends them."""
+
+    __slots__ = ("resources", "coins", "plays", "turn")
+
+    def __init__(self, resources: list[int], coins: int, plays: int, turn: int) -> None:
+        self.resources = resources
+        self.coins = coins
+        self.plays = plays
+        self.turn = turn
+
+
+def plan(hand: list[Card], first: Card | None, resources: list[int], coins: int, plays: int,
+         played: tuple[Card, ...], turn: int) -> float:
+    """Play ``first`` (if any), then the best remaining card while one gains something."""
+    budget = Budget(list(resources), coins, plays, turn)
+    total = 0.0
+    if first is not None:
+        total += max(0.0, play_card(first, budget, played, hand))
+    cards = list(hand)
+    fairs = [c for c in cards if c is Card.FAIR]
+    cards = [c for c in cards if c is not Card.FAIR]
+    while cards:
+        gains = [(gain(c, budget, played, cards), c) for c in dict.fromkeys(cards)]
+        best, card = max(gains, key=lambda g: g[0])
+        if best <= 0:
+            break
+        total += play_card(card, budget, played, cards)
+        cards.remove(card)
+    for _ in fairs:  # a Fair pays most when it comes last
+        total += play_card(Card.FAIR, budget, played, cards)
+    return total
+
+
+def missing(card: Card, budget: Budget) -> list[Resource] | None:
+    """The inputs to buy for ``card``, or None when the coins do not reach."""
+    spec = D.CARDS[card]
+    need = Counter(spec.takes)
+    short = [r for r, n in need.items() for _ in range(max(0, n - budget.resources[RESOURCES.index(r)]))]
+    if sum(D.BUY_PRICES[r] for r in short) + spec.coins > budget.coins:
+        return None
+    return short
+
+
+def gain(card: Card, budget: Budget, played: tuple[Card, ...], hand: list[Card]) -> float:
+    trial = Budget(list(budget.resources), budget.coins, budget.plays, budget.turn)
+    return play_card(card, trial, played, hand)
+
+
+def play_card(card: Card, budget: Budget, played: tuple[Card, ...], hand: list[Card]) -> float:
+    """Spend for ``card`` inside ``budget``; returns the value gained (negative: not worth it)."""
+    spec = D.CARDS[card]
+    effect = spec.effect
+    if effect in (Effect.PRODUCE, Effect.KNIGHT, Effect.WIZARD):
+        short = missing(card, budget)
+        if short is None:
+            return -1.0
+        value = float(spec.vp)
+        for r in short:
+            budget.coins -= D.BUY_PRICES[r]
+            budget.resources[RESOURCES.index(r)] += 1
+            value -= D.BUY_PRICES[r] * COIN
+        for r in spec.takes:
+            budget.resources[RESOURCES.index(r)] -= 1
+            value -= resource_value(r, budget.turn)
+        for r in spec.gives:
+            budget.resources[RESOURCES.index(r)] += 1
+            value += resource_value(r, budget.turn)
+        budget.coins -= spec.coins
+        value -= spec.coins * COIN
+        if effect is Effect.KNIGHT:
+            value += KNIGHT_PUSH_VALUE
+        if effect is Effect.WIZARD:
+            value += (D.WIZARD_DRAW - D.WIZARD_DISCARD) * CARD_DRAW_VALUE
+    elif effect is Effect.FAIR:
+        value = D.FAIR_COINS_PER_CARD * budget.plays * COIN
+    elif effect is Effect.EXPLORATION:
+        value = CARD_DRAW_VALUE
+    elif effect is Effect.THEFT:
+        value = max(0.0, (D.BUY_PRICES[Resource.COAL] - 2) * COIN)
+    else:  # Reconstruction: play the best card played this turn once more
+        again = [c for c in played if c is not Card.RECONSTRUCTION]
+        value = max((gain(c, budget, (), hand) for c in again), default=0.0) * 0.8
+    budget.plays += 1
+    return value
