@@ -20,6 +20,7 @@ from domain.artificium.model import GameStarted, Phase, TurnStarted
 from domain.core import SYSTEM, Rejected, RejectKind
 from domain.games import fold
 from domain.rng import Rng
+from domain.selfplay import play
 from tests.artificium.invariants import check
 
 PLAYERS = (2, 3, 4, 5, 6)
@@ -124,3 +125,22 @@ def test_many_more_playouts_end_in_four_turns() -> None:
             assert sum(isinstance(e, TurnStarted) for e in log) == D.TURNS
             finished += 1
     assert finished == 150
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_greedy_playouts_reach_every_rule_and_keep_every_invariant(players: int) -> None:
+    """Random bots rarely build a chain; greedy seats reach Castles, Wizards, bonus spaces and
+    reshuffles, so the invariants are checked on those paths too."""
+    seen: set[str] = set()
+    for seed_index in range(2):
+        config = RULES.config_from_json({"edition": "standard", "players": players})
+        game = play(RULES, config, f"greedy-{seed_index}".encode(), f"greedy-{players}-{seed_index}",
+                    ["greedy", "random"] if seed_index else ["greedy"])
+        state = None
+        for _, events in game.batches:
+            for event in events:
+                state = RULES.evolve(state, event)
+                check(state)
+                seen.add(type(event).__name__)
+        assert state == game.state and state.phase is Phase.FINISHED
+    assert {"Produced", "BonusCollected", "ResourceBought", "CardsRevealed"} <= seen
