@@ -30,6 +30,7 @@ CARD_DRAW_VALUE = 1.0  # one more card in hand during play
 KNIGHT_PUSH_VALUE = 1.0  # four VP off an opponent, valued through the rival term too
 REDRAW_HAND_VALUE = 4.0  # what an unknown fresh hand of 5 is expected to earn
 CARRY_SHARE = 0.3  # a card kept for the next turn, relative to playing it now
+RECONSTRUCTION_SHARE = 0.8  # replaying a card costs a step of its own
 LAST = D.TURNS
 
 
@@ -139,19 +140,19 @@ def plan(hand: list[Card], first: Card | None, resources: list[int], coins: int,
     budget = Budget(list(resources), coins, plays, turn)
     total = 0.0
     if first is not None:
-        total += max(0.0, play_card(first, budget, played, hand))
+        total += max(0.0, play_card(first, budget, played))
     cards = list(hand)
     fairs = [c for c in cards if c is Card.FAIR]
     cards = [c for c in cards if c is not Card.FAIR]
     while cards:
-        gains = [(gain(c, budget, played, cards), c) for c in dict.fromkeys(cards)]
+        gains = [(gain(c, budget, played), c) for c in dict.fromkeys(cards)]
         best, card = max(gains, key=lambda g: g[0])
         if best <= 0:
             break
-        total += play_card(card, budget, played, cards)
+        total += play_card(card, budget, played)
         cards.remove(card)
     for _ in fairs:  # a Fair pays most when it comes last
-        total += play_card(Card.FAIR, budget, played, cards)
+        total += play_card(Card.FAIR, budget, played)
     return total
 
 
@@ -165,12 +166,12 @@ def missing(card: Card, budget: Budget) -> list[Resource] | None:
     return short
 
 
-def gain(card: Card, budget: Budget, played: tuple[Card, ...], hand: list[Card]) -> float:
+def gain(card: Card, budget: Budget, played: tuple[Card, ...]) -> float:
     trial = Budget(list(budget.resources), budget.coins, budget.plays, budget.turn)
-    return play_card(card, trial, played, hand)
+    return play_card(card, trial, played)
 
 
-def play_card(card: Card, budget: Budget, played: tuple[Card, ...], hand: list[Card]) -> float:
+def play_card(card: Card, budget: Budget, played: tuple[Card, ...]) -> float:
     """Spend for ``card`` inside ``budget``; returns the value gained (negative: not worth it)."""
     spec = D.CARDS[card]
     effect = spec.effect
@@ -203,6 +204,6 @@ def play_card(card: Card, budget: Budget, played: tuple[Card, ...], hand: list[C
         value = max(0.0, (D.BUY_PRICES[Resource.COAL] - 2) * COIN)
     else:  # Reconstruction: play the best card played this turn once more
         again = [c for c in played if c is not Card.RECONSTRUCTION]
-        value = max((gain(c, budget, (), hand) for c in again), default=0.0) * 0.8
+        value = max((gain(c, budget, ()) for c in again), default=0.0) * RECONSTRUCTION_SHARE
     budget.plays += 1
     return value
