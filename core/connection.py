@@ -56,9 +56,20 @@ def redis_url() -> str:
     return url if url else start_embedded()
 
 
+CONNECT_TIMEOUT_S = 5.0
+
+
 def connect(url: str) -> redis.Redis:
-    """A new client for ``url`` (bytes replies, short socket timeouts for health)."""
-    return redis.Redis.from_url(url, decode_responses=False, health_check_interval=30)
+    """A new client for ``url``: bytes replies, a health check on connections idle for 30 s.
+
+    A refused connection fails at once and one to an unreachable host after
+    ``CONNECT_TIMEOUT_S`` (the OS default is minutes), so the API answers 503 promptly while
+    Redis is away; the pool reconnects on the next command once it is back. No command is
+    retried: a retried append whose reply was lost would report a stale version instead of
+    the 503 that tells the client to repeat it with its Idempotency-Key.
+    """
+    return redis.Redis.from_url(url, decode_responses=False, health_check_interval=30,
+                                socket_connect_timeout=CONNECT_TIMEOUT_S)
 
 
 def get_redis() -> redis.Redis:

@@ -4,19 +4,31 @@ Every error body is ``{type, title, status, detail, kind}`` (plus ``errors`` for
 validation messages, ``current_version`` for a stale If-Match). Views raise :class:`ApiProblem`;
 domain and store exceptions are translated by :func:`register_error_handlers`. No handler ever
 puts a traceback or an exception's repr in a response.
+
+A lost Redis connection (the server is down, restarting or unreachable) is a 503 ``UNAVAILABLE``
+with ``Retry-After``, from any endpoint; redis-py reconnects on the next request, so the API
+recovers by itself when Redis is back.
 """
 from __future__ import annotations
 
 import logging
 from typing import Any
 
+import redis
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
-from domain.core import Rejected, RejectKind
 from core.games import GameNotFound, IdempotencyConflict, StaleVersion, VersionNotFound
+from domain.core import Rejected, RejectKind
 
 PROBLEM_JSON = "application/problem+json"
+REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+RETRY_AFTER_S = 5
+UNAVAILABLE_DETAIL = (
+    "the game store cannot be reached right now; retry after Retry-After seconds. A move POST that got "
+    "this answer may or may not have been applied: send it again with the same Idempotency-Key (a "
+    "repeated key returns the first result, so the move is applied once) and If-Match"
+)
 log = logging.getLogger(__name__)
 
 
@@ -100,7 +112,15 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(IdempotencyConflict, lambda e: problem_response(ApiProblem(
         409, "IDEMPOTENCY_CONFLICT", str(e))))
     app.register_error_handler(HTTPException, lambda e: problem_response(from_http(e)))
+    for error in REDIS_DOWN:
+        app.register_error_handler(error, _unavailable)
     app.register_error_handler(Exception, _internal)
+
+
+def _unavailable(exc: Exception) -> Response:
+    log.warning("Redis unavailable: %s: %s", type(exc).__name__, exc)
+    return problem_response(ApiProblem(503, "UNAVAILABLE", UNAVAILABLE_DETAIL,
+                                       headers={"Retry-After": str(RETRY_AFTER_S)}))
 
 
 def _internal(exc: Exception) -> Response:

@@ -1,7 +1,8 @@
 """Findings 1b and 1c: ``hourglass serve`` keeps serving through a Redis outage and a dead child.
 
 ``hourglass serve`` (gunicorn + worker under one supervisor) runs on a private redis-server that
-is SIGKILLed and started again, empty, on the same port: the web answers again by itself and a
+is SIGKILLed (the web answers 503 meanwhile, finding 4) and started again, empty, on the same
+port: the web answers again by itself and a
 bot-only game created through the API afterwards is played to its end. Then the worker child is
 SIGKILLed: the supervisor starts a new one (the web stays up) and the next game finishes too.
 SIGTERM still stops every child.
@@ -86,6 +87,8 @@ def test_serve_rides_out_a_redis_kill_and_a_dead_worker(private_redis: RedisServ
 
     private_redis.kill()
     killed = time.monotonic()
+    outage = requests.get(f"{base}/api/v1/games/0000000000000000", timeout=10)
+    assert outage.status_code == 503 and outage.json()["kind"] == "UNAVAILABLE" and outage.headers["Retry-After"]
     time.sleep(3)
     private_redis.start()
     wait_until(lambda: answers(base), 20, 0.1, "the web to answer after Redis came back")
