@@ -25,10 +25,10 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from domain.core import SYSTEM  # noqa: E402
-from service.cli import gunicorn_command  # noqa: E402
 from core.games import GameService  # noqa: E402
 from core.store import EventStore  # noqa: E402
+from domain.core import SYSTEM  # noqa: E402
+from service.cli import gunicorn_command  # noqa: E402
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -45,7 +45,7 @@ def redis_baseline(conn: redis.Redis, n: int = 2000) -> tuple[float, float]:
             conn.ping()
             ping.append(time.perf_counter() - t)
             t = time.perf_counter()
-            conn.xadd(key, {"entry": '{"seq":%d,"type":"Bench"}' % i, "hash": "0" * 64}, id=f"{i + 1}-0")
+            conn.xadd(key, {"entry": f'{{"seq":{i},"type":"Bench"}}', "hash": "0" * 64}, id=f"{i + 1}-0")
             xadd.append(time.perf_counter() - t)
     finally:
         conn.delete(key)

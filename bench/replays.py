@@ -48,9 +48,9 @@ def bench(edition: str, players: int, games: int, repeat: int) -> dict[str, floa
         data = text.encode("utf-8")
         report = verify_bundle(data)
         assert report.ok, report.describe()  # a broken bundle makes the figures meaningless
-        times = timed(lambda: verify_bundle(data), repeat)
+        times = timed(lambda data=data: verify_bundle(data), repeat)
         events = [rules.event_from_json(e["data"]) for e in entries]
-        folds.append(min(timed(lambda: fold(rules, events), repeat)))
+        folds.append(min(timed(lambda events=events: fold(rules, events), repeat)))
         sizes.append(len(data))
         gz.append(len(gzip.compress(data)))
         lines.append(text.count("\n"))

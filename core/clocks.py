@@ -15,8 +15,9 @@ Time never enters the domain except as data: a timeout is the SYSTEM command
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from redis import Redis
 
@@ -27,7 +28,7 @@ class TimeControl:
     increment_ms: int
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "TimeControl":
+    def from_json(cls, data: Mapping[str, Any]) -> TimeControl:
         """``{"initial_s": 300, "increment_s": 5}``; raises ValueError on anything else."""
         if not isinstance(data, Mapping) or set(data) - {"initial_s", "increment_s"} or "initial_s" not in data:
             raise ValueError("clock must be {initial_s, increment_s}")
@@ -73,7 +74,7 @@ class Clocks:
                 "seats": {str(s): [c.remaining_ms, c.since_ms, c.stint, c.deadline_ms] for s, c in self.seats.items()}}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "Clocks":
+    def from_json(cls, data: Mapping[str, Any]) -> Clocks:
         return cls(int(data["version"]), {int(s): SeatClock(*v) for s, v in data["seats"].items()})
 
     def remaining_at(self, seat: int, now_ms: int) -> int:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import secrets
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 from core.clocks import TimeControl

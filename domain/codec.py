@@ -10,22 +10,23 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Callable
 from enum import Enum
-from functools import lru_cache
-from typing import Any, Callable
+from functools import cache
+from typing import Any
 
 
 class DecodeError(ValueError):
     """The JSON does not fit the dataclass: a missing, unknown or mistyped field."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def _hints(cls: type) -> tuple[tuple[str, Any], ...]:
     hints = typing.get_type_hints(cls)
     return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _optional(cls: type) -> frozenset[str]:
     return frozenset(f.name for f in dataclasses.fields(cls)
                      if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING)
@@ -45,7 +46,7 @@ def from_json(tp: Any, data: Any, where: str = "") -> Any:
     return _decoder(tp)(data, where)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _decoder(tp: Any) -> Callable[[Any, str], Any]:
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Final, Protocol, Union
+from typing import Any, Final, Protocol
 
 SYSTEM: Final = "system"
 Seat = int
-Actor = Union[int, str]  # a seat number, or SYSTEM
+Actor = int | str  # a seat number, or SYSTEM
 
 
 class RejectKind(str, Enum):

@@ -12,7 +12,8 @@ Usage from the layers above::
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from domain.core import GameRules, Rejected, RejectKind
 

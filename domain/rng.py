@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from typing import Sequence, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 _SPACE = 1 << 256
@@ -26,7 +27,7 @@ class Rng:
         self.counter = counter
 
     def raw(self, index: int) -> int:
-        msg = f"{self.game_id}:{index}".encode("utf-8")
+        msg = f"{self.game_id}:{index}".encode()
         return int.from_bytes(hmac.new(self.seed, msg, hashlib.sha256).digest(), "big")
 
     def below(self, n: int) -> int:

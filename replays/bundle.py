@@ -6,13 +6,14 @@ then the footer. Every line is ``canonical_json(obj) + "\\n"``.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from domain.canonical import GENESIS_HASH, canonical_json, json_hash
 from domain.core import GameRules
 from domain.games import fold, get_game
-from replays.statehash import StateHasher
 from replays.entries import ENTRY_KEYS, Entry, chain_hashes, event_json, split_batches
+from replays.statehash import StateHasher
 
 FORMAT = "hourglass-replay/1"
 HEADER_KEYS = frozenset({

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import TextIO
 
 from replays.bundle import NotFinished, build_bundle
 from replays.source import GameNotFound, Loader, store_loader

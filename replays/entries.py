@@ -10,7 +10,8 @@ the others carry null. ``data`` is the engine's ``event_to_json`` object, ``type
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from domain.canonical import GENESIS_HASH, entry_hash
 

@@ -7,7 +7,8 @@ secret fields) and its entries, each with its stored ``hash``.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from core.games import GameNotFound
 from core.store import EventStore

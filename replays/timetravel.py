@@ -5,7 +5,8 @@ no state. The service's ``GET /api/v1/games/{id}/states/{version}`` calls ``view
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from domain.core import GameRules, Seat
 from domain.games import fold

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
 from domain.core import GameRules, Rejected
 from domain.games import fold, get_game, step
 from domain.rng import Rng
 from replays.bundle import BATCH_ENTRY_KEYS, BATCH_KEYS, FOOTER_KEYS, FORMAT, HEADER_KEYS, state_hash
-from replays.statehash import StateHasher
 from replays.entries import ENTRY_KEYS, event_json
+from replays.statehash import StateHasher
 
 SNIPPET = 240  # characters of context shown around a difference
 
@@ -95,7 +96,8 @@ def _split_lines(data: bytes | str) -> list[str]:
         try:
             data = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise _Diverged(raw[:exc.start].count(b"\n") + 1, "not valid UTF-8", "UTF-8 text", repr(data[exc.start:exc.end]))
+            raise _Diverged(raw[:exc.start].count(b"\n") + 1,
+                            "not valid UTF-8", "UTF-8 text", repr(data[exc.start:exc.end])) from None
     if not data:
         raise _Diverged(1, "empty bundle", "a header line", "nothing")
     lines = data.split("\n")
@@ -108,7 +110,7 @@ def _parse(number: int, text: str) -> dict[str, Any]:
     try:
         obj = json.loads(text)
     except ValueError as exc:
-        raise _Diverged(number, f"not JSON ({exc})", "a canonical JSON object", text[:SNIPPET])
+        raise _Diverged(number, f"not JSON ({exc})", "a canonical JSON object", text[:SNIPPET]) from None
     if not isinstance(obj, dict):
         raise _Diverged(number, "not a JSON object", "a JSON object", text[:SNIPPET])
     _expect_equal(number, "line is not canonical JSON (sorted keys, no spaces)", canonical_json(obj), text)
@@ -149,9 +151,11 @@ class _Replayer:
                 rng = Rng(self.seed, self.game_id, rules.draw_counter(self.state))
                 return step(rules, self.state, rules.command_from_json(command), rng)
         except Rejected as exc:
-            raise _Diverged(number, "the engine rejects this command", "an accepted command", f"{exc}: {_show(command)}")
+            raise _Diverged(number,
+                            "the engine rejects this command", "an accepted command", f"{exc}: {_show(command)}") from None
         except (KeyError, TypeError, ValueError) as exc:
-            raise _Diverged(number, "the engine cannot read this command", "a valid command", f"{exc!r}: {_show(command)}")
+            raise _Diverged(number,
+                            "the engine cannot read this command", "a valid command", f"{exc!r}: {_show(command)}") from None
 
     def batch(self, number: int, index: int, line: dict[str, Any]) -> None:
         _expect_keys(number, line, "batch", BATCH_KEYS)
@@ -212,7 +216,7 @@ def _seed(header: dict[str, Any]) -> bytes:
     try:
         raw = bytes.fromhex(seed) if isinstance(seed, str) else b""
     except ValueError:
-        raise _Diverged(1, "seed is not hex", "hex digits", seed)
+        raise _Diverged(1, "seed is not hex", "hex digits", seed) from None
     _expect_equal(1, "seed commitment: sha256(seed)", hashlib.sha256(raw).hexdigest(), commitment)
     return raw
 
@@ -221,7 +225,7 @@ def _rules(header: dict[str, Any], rules_for: Callable[[str], GameRules]) -> Gam
     try:
         return rules_for(str(header["game"]))
     except Rejected as exc:
-        raise _Diverged(1, "unknown game", "a game this engine knows", exc.message)
+        raise _Diverged(1, "unknown game", "a game this engine knows", exc.message) from None
 
 
 def _check(data: bytes | str, rules_for: Callable[[str], GameRules], progress: dict[str, Any]) -> Report:

@@ -21,12 +21,13 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from flask import Flask, request
 from flask_cors import CORS
-from flask_swagger_ui import get_swaggerui_blueprint
 from flask_smorest import Api
+from flask_swagger_ui import get_swaggerui_blueprint
 
 from core.games import GameService
 from domain.games import game_names, get_game
@@ -129,9 +130,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "description": "A seat's token from the game's creation; without one you are a spectator."})
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={
         "app_name": "hourglass API", "persistAuthorization": True}))
-    from service.routes import events, games, moves, state
-
     from service import replay_api
+    from service.routes import events, games, moves, state
 
     for module in (games, state, moves, events, replay_api):
         api.register_blueprint(module.blp)

@@ -15,14 +15,14 @@ from typing import Any
 from flask import Response, request, send_from_directory
 from flask_smorest import Blueprint
 
+from core.games import GameNotFound
+from core.store import EventStore
 from replays.bundle import NotFinished, build_bundle
 from replays.source import load_game
 from replays.timetravel import versions_of_batches
 from replays.verify import verify_bundle
-from core.games import GameNotFound
 from service.problems import ApiProblem
 from service.web import service
-from core.store import EventStore
 
 STATIC_DIR = str(resources.files("replays").joinpath("static"))
 BUNDLE_MIMETYPE = "application/x-ndjson"

@@ -4,15 +4,16 @@ and rendering events for one viewer. Views stay a few lines each by calling thes
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from flask import current_app, g, request
 
-from domain.core import SYSTEM
 from core.games import Game, GameService, token_digest
+from core.store import StoredEntry
+from domain.core import SYSTEM
 from service.problems import ApiProblem
 from service.schemas import MAX_SEQ
-from core.store import StoredEntry
 
 
 def service() -> GameService:

@@ -12,7 +12,7 @@ a job re-enqueues follow-up work on the queue it came from.
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from redis import Redis
 from rq import Queue, Retry, get_current_job
@@ -79,7 +79,7 @@ def schedule_timeout(conn: Redis, game_id: str, seat: int, stint: int, deadline_
     q = queue(conn)
     if _pending(q, job_id):
         return False
-    at = datetime.fromtimestamp(deadline_ms / 1000, tz=timezone.utc)
+    at = datetime.fromtimestamp(deadline_ms / 1000, tz=UTC)
     q.enqueue_at(at, "workers.jobs.timeout", game_id, seat, stint, job_id=job_id, result_ttl=300,
                  failure_ttl=86_400, job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy())
     return True

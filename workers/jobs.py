@@ -16,15 +16,16 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from datetime import datetime, timezone
-from typing import Any, Iterator
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
 
+from core import clocks
+from core.connection import get_redis
+from core.games import Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion
 from domain.core import SYSTEM, Rejected
 from domain.games import fold
 from replays.entries import split_batches
-from core.connection import get_redis
-from core.games import Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion
-from core import clocks
 from workers import httpbot
 from workers.enqueue import cancel_timeout, enqueue_advance, schedule_timeout
 from workers.policy import Decision, decide_builtin, default_command, next_actor
@@ -194,7 +195,7 @@ def _batches(svc: GameService, game: Game, after: int) -> Iterator[clocks.Batch]
 
 
 def _entry_ms(stamp: str) -> int:
-    moment = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    moment = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
     return int(moment.timestamp() * 1000)
 
 

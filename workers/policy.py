@@ -7,8 +7,9 @@ exactly from the seed and the log.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from domain.bots import bot_rng, get_bot
 from domain.core import SYSTEM, Actor, GameRules

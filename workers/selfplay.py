@@ -6,8 +6,9 @@ same result) and as the baseline in ``bench/workers.py``.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from domain.core import GameRules
 from domain.games import fold, step

@@ -5,7 +5,8 @@ A policy is ``choose(rules, state, seat, moves, rng) -> command``; ``rng`` comes
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from domain.rng import Rng
 

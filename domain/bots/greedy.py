@@ -14,14 +14,24 @@ never read. Lookahead draws come from the bot's own rng stream, never the game's
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from domain import games
 from domain.core import Rejected
 from domain.orleans import data as D
 from domain.orleans.data import Char, Effect, Event, Tile
 from domain.orleans.model import (
-    CHARS, GOODS, TECH, TRACKS, DrawFollowers, FinishPlanning, Phase, PlaceFollower, Player, State,
+    CHARS,
+    GOODS,
+    TECH,
+    TRACKS,
+    DrawFollowers,
+    FinishPlanning,
+    Phase,
+    PlaceFollower,
+    Player,
+    State,
 )
 from domain.rng import Rng
 

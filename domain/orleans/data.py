@@ -5,10 +5,10 @@ Every value cites its row in ../shared/orleans-facts.md ("F§x" = section x of t
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from types import MappingProxyType
-from typing import Mapping
 
 
 class Edition(str, Enum):

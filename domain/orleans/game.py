@@ -9,8 +9,20 @@ from domain.orleans import data as D
 from domain.orleans import rules as R
 from domain.orleans.evolve import evolve
 from domain.orleans.model import (
-    CHARS, COMMANDS, EVENTS, GOODS, HIDDEN_EVENTS, SYSTEM_COMMANDS, TRACKS, Config, GameStarted,
-    Phase, PhaseBegan, State, sort_goods, sort_tiles,
+    CHARS,
+    COMMANDS,
+    EVENTS,
+    GOODS,
+    HIDDEN_EVENTS,
+    SYSTEM_COMMANDS,
+    TRACKS,
+    Config,
+    GameStarted,
+    Phase,
+    PhaseBegan,
+    State,
+    sort_goods,
+    sort_tiles,
 )
 
 ENGINE_VERSION = "orleans-2"  # 2: the 2023 edition's Farmer-only technology tile (F§2.3, F§8.2)

@@ -344,7 +344,7 @@ SEAT_COMMANDS = (
     FinishSending, PlaceDrawn, PlaceTechnology, KeepTechnology, PayFood, GiveUp,
 )
 COMMANDS = SYSTEM_COMMANDS + SEAT_COMMANDS
-Command = Union[COMMANDS]  # type: ignore[valid-type]
+Command = Union[COMMANDS]  # type: ignore[valid-type]  # noqa: UP007 (a union built from a tuple)
 
 # --- events -----------------------------------------------------------------------------------
 

@@ -7,8 +7,7 @@ from flask_smorest import Blueprint
 
 from domain.core import Rejected, RejectKind
 from service.schemas import MoveResultSchema, MoveSchema, MovesSchema, ProblemSchema
-from service.web import (caller_seat, event_views, expected_version, idempotency_key, service,
-                         version_etag)
+from service.web import caller_seat, event_views, expected_version, idempotency_key, service, version_etag
 
 blp = Blueprint("moves", __name__, url_prefix="/api/v1/games", description="Legal moves and submitting a move")
 

@@ -6,9 +6,10 @@ only what the scenario needs with ``dataclasses.replace`` / ``with_player``. Com
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
-from functools import lru_cache
-from typing import Any, Iterable
+from functools import cache
+from typing import Any
 
 import pytest
 
@@ -39,7 +40,7 @@ def rng(state: State | None = None, counter: int | None = None):
     return Rng(SEED, GAME, counter)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _setup(edition: str, players: int, exclusion: bool, start_player: int, seed: bytes) -> State:
     from domain.rng import Rng
 

@@ -9,14 +9,44 @@ import pytest
 from domain.core import SYSTEM, RejectKind
 from domain.orleans import RULES
 from domain.orleans.data import Char, Event, Hourglass
-from domain.orleans.model import (
-    CoinsChanged, DrawFollowers, DueAssigned, DueForgiven, FollowersDrawn, GameStarted, HourglassRevealed,
-    Phase, PhaseBegan, RecallFollower, RevealHourglass, TakeCensus,
-)
 from domain.orleans.evolve import with_player
+from domain.orleans.model import (
+    CoinsChanged,
+    DrawFollowers,
+    DueAssigned,
+    DueForgiven,
+    FollowersDrawn,
+    GameStarted,
+    HourglassRevealed,
+    Phase,
+    PhaseBegan,
+    RecallFollower,
+    RevealHourglass,
+    TakeCensus,
+)
 from tests.domain.scenario_helpers import (
-    B, C, F, K, M, S, SB, SC, SF, ST, T, coins, fresh, in_followers, of_type, play, rejected, slots, system,
-    with_goods, with_place, with_track,
+    SB,
+    SC,
+    SF,
+    ST,
+    B,
+    C,
+    F,
+    K,
+    M,
+    S,
+    T,
+    coins,
+    fresh,
+    in_followers,
+    of_type,
+    play,
+    rejected,
+    slots,
+    system,
+    with_goods,
+    with_place,
+    with_track,
 )
 
 # --- phase 1: hour glass ---------------------------------------------------------------------------

@@ -10,13 +10,42 @@ from domain.orleans import data as D
 from domain.orleans.data import Good
 from domain.orleans.evolve import with_player
 from domain.orleans.model import (
-    TECH, ActionTaken, BathhouseDrawn, ChoiceKind, Pass, PlaceDrawn, PlaceFollower,
+    TECH,
+    ActionTaken,
+    BathhouseDrawn,
+    ChoiceKind,
+    Pass,
+    PlaceDrawn,
+    PlaceFollower,
     PlaceTechnology,
-    TakeAction, TakeGood, TilesReturned, Travel, UsePharmacy,
+    TakeAction,
+    TakeGood,
+    TilesReturned,
+    Travel,
+    UsePharmacy,
 )
 from tests.domain.scenario_helpers import (
-    B, C, F, K, M, S, SB, SF, T, coins, fresh, good, in_actions, in_planning, market_good, of_type, play,
-    rejected, slots, with_market_good, with_place,
+    SB,
+    SF,
+    B,
+    C,
+    F,
+    K,
+    M,
+    S,
+    T,
+    coins,
+    fresh,
+    good,
+    in_actions,
+    in_planning,
+    market_good,
+    of_type,
+    play,
+    rejected,
+    slots,
+    with_market_good,
+    with_place,
 )
 
 

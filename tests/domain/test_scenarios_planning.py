@@ -1,15 +1,38 @@
 """Scenario tests — phase 4 planning: exact types, Monks, substitutions, Town Hall, sealed plans."""
 from __future__ import annotations
 
-
 from domain.core import RejectKind
 from domain.orleans import RULES
 from domain.orleans.evolve import with_player
 from domain.orleans.model import (
-    FinishPlanning, FollowerPlaced, MoveToTower, Phase, PhaseBegan, PlaceFollower, PlansRevealed, TakeAction,
+    FinishPlanning,
+    FollowerPlaced,
+    MoveToTower,
+    Phase,
+    PhaseBegan,
+    PlaceFollower,
+    PlansRevealed,
+    TakeAction,
 )
 from tests.domain.scenario_helpers import (
-    B, F, K, M, S, SB, SC, SF, ST, T, fresh, in_planning, of_type, play, rejected, slots, step, with_place,
+    SB,
+    SC,
+    SF,
+    ST,
+    B,
+    F,
+    K,
+    M,
+    S,
+    T,
+    fresh,
+    in_planning,
+    of_type,
+    play,
+    rejected,
+    slots,
+    step,
+    with_place,
 )
 
 

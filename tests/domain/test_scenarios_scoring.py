@@ -12,7 +12,14 @@ from domain.orleans import RULES
 from domain.orleans.data import Event, Hourglass
 from domain.orleans.evolve import with_player
 from domain.orleans.model import (
-    CitizenTaken, EndGame, GameEnded, PassStartPlayer, Phase, PhaseBegan, RevealHourglass, StartPlayerPassed,
+    CitizenTaken,
+    EndGame,
+    GameEnded,
+    PassStartPlayer,
+    Phase,
+    PhaseBegan,
+    RevealHourglass,
+    StartPlayerPassed,
 )
 from tests.domain.scenario_helpers import fresh, of_type, rejected, step, system, with_goods
 

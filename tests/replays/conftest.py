@@ -2,14 +2,15 @@
 test Redis (``conn`` from tests/conftest.py) whose games are deleted afterwards."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import partial
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import redis
 
-from replays.verify import verify_bundle
 from core.games import GameService
+from replays.verify import verify_bundle
 from tests.replays.replay_helpers import bundle_text, toy_bundle
 from tests.replays.replay_redis import cleanup
 from tests.replays.replay_toy_game import toy_rules

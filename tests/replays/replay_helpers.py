@@ -7,16 +7,16 @@ built from them is what ``GET /replay`` would serve for the same game.
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
-from domain.canonical import GENESIS_HASH, canonical_json, sha256_hex
+from core.store import build_entries
 from domain.bots import bot_rng, get_bot
+from domain.canonical import GENESIS_HASH, canonical_json, sha256_hex
 from domain.core import SYSTEM, GameRules
 from domain.games import fold, get_game
 from domain.rng import Rng, seed_commitment, seed_from_text
 from replays.bundle import build_bundle
-from core.store import build_entries
 
 MAX_COMMANDS = 20_000
 TIME = "2025-01-01T00:00:00.000Z"
@@ -44,7 +44,8 @@ def play(edition: str, players: int, seed: str, game_id: str | None = None) -> t
     return play_rules(get_game("orleans"), {"edition": edition, "players": players}, seed, game_id)
 
 
-def play_rules(rules: GameRules, config_in: dict[str, Any], seed: str, game_id: str) -> tuple[str, dict[str, Any], list[dict[str, Any]]]:
+def play_rules(rules: GameRules, config_in: dict[str, Any], seed: str,
+               game_id: str) -> tuple[str, dict[str, Any], list[dict[str, Any]]]:
     """A finished game of ``rules`` between bots (see ``pick``); every entry chained as the store chains it."""
     seed_bytes = seed_from_text(seed)
     config_json = rules.config_to_json(rules.config_from_json(config_in))
@@ -87,19 +88,19 @@ def meta_as_stored(meta: dict[str, Any]) -> dict[str, str]:
 CONFIGS = [("classic", 2), ("classic", 3), ("classic", 4), ("2023", 2), ("2023", 3), ("2023", 4), ("2023", 5)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def played(edition: str, players: int, seed: str = "replay-tests") -> tuple[str, dict[str, Any], list[dict[str, Any]]]:
     """``play`` once per session per arguments (callers must not mutate the result)."""
     return play(edition, players, seed)
 
 
-@lru_cache(maxsize=None)
+@cache
 def bundle_text(edition: str, players: int, seed: str = "replay-tests") -> str:
     game_id, meta, entries = played(edition, players, seed)
     return build_bundle(game_id, meta, entries)
 
 
-@lru_cache(maxsize=None)
+@cache
 def toy_bundle() -> str:
     from tests.replays.replay_toy_game import TOY, toy_rules
 

@@ -5,10 +5,8 @@ import os
 import random
 from typing import Any
 
-
-from domain.core import SYSTEM
 from core.games import GameService
-
+from domain.core import SYSTEM
 from tests.replays.replay_helpers import pick
 
 REDIS_URL = os.environ["HOURGLASS_TEST_REDIS_URL"]  # settled by tests/conftest.py

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from core.games import GameService
 from domain.canonical import json_hash
 from domain.games import get_game
 from replays.cli import main as cli
@@ -16,9 +17,7 @@ from replays.source import load_game, store_loader
 from replays.timetravel import VersionOutOfRange, state_at, versions_of_batches, view_at
 from replays.verify import verify_bundle
 from service.app import create_app
-from core.games import GameService
 from service.cli import main as hourglass_main
-
 from tests.replays.replay_redis import REDIS_URL, advance, create, play_to_end
 
 
@@ -208,7 +207,8 @@ def test_state_at_matches_the_service_at_every_tenth_batch(service: GameService,
         assert json_hash(rules.state_to_json(mine)) == json_hash(rules.state_to_json(service.state_at(finished, version).state))
 
 
-def test_view_at_gives_spectators_the_view_and_finished_games_the_full_state(service: GameService, finished: str, live: str) -> None:
+def test_view_at_gives_spectators_the_view_and_finished_games_the_full_state(service: GameService, finished: str,
+                                                                            live: str) -> None:
     rules = get_game("orleans")
     _, entries = load_game(service.store, finished)
     past = view_at(rules, entries, versions_of_batches(entries)[3], None, finished=True)

@@ -10,7 +10,6 @@ from domain.games import fold, get_game
 from replays.bundle import FORMAT, NotFinished, build_bundle
 from replays.entries import chain_hashes, split_batches
 from replays.verify import verify_bundle
-
 from tests.replays.replay_helpers import CONFIGS, bundle_text, played
 
 

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from replays.bundle import BATCH_ENTRY_KEYS, BATCH_KEYS, FOOTER_KEYS, HEADER_KEYS
-
 from tests.replays.replay_helpers import bundle_text
 
 ROOT = Path(__file__).resolve().parents[2]

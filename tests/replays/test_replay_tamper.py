@@ -16,7 +16,6 @@ from domain.canonical import GENESIS_HASH, canonical_json, json_hash
 from replays.bundle import build_bundle, dumps
 from replays.entries import chain_hashes, hashed_part
 from replays.verify import verify_bundle
-
 from tests.replays.replay_helpers import played
 
 

@@ -6,7 +6,6 @@ import json
 from domain.canonical import canonical_json, json_hash
 from replays.bundle import build_bundle
 from replays.verify import verify_bundle
-
 from tests.replays.replay_helpers import play_rules
 from tests.replays.replay_toy_game import TOY, toy_rules
 
@@ -25,13 +24,11 @@ def test_toy_game_verifies() -> None:
 
 def test_toy_draw_change_is_caught_by_rerunning_decide() -> None:
     lines = _bundle().split("\n")[:-1]
-    for number, text in enumerate(lines[1:-1], start=2):
-        batch = json.loads(text)
-        entry = batch["entries"][0]
-        if entry["type"] == "Drew":
-            break
-    else:
-        raise AssertionError("no draw in the game")
+    draws = [n for n, text in enumerate(lines[1:-1], start=2) if json.loads(text)["entries"][0]["type"] == "Drew"]
+    assert draws, "no draw in the game"
+    number = draws[0]
+    batch = json.loads(lines[number - 1])
+    entry = batch["entries"][0]
     report = verify_bundle(_bundle(), rules_for=toy_rules)
     assert report.ok
     # swap the drawn tile for another one still in the bag: only re-running decide can tell

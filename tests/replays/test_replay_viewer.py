@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
-from service.app import create_app
 from core.games import GameService
-
+from service.app import create_app
 from tests.replays.replay_redis import advance, create, play_to_end
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -6,17 +6,18 @@ keys on the shared Redis; each fixture deletes the games it saw. Nothing here fl
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 import redis
+import toygame
 
 import domain.games
-import toygame
-from domain.core import SYSTEM
-from service.app import create_app
 from core.games import GameService
 from core.store import EventStore
+from domain.core import SYSTEM
+from service.app import create_app
 
 domain.games._LOADERS.setdefault("toy", lambda: toygame.RULES)
 

@@ -27,7 +27,7 @@ def test_whole_game_over_http(client: Any, svc: Any, new_game: Any, advanced: li
     game = new_game(options={"rounds": 2})
     gid = game["id"]
     assert game["version"] == 2 and len(game["seed_commitment"]) == 64
-    for round_ in range(2):
+    for _round in range(2):
         for seat, token in enumerate(tokens(game)):
             listed = client.get(f"{API}/{gid}/moves", headers=auth(token)).json
             assert listed["seat"] == seat and listed["moves"]

@@ -4,10 +4,9 @@ from __future__ import annotations
 from typing import Any
 
 import redis
+from conftest import auth
 
 from service.app import create_app
-
-from conftest import auth
 
 
 def test_preflight_for_a_move_allows_the_headers_a_client_sends(client: Any, new_game: Any) -> None:

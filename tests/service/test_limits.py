@@ -7,10 +7,9 @@ from typing import Any
 
 import pytest
 import redis
+from conftest import auth
 
 from service.app import create_app
-
-from conftest import auth
 
 LIMITS = {"RATE_LIMIT": 100, "RATE_LIMIT_WINDOW": 60, "ANON_RATE_LIMIT": 5, "AUTH_FAIL_LIMIT": 3,
           "CREATE_RATE_LIMIT": 2}

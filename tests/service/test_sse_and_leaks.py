@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from conftest import auth, run_worker
 

@@ -6,15 +6,24 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 import redis
 
+from core.store import (
+    EventStore,
+    IdempotencyConflict,
+    StaleVersion,
+    build_entries,
+    events_key,
+    fingerprint,
+    idem_key,
+    meta_key,
+    verify_chain,
+)
 from domain.canonical import GENESIS_HASH, entry_hash
-from core.store import (EventStore, IdempotencyConflict, StaleVersion, build_entries, events_key,
-                           fingerprint, idem_key, meta_key, verify_chain)
 
 NOW = "2025-01-01T00:00:00.000Z"
 

@@ -1,6 +1,7 @@
 """gunicorn entry point for the live-server tests: the real app with the toy game registered."""
-import domain.games
 import toygame
+
+import domain.games
 from service.app import create_app
 
 domain.games._LOADERS.setdefault("toy", lambda: toygame.RULES)

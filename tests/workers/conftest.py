@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 import redis
 from rq import Queue
 from rq.registry import (
-    DeferredJobRegistry, FailedJobRegistry, FinishedJobRegistry, ScheduledJobRegistry, StartedJobRegistry,
+    DeferredJobRegistry,
+    FailedJobRegistry,
+    FinishedJobRegistry,
+    ScheduledJobRegistry,
+    StartedJobRegistry,
 )
 from rq.serializers import JSONSerializer
 
+from core import clocks
 from core.games import GameService
 from core.store import EventStore
-from core import clocks
 from workers import jobs
 
 REDIS_URL = os.environ["HOURGLASS_TEST_REDIS_URL"]  # settled by tests/conftest.py, with ``conn``

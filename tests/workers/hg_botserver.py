@@ -83,7 +83,7 @@ class BotServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}"
 
-    def __enter__(self) -> "BotServer":
+    def __enter__(self) -> BotServer:
         self.thread.start()
         return self
 

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 import redis
 from rq import Queue, Worker
 from rq.serializers import JSONSerializer
 
-from domain.orleans import RULES
 from core.games import GameService
+from domain.orleans import RULES
 from workers import jobs
 from workers.enqueue import enqueue_advance
 from workers.policy import decide_builtin, next_actor

@@ -6,24 +6,25 @@ import os
 import subprocess
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import redis
 from freezegun import freeze_time
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
+from core import clocks
+from core.games import GameService
 from domain.games import fold
 from domain.rng import Rng
 from replays.entries import split_batches
-from core.games import GameService
-from core import clocks
 from workers import jobs
 
 REDIS_URL = os.environ.get("HOURGLASS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-T0 = datetime(2030, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2030, 1, 1, 12, 0, 0, tzinfo=UTC)
 CLOCKED = [{"name": "A", "clock": {"initial_s": 30, "increment_s": 5}}, {"name": "B", "clock": {"initial_s": 90}}]
 
 
@@ -75,7 +76,7 @@ def test_timeouts_fire_apply_the_default_and_replay_identically(
         frozen.tick(11)  # 31 s: A is out of time
         fired = jobs.run_timeout(svc, game_id, 0, stint)
         assert fired["applied"] and fired["reason"] == "timeout"
-        batch = [e for e in svc.entries(game_id, after=before)]
+        batch = list(svc.entries(game_id, after=before))
         assert batch[0].actor == "system"
         assert batch[0].command == {"type": "ApplyTimeout", "seat": "system", "target": 0}
         assert batch[0].entry["meta"]["clock"] == {"seat": 0, "stint": stint,

@@ -2,16 +2,17 @@
 answering garbage, one answering an illegal move, and a host that is not on the allow-list."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 import redis
 
+from core import seats
+from core.games import GameService
 from domain.core import Rejected
 from tests.workers.hg_botserver import BotServer
-from core.games import GameService
-from core import seats
-from workers import httpbot, jobs
+from workers import jobs
 
 SECRET = "seat-secret-for-tests"
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from tests.workers.hg_botserver import BotServer
 from core import seats
-from workers import httpbot
 from core.seats import BotUrlRejected, check_bot_url
+from tests.workers.hg_botserver import BotServer
+from workers import httpbot
 
 MOVES = [{"type": "Pass", "seat": 1}, {"type": "TakeAction", "seat": 1, "place": "castle"}]
 
