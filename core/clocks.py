@@ -52,6 +52,13 @@ class SeatClock:
     def running(self) -> bool:
         return self.since_ms is not None
 
+    @property
+    def timer(self) -> tuple[int, int] | None:
+        """``(stint, deadline_ms)`` of the running stint; None while stopped."""
+        if self.since_ms is None or self.stint is None or self.deadline_ms is None:
+            return None
+        return self.stint, self.deadline_ms
+
 
 @dataclass(frozen=True)
 class Batch:

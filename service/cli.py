@@ -149,11 +149,40 @@ def worker(argv: Sequence[str]) -> int:
 
 
 def selfplay(argv: Sequence[str]) -> int:
-    from domain.selfplay import lines
+    from domain.selfplay import build_parser, lines
 
+    problem = selfplay_problem(build_parser().parse_args(list(argv)))  # argparse's own errors exit 2
+    if problem:
+        print(f"hourglass selfplay: {problem}", file=sys.stderr)
+        return 2
     for line in lines(list(argv)):
         print(line, flush=True)
     return 0
+
+
+def selfplay_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the arguments of ``hourglass selfplay`` (one line), or None.
+
+    Checked before the first game, so a mistake costs one clear line and exit code 2, and an
+    error during play (a bug) still shows its traceback.
+    """
+    from domain.bots import bot_names
+    from domain.core import Rejected
+    from domain.games import game_names, get_game
+
+    if args.game not in game_names():
+        return f"unknown game {args.game!r}; known: {', '.join(game_names())}"
+    unknown = [name for name in args.bots.split(",") if name not in bot_names()]
+    if unknown:
+        return f"unknown bot {unknown[0]!r}; known: {', '.join(bot_names())}"
+    if args.games < 1:
+        return f"--games must be at least 1, not {args.games}"
+    config = {"players": args.players, **({"edition": args.edition} if args.edition else {})}
+    try:
+        get_game(args.game).config_from_json(config)
+    except Rejected as exc:
+        return f"{args.game}: {exc.message}"
+    return None
 
 
 def replay(argv: Sequence[str]) -> int:

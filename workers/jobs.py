@@ -164,10 +164,11 @@ def sync_clocks(svc: GameService, game: Game) -> clocks.Clocks | None:
         clocks.save(conn, game.game_id, current)
     for seat, clock in current.seats.items():
         before = cached.seats.get(seat) if cached is not None else None
-        if before is not None and before.running and before.stint != clock.stint:
-            cancel_timeout(conn, game.game_id, seat, before.stint)
-        if game.to_act and clock.running and game.info.seat_kind(seat) != "bot":  # bots never run out
-            schedule_timeout(conn, game.game_id, seat, clock.stint, clock.deadline_ms)
+        stopped = before.timer if before is not None else None
+        if stopped is not None and stopped[0] != clock.stint:
+            cancel_timeout(conn, game.game_id, seat, stopped[0])
+        if game.to_act and clock.timer is not None and game.info.seat_kind(seat) != "bot":  # bots never run out
+            schedule_timeout(conn, game.game_id, seat, *clock.timer)
     return current
 
 
@@ -219,14 +220,16 @@ def _apply_timeout(svc: GameService, game_id: str, seat: int, stint: int) -> dic
         game = svc.load(game_id)
         current = sync_clocks(svc, game)
         clock = current.seats.get(seat) if current else None
-        if clock is None or not clock.running or clock.stint != stint or not game.to_act:
+        timer = clock.timer if clock is not None else None
+        if timer is None or timer[0] != stint or not game.to_act:
             return {"game": game_id, "seat": seat, "applied": False, "reason": "stale"}
-        late = now_ms(svc) - clock.deadline_ms
+        deadline_ms = timer[1]
+        late = now_ms(svc) - deadline_ms
         if late < 0:  # fired early (clock skew): try again at the deadline
-            schedule_timeout(svc.store.conn, game_id, seat, stint, clock.deadline_ms, again=True)
+            schedule_timeout(svc.store.conn, game_id, seat, stint, deadline_ms, again=True)
             return {"game": game_id, "seat": seat, "applied": False, "reason": "early"}
         command = game.rules.command_from_json({"type": "ApplyTimeout", "target": seat}, SYSTEM)
-        meta = {"clock": {"seat": seat, "stint": stint, "deadline_ms": clock.deadline_ms, "late_ms": late}}
+        meta = {"clock": {"seat": seat, "stint": stint, "deadline_ms": deadline_ms, "late_ms": late}}
         try:
             applied = svc.apply(game_id, SYSTEM, command, expected_version=game.version,
                                 idempotency_key=f"timeout:{game_id}:{seat}:{stint}", meta=meta)

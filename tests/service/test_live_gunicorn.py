@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,14 +13,9 @@ import requests
 from conftest import REDIS_URL, run_worker
 
 from service.cli import gunicorn_command
+from tests.live import free_port, wait_until_serving
 
 ROOT = Path(__file__).parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -35,13 +28,7 @@ def server() -> Iterator[str]:
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
-            try:
-                requests.get(f"{base}/openapi.json", timeout=1)
-                break
-            except requests.ConnectionError:
-                assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-                time.sleep(0.1)
+        wait_until_serving(base, proc)
         yield base
     finally:
         proc.terminate()

@@ -13,18 +13,17 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
-import requests
 from conftest import REDIS_URL
 
 from core.store import EventStore
-from tests.service.test_live_gunicorn import free_port
+from tests.conftest import delete_queue
+from tests.live import free_port, wait_until_serving
 
 ROOT = Path(__file__).parents[2]
 HOST_LINE = "H=http://127.0.0.1:8000/api/v1"
@@ -47,21 +46,12 @@ def served() -> Iterator[str]:
                             stderr=subprocess.DEVNULL, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(150):
-            try:
-                requests.get(f"{base}/openapi.json", timeout=1)
-                break
-            except requests.ConnectionError:
-                assert proc.poll() is None, "hourglass serve exited"
-                time.sleep(0.1)
+        wait_until_serving(base, proc)
         yield base
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=20)
-        conn = redis.Redis.from_url(REDIS_URL)
-        leftover = list(conn.scan_iter(f"rq:*{queue}*", count=1000))
-        if leftover:
-            conn.delete(*leftover)
+        delete_queue(redis.Redis.from_url(REDIS_URL), queue)
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="the README session needs curl")

@@ -10,19 +10,11 @@ from typing import Any
 
 import pytest
 import redis
-from rq import Queue
-from rq.registry import (
-    DeferredJobRegistry,
-    FailedJobRegistry,
-    FinishedJobRegistry,
-    ScheduledJobRegistry,
-    StartedJobRegistry,
-)
-from rq.serializers import JSONSerializer
 
 from core import clocks
 from core.games import GameService
 from core.store import EventStore
+from tests.conftest import delete_queue
 from workers import jobs
 
 REDIS_URL = os.environ["HOURGLASS_TEST_REDIS_URL"]  # settled by tests/conftest.py, with ``conn``
@@ -35,17 +27,7 @@ def queue_name(conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> Iterator[s
     monkeypatch.setenv("REDIS_URL", REDIS_URL)
     monkeypatch.setenv("HOURGLASS_QUEUE", name)
     yield name
-    q = Queue(name, connection=conn, serializer=JSONSerializer)
-    job_ids = set(q.job_ids)
-    for registry in (StartedJobRegistry, FinishedJobRegistry, FailedJobRegistry, DeferredJobRegistry,
-                     ScheduledJobRegistry):
-        reg = registry(name, connection=conn, serializer=JSONSerializer)
-        job_ids.update(reg.get_job_ids())
-        conn.delete(reg.key)
-    for job_id in job_ids:
-        conn.delete(f"rq:job:{job_id}", f"rq:results:{job_id}", f"rq:executions:{job_id}")
-    conn.delete(q.key, f"rq:queue:{name}:intermediate")
-    conn.srem("rq:queues", q.key)
+    delete_queue(conn, name)
 
 
 @pytest.fixture

@@ -1,0 +1,35 @@
+"""``hourglass`` command-line mistakes: one clear line on stderr and exit code 2, no traceback."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from service.cli import main
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["selfplay", "--game", "orleans", "--edition", "classic", "--players", "5"],
+     "orleans: the classic edition is for 2–4 players"),
+    (["selfplay", "--players", "3", "--bots", "random,foo"], "unknown bot 'foo'; known: "),
+    (["selfplay", "--game", "chess"], "unknown game 'chess'; known: "),
+    (["selfplay", "--games", "0"], "--games must be at least 1"),
+    (["selfplay", "--edition", "1999"], "orleans: edition must be"),
+    (["launch"], "unknown command 'launch'"),
+])
+def test_a_mistake_is_one_line_and_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_argparse_mistakes_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["selfplay", "--players", "four"])
+    assert stop.value.code == 2 and "invalid int value: 'four'" in capsys.readouterr().err
+
+
+def test_good_arguments_still_play(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["selfplay", "--players", "2", "--seed", "cli", "--bots", "random"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["players"] == 2 and row["seed"] == "cli-0"
