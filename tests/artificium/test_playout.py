@@ -21,7 +21,7 @@ from domain.core import SYSTEM, Rejected, RejectKind
 from domain.games import fold
 from domain.rng import Rng
 from domain.selfplay import play
-from tests.artificium.invariants import check
+from tests.artificium.invariants import check, check_between_commands
 
 PLAYERS = (2, 3, 4, 5, 6)
 SEEDS = range(6)
@@ -79,6 +79,7 @@ def playout(players: int, seed_index: int, check_moves: bool = True) -> tuple[An
             state = RULES.evolve(state, event)
             check(state)
         assert state == after
+        check_between_commands(state)
         log.extend(new_events)
         assert len(log) < 20_000
     return state, log
