@@ -119,6 +119,8 @@ def test_a_whole_game_over_http(client: Any, svc: GameService, created: list[str
     live_checked: list[int] = []
 
     def live_time_travel(version: int) -> None:
+        live = client.get(f"{API}/{gid}").json
+        assert live["status"] == "active" and live["seed"] is None and live["result"] is None, "the seed stays secret"
         ends = svc.batch_ends(gid)
         past = ends[len(ends) // 2]  # a version that ends a batch, well before now
         assert past < version
