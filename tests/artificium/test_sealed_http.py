@@ -144,6 +144,9 @@ def observe(client: Any, gid: str, viewer: int | None, tokens: dict[int, str], x
                                          headers={**headers, "If-Match": "1"}))
     after = client.get(f"{API}/{gid}").json["version"]
     assert after == version, f"a probe of viewer {viewer} changed the game"
+    text = json.dumps(seen)
+    assert SEED not in text and SEED.encode().hex() not in text, "the seed stays secret until the end"
+    assert not any(token in text for seat, token in tokens.items() if seat != viewer), "another seat's token"
     return scrub(seen, gid)
 
 
