@@ -149,10 +149,20 @@ def worker(argv: Sequence[str]) -> int:
 
 
 def selfplay(argv: Sequence[str]) -> int:
+    """Print one JSON line per game; a bad game, edition, player count or bot name is one line on
+    stderr and exit code 2, not a traceback."""
+    from domain.core import Rejected
     from domain.selfplay import lines
 
-    for line in lines(list(argv)):
-        print(line, flush=True)
+    try:
+        for line in lines(list(argv)):
+            print(line, flush=True)
+    except Rejected as exc:
+        print(f"hourglass selfplay: {exc.message}", file=sys.stderr)
+        return 2
+    except KeyError as exc:  # an unknown bot name
+        print(f"hourglass selfplay: {exc.args[0]}", file=sys.stderr)
+        return 2
     return 0
 
 

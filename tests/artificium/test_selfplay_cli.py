@@ -43,3 +43,15 @@ def test_the_console_command_prints_the_same_line() -> None:
     outs = [subprocess.run([sys.executable, "-m", "service.cli", "selfplay", *args], cwd=ROOT, check=True,
                            capture_output=True, text=True, timeout=120).stdout for _ in range(2)]
     assert outs[0] == outs[1] and json.loads(outs[0])["players"] == 3
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--edition", "classic"], "edition must be 'standard'"),
+    (["--players", "7"], "Artificium is for 2–6 players"),
+    (["--bots", "smart"], "unknown bot 'smart'"),
+])
+def test_bad_arguments_are_one_line_not_a_traceback(capsys: pytest.CaptureFixture[str], args: list[str],
+                                                     message: str) -> None:
+    assert main(["selfplay", "--game", "artificium", *args]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and message in out.err and len(out.err.splitlines()) == 1
