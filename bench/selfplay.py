@@ -1,14 +1,17 @@
-"""Self-play benchmark: random 4-player Orléans games on one core.
+"""Self-play benchmark: random 4-player Orléans games on one core, and Artificium beside them.
 
 Prints games per second, decisions per second and fold time per event, with the raw cost of
-one rng draw (HMAC-SHA256) measured in the same run as the baseline. Never asserts timings.
-Usage: python bench/selfplay.py [--games N] [--edition classic|2023] [--players N]
+one rng draw (HMAC-SHA256) measured in the same run as the baseline. Artificium is measured with
+random seats and with greedy seats (greedy tries every legal move one ply ahead). Never asserts
+timings.
+Usage: python bench/selfplay.py [--games N] [--edition classic|2023] [--players N] [--artificium-players N]
 """
 from __future__ import annotations
 
 import argparse
 import time
 
+from domain.artificium import RULES as ARTIFICIUM
 from domain.games import fold
 from domain.orleans import RULES
 from domain.rng import Rng
@@ -20,6 +23,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--edition", default="classic")
     parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--artificium-players", type=int, default=4)
     args = parser.parse_args()
     config = RULES.config_from_json({"edition": args.edition, "players": args.players})
 
@@ -44,7 +48,27 @@ def main() -> None:
     print(f"  games/s            {args.games / elapsed:10.2f}")
     print(f"  decisions/s        {decisions / elapsed:10.0f}   ({decisions / args.games:.0f} decisions per game)")
     print(f"  fold µs/event      {fold_time / len(events) * 1e6:10.2f}   ({len(events) / args.games:.0f} events per game)")
+    for bots in ("random", "greedy"):
+        artificium(args.artificium_players, args.games, bots)
     print(f"  baseline: one rng draw (HMAC-SHA256) {draw_time * 1e6:.2f} µs")
+
+
+def artificium(players: int, count: int, bots: str) -> None:
+    """The same figures for Artificium with every seat played by ``bots``."""
+    config = ARTIFICIUM.config_from_json({"players": players})
+    start = time.perf_counter()
+    games = [play(ARTIFICIUM, config, f"bench-{i}".encode(), f"bench-a-{i}", [bots]) for i in range(count)]
+    elapsed = time.perf_counter() - start
+    decisions = sum(g.decisions for g in games)
+    events = sum(len(batch) for g in games for _, batch in g.batches)
+    start = time.perf_counter()
+    for g in games:
+        fold(ARTIFICIUM, (e for _, batch in g.batches for e in batch))
+    fold_time = time.perf_counter() - start
+    print(f"self-play (artificium, {players} players, {bots} bots, {count} games)")
+    print(f"  games/s            {count / elapsed:10.2f}")
+    print(f"  decisions/s        {decisions / elapsed:10.0f}   ({decisions / count:.0f} decisions per game)")
+    print(f"  fold µs/event      {fold_time / events * 1e6:10.2f}   ({events / count:.0f} events per game)")
 
 
 if __name__ == "__main__":

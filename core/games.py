@@ -181,7 +181,7 @@ class GameService:
     # -- create ----------------------------------------------------------------------------
 
     def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """Create a game from ``{game, edition, seats, options?, seed?}``.
+        """Create a game from ``{game, edition?, seats, options?, seed?}`` (no edition: the game's default).
 
         Returns ``{id, game, edition, version, seed_commitment, seats}`` where every human seat
         carries its bearer token (shown only here; the store keeps its sha256). Raises
@@ -216,7 +216,7 @@ class GameService:
         return {
             "id": game_id,
             "game": rules.name,
-            "edition": config_json.get("edition", body["edition"]),
+            "edition": config_json.get("edition", body.get("edition")),
             "version": result.version,
             "seed_commitment": meta["seed_commitment"],
             "seats": [{**s, **({"token": tokens[s["seat"]]} if s["seat"] in tokens else {}),
@@ -401,4 +401,5 @@ def _config_json(body: Mapping[str, Any], players: int) -> dict[str, Any]:
         raise Rejected(RejectKind.INVALID_CONFIG,
                        f"options may not set {' or '.join(clashing)}: the seat list gives the player count "
                        "and the top-level 'edition' the edition")
-    return {**options, "edition": body["edition"], "players": players}
+    edition = body.get("edition")
+    return {**options, **({"edition": edition} if edition is not None else {}), "players": players}

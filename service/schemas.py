@@ -21,7 +21,8 @@ class SeatSpecSchema(Schema):
 
 class CreateGameSchema(Schema):
     game = fields.String(load_default="orleans", validate=validate.Length(1, 32))
-    edition = fields.String(required=True, validate=validate.Length(1, 32))
+    edition = fields.String(load_default=None, validate=validate.Length(1, 32),
+                            metadata={"description": "the game's edition; left out: the game's default"})
     seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(1, MAX_SEATS))
     options = fields.Dict(keys=fields.String(), load_default=dict)
     seed = fields.String(allow_none=True, load_default=None, validate=validate.Length(1, 256))

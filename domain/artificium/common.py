@@ -6,13 +6,18 @@ from typing import Any
 from domain.artificium import data as D
 from domain.artificium.data import Card
 from domain.artificium.evolve import evolve
-from domain.artificium.model import CardsDrawn, DeckReshuffled, Player, State
+from domain.artificium.model import CardsDrawn, DeckReshuffled, Phase, Player, State
 
 Why = str | None  # a validator's answer: None, or why the command is illegal
 
 
 class Tx:
-    """The events of one decision, folded as they are emitted so later steps see them."""
+    """The events of one decision, folded as they are emitted so later steps see them.
+
+    After every event the draw pile is refilled if it has run out while the discard pile holds
+    cards: the rule applies "at any point in the game" (A-rules l.255), not only when a draw
+    comes up short, so cards discarded after the pile emptied wait for the next reshuffle.
+    """
 
     __slots__ = ("state", "events", "rng")
 
@@ -24,6 +29,18 @@ class Tx:
     def emit(self, event: Any) -> None:
         self.events.append(event)
         self.state = evolve(self.state, event)
+        if pile_ran_out(self.state):
+            reshuffle(self)
+
+
+def pile_ran_out(state: State) -> bool:
+    """The draw pile is empty and the discard pile could refill it (A-rules l.255)."""
+    return not state.deck and bool(state.discard) and state.phase is not Phase.FINISHED
+
+
+def reshuffle(tx: Tx) -> None:
+    deck = tx.rng.shuffled(tx.state.discard)  # the discard pile is kept sorted
+    tx.emit(DeckReshuffled(deck, tx.rng.counter))
 
 
 def turn_order(state: State, start: int | None = None) -> tuple[int, ...]:
@@ -47,12 +64,12 @@ def bank_pays(state: State, amount: int) -> int:
 
 
 def take_from_deck(tx: Tx, count: int) -> tuple[Card, ...]:
-    """The top ``count`` cards (fewer if deck and discard run dry), reshuffling the discard pile
-    into a new draw pile when the deck runs short (A-rules l.255). The caller emits the event that
+    """The top ``count`` cards (fewer if deck and discard run dry). When the pile holds fewer,
+    the discard pile is shuffled under the cards left first: the same cards as drawing the rest,
+    finding the pile empty and reshuffling (A-rules l.255). The caller emits the event that
     moves them."""
     if len(tx.state.deck) < count and tx.state.discard:
-        deck = tx.rng.shuffled(tx.state.discard)  # the discard pile is kept sorted
-        tx.emit(DeckReshuffled(deck, tx.rng.counter))
+        reshuffle(tx)
     return tx.state.deck[:count]
 
 

@@ -171,6 +171,9 @@ BUILDING_RESOLUTION_ORDER: Final = ResolutionOrder.TURN_ORDER_FROM_FIRST_PLAYER 
 EXPLORATION_MAY_TARGET_SELF: Final = False  # RECONSTRUCTION (A§4 exploration_may_target_self)
 FAIR_COUNTS_REPLAYED_CARDS: Final = True  # RECONSTRUCTION (A§4 fair_counts_replayed_cards)
 # Interpretations of our own where the rulebook is silent (not on the facts sheet):
+# Cards of one kind are identical, so swapping a hand card for a market card of the same kind
+# changes nothing but spends the free exchange (and the hand redraw) or 2 coins: not offered.
+EXCHANGE_SAME_KIND_ALLOWED: Final = False
 FAIR_COUNTS_DECLINED_CARDS: Final = False  # a revealed card that was not resolved was not "played" for the Fair
 # Reconstruction may not bring back a Reconstruction: two of them returning each other would let a
 # seat play forever (and, with the Fair, earn unbounded coins); this keeps every turn finite.

@@ -172,8 +172,9 @@ def legal_moves(state: State, actor: Actor) -> list[Any]:
     return moves
 
 
-# The move a timeout applies: keep what the seat has (pass the market, take the card back and
-# sit out, finish the turn); a sealed step takes the first card, a Wizard's discard the first.
+# The move a timeout applies (documented in the package docstring): keep what the seat has (pass
+# the market, take the card back and sit out, finish the turn); a sealed step seals the first
+# card, a Wizard's discard drops the first.
 DEFAULTS = (PassMarket, TakeCardBack, FinishTurn)
 
 

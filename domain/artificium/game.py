@@ -2,7 +2,9 @@
 
 Hidden information: hands, the draw pile's order and every seat's sealed card. ``view`` shows a
 seat its own hand and sealed card only; spectators see neither. ``event_view`` redacts draws,
-sealed commitments, shuffles and Exploration's stolen card per seat.
+sealed commitments, shuffles and Exploration's stolen card per seat. The discard pile is face up
+(the rules are silent; most of it, market leftovers and revealed cards, was public anyway), so
+cards discarded from a hand are shown.
 """
 from __future__ import annotations
 

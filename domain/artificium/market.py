@@ -64,7 +64,7 @@ def validate_exchange(state: State, c: ExchangeCard) -> Why:
         return f"{c.give.value} is not in your hand"
     if c.take not in state.market:
         return f"{c.take.value} is not in the market"
-    if c.give is c.take:
+    if c.give is c.take and not D.EXCHANGE_SAME_KIND_ALLOWED:
         return "exchanging a card for one of the same kind changes nothing"
     cost = exchange_cost(p)
     if p.coins < cost:
@@ -81,13 +81,13 @@ def apply_exchange(tx: Tx, c: ExchangeCard) -> None:
 
 
 def candidates_exchange(state: State, seat: int) -> Iterator[ExchangeCard]:
-    """Exact: every distinct hand card for every distinct other market card, if affordable."""
+    """Exact: every distinct hand card for every distinct market card of another kind, if affordable."""
     p = state.players[seat]
     if p.coins < exchange_cost(p):
         return
     for give in dict.fromkeys(p.hand):
         for take in dict.fromkeys(state.market):
-            if take is not give:
+            if take is not give or D.EXCHANGE_SAME_KIND_ALLOWED:
                 yield ExchangeCard(seat, give, take)
 
 

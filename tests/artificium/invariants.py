@@ -38,3 +38,11 @@ def check(state: State) -> None:
         assert len(state.market) <= D.MARKET_CARDS
     else:
         assert not state.market
+
+
+def check_between_commands(state: State) -> None:
+    """What holds once a command's events are all folded (inside a batch it may not, for one event)."""
+    check(state)
+    if state.phase is not Phase.FINISHED:
+        assert state.deck or not state.discard, "an empty draw pile is refilled at once (A-rules l.255)"
+    assert state.turn == D.TURNS or state.phase is not Phase.FINISHED

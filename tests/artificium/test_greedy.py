@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 
 import pytest
@@ -10,10 +9,10 @@ import pytest
 from domain.artificium import RULES
 from domain.bots import artificium_greedy, bot_rng, get_bot, greedy
 from domain.core import SYSTEM
-from domain.selfplay import lines, play
+from domain.selfplay import play
 from tests.artificium.test_hidden import disguise, positions
 
-WIN_SEEDS = [f"artificium-greedy-vs-random-{i}" for i in range(20)]
+WIN_SEEDS = [f"artificium-greedy-vs-random-{i}" for i in range(40)]  # the greedy seat rotates over seats 0-3
 
 
 def test_greedy_wins_at_least_90_percent_of_four_player_games_against_three_random_bots() -> None:
@@ -60,14 +59,3 @@ def test_greedy_ignores_what_its_seat_cannot_see(players: int, seed_index: int) 
             assert artificium_greedy.choose(RULES, disguise(state, seat), seat, moves, rng) == mine
             checked += 1
     assert checked > 20
-
-
-def test_selfplay_prints_the_same_line_for_the_same_seed() -> None:
-    """`hourglass selfplay --game artificium ...`: the Orléans line shape; same seed, same line."""
-    args = ["--game", "artificium", "--players", "3", "--games", "2", "--seed", "s", "--bots", "random,greedy"]
-    first, second = list(lines(args)), list(lines(args))
-    assert first == second and len(first) == 2 and first[0] != first[1]
-    row = json.loads(first[0])
-    assert set(row) == {"seed", "edition", "players", "rounds", "decisions", "events", "scores", "winners",
-                        "final_hash"}
-    assert row["edition"] == "standard" and row["rounds"] == 4 and len(row["scores"]) == 3

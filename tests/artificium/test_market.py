@@ -55,6 +55,7 @@ def test_an_exchange_that_cannot_be_paid_is_refused() -> None:
 
 
 def test_cards_not_held_or_not_in_the_market_and_pointless_swaps_are_refused() -> None:
+    """Our reading (data.EXCHANGE_SAME_KIND_ALLOWED): a swap for an identical card is not offered."""
     state = market_state()
     rejected(state, ExchangeCard(0, C, S))  # not in hand
     rejected(state, ExchangeCard(0, S, Card.THEFT))  # not in the market

@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from domain.artificium import RULES
-from domain.artificium.data import Card
+from domain.artificium.data import Card, Resource
 from domain.artificium.model import (
     CardCommitted,
     CardDeclined,
@@ -68,6 +68,20 @@ def test_actions_resolve_first_in_turn_order_then_buildings() -> None:
         state, events = play(state, CommitCard(seat, card))
     reveal = of_type(events, CardsRevealed)[0]
     assert reveal.order == (3, 1, 2, 0) and reveal.cards == (E, X, F, S)
+
+
+def test_an_action_resolves_before_the_building_it_spoils() -> None:
+    """A-rules l.198-199: in one step the Theft of a later seat still resolves before the first
+    player's Building, and can take the Wheat that Building needed."""
+    state = commit_state([[Card.MILL_BAKERY], [T]], first=0)
+    state = give(state, 0, resources=resources(wheat=1))
+    state, _ = play(state, CommitCard(0, Card.MILL_BAKERY))
+    state, events = play(state, CommitCard(1, T))
+    assert of_type(events, CardsRevealed)[0].order == (1, 0) and RULES.to_act(state) == {1}
+    state, _ = play(state, ResolveCard(1, target=0, resource=Resource.WHEAT))
+    assert RULES.to_act(state) == {0}
+    rejected(state, ResolveCard(0))  # the Wheat is gone
+    assert DeclineCard(0) in RULES.legal_moves(state, 0)
 
 
 def test_a_declined_card_is_discarded_without_vp_and_the_seat_plays_on() -> None:

@@ -16,15 +16,16 @@ import pytest
 
 from domain.artificium import RULES
 from domain.artificium import data as D
-from domain.artificium.model import GameStarted, Phase, TurnStarted
+from domain.artificium.model import EVENTS, GameStarted, Phase, TimeoutApplied, TurnStarted
 from domain.core import SYSTEM, Rejected, RejectKind
 from domain.games import fold
 from domain.rng import Rng
 from domain.selfplay import play
-from tests.artificium.invariants import check
+from tests.artificium.invariants import check, check_between_commands
 
 PLAYERS = (2, 3, 4, 5, 6)
 SEEDS = range(6)
+TIMEOUT_ODDS = 12  # one decision in 12 is a timeout instead of the seat's own move
 
 
 def near_misses(command: Any, players: int) -> Iterator[Any]:
@@ -69,6 +70,8 @@ def playout(players: int, seed_index: int, check_moves: bool = True) -> tuple[An
         acting = sorted(RULES.to_act(state), key=str)
         assert acting, "someone must be able to act"
         actor = acting[chooser.below(len(acting))]
+        if actor != SYSTEM and chooser.below(TIMEOUT_ODDS) == 0:
+            actor = SYSTEM  # a clock ran out: the system applies some acting seat's default move
         moves = RULES.legal_moves(state, actor)
         assert moves, f"{actor} is to act but has no move"
         command = moves[chooser.below(len(moves))]
@@ -79,6 +82,7 @@ def playout(players: int, seed_index: int, check_moves: bool = True) -> tuple[An
             state = RULES.evolve(state, event)
             check(state)
         assert state == after
+        check_between_commands(state)
         log.extend(new_events)
         assert len(log) < 20_000
     return state, log
@@ -114,6 +118,7 @@ def test_random_playout_keeps_every_invariant(players: int, seed_index: int) -> 
     result = RULES.result(state)
     assert result is not None and result["winners"]
     assert isinstance(log[0], GameStarted)
+    assert any(isinstance(e, TimeoutApplied) for e in log)
 
 
 def test_many_more_playouts_end_in_four_turns() -> None:
@@ -127,20 +132,21 @@ def test_many_more_playouts_end_in_four_turns() -> None:
     assert finished == 150
 
 
-@pytest.mark.parametrize("players", PLAYERS)
-def test_greedy_playouts_reach_every_rule_and_keep_every_invariant(players: int) -> None:
+def test_greedy_playouts_reach_every_rule_and_keep_every_invariant() -> None:
     """Random bots rarely build a chain; greedy seats reach Castles, Wizards, bonus spaces and
-    reshuffles, so the invariants are checked on those paths too."""
+    reshuffles, so the invariants are checked on those paths too (every count, two games each)."""
     seen: set[str] = set()
-    for seed_index in range(2):
-        config = RULES.config_from_json({"edition": "standard", "players": players})
-        game = play(RULES, config, f"greedy-{seed_index}".encode(), f"greedy-{players}-{seed_index}",
-                    ["greedy", "random"] if seed_index else ["greedy"])
-        state = None
-        for _, events in game.batches:
-            for event in events:
-                state = RULES.evolve(state, event)
-                check(state)
-                seen.add(type(event).__name__)
-        assert state == game.state and state.phase is Phase.FINISHED
-    assert {"Produced", "BonusCollected", "ResourceBought", "CardsRevealed"} <= seen
+    for players in PLAYERS:
+        for seed_index in range(2):
+            config = RULES.config_from_json({"edition": "standard", "players": players})
+            game = play(RULES, config, f"greedy-{seed_index}".encode(), f"greedy-{players}-{seed_index}",
+                        ["greedy", "random"] if seed_index else ["greedy"])
+            state = None
+            for _, events in game.batches:
+                for event in events:
+                    state = RULES.evolve(state, event)
+                    check(state)
+                    seen.add(type(event).__name__)
+                check_between_commands(state)
+            assert state == game.state and state.phase is Phase.FINISHED
+    assert {e.__name__ for e in EVENTS} - seen <= {"TimeoutApplied"}, "greedy seats reach every rule"

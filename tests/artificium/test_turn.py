@@ -93,6 +93,35 @@ def test_an_empty_draw_pile_is_refilled_from_the_shuffled_discard_pile() -> None
     assert len(of_type(events, MarketDealt)[0].cards) == 6 and state.discard == ()
 
 
+def test_the_pile_is_refilled_the_moment_it_runs_out_not_at_the_next_draw() -> None:
+    """A-rules l.255: "if the draw pile is empty at any point": the market takes the last 6 cards,
+    the discard pile becomes the new pile at once, and the market leftovers discarded later wait
+    for the next reshuffle."""
+    state = replace(fresh(2), turn=1)
+    for seat in (0, 1):
+        state = give(state, seat, hand=state.deck[5 * seat:5 * seat + 5])
+    old_discard = sort_cards(state.deck[16:])
+    state = replace(state, deck=state.deck[10:16], discard=old_discard)
+    state, events = step(state, StartTurn())
+    kinds = [type(e).__name__ for e in events]
+    assert kinds.index("DeckReshuffled") == kinds.index("MarketDealt") + 1 and not of_type(events, CardsDrawn)
+    assert sorted(state.deck) == sorted(old_discard) and state.discard == ()
+    market = state.market
+    first = state.first_player
+    state, _ = play(state, PassMarket(first))
+    state, events = play(state, PassMarket(1 - first))
+    assert state.discard == market and not of_type(events, DeckReshuffled), "the leftovers start a new discard pile"
+    assert sorted(state.deck) == sorted(old_discard)
+
+
+def test_a_card_discarded_onto_an_empty_table_becomes_the_new_pile() -> None:
+    """A-rules l.255: with no draw pile left, the first discarded card is shuffled into a new one."""
+    state = replace(give(turn_end(3), 1, hand=[Card.CASTLE, Card.FAIR]), deck=(), discard=())
+    state, events = play(state, DiscardFromHand(1, Card.CASTLE))
+    assert [type(e) for e in events] == [CardDiscarded, DeckReshuffled]
+    assert state.deck == (Card.CASTLE,) and state.discard == ()
+
+
 def test_the_fourth_turn_ends_the_game() -> None:
     """A-rules l.164-165, l.252-253, l.257: four turns, then the final score."""
     state = replace(resolving(2, 0, Card.FARM), turn=4)
