@@ -7,6 +7,7 @@ worker is idle kills RQ's scheduler process; clock timeouts must fire again soon
 """
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -72,7 +73,8 @@ def test_the_worker_survives_a_redis_kill_mid_job_and_plays_on(
 def test_clock_timeouts_fire_again_soon_after_an_outage_while_idle(
         private_redis: RedisServer, children: Children) -> None:
     worker = children.hourglass("worker", "worker", env={"REDIS_URL": private_redis.url})
-    wait_until(lambda: "Scheduler for hourglass started" in children.log("worker"), 30, what="the scheduler")
+    scheduler = f"Scheduler for {os.environ['HOURGLASS_QUEUE']} started"  # the run's own queue (tests/conftest.py)
+    wait_until(lambda: scheduler in children.log("worker"), 30, what="the scheduler")
     private_redis.kill()
     time.sleep(3)
     private_redis.start()
