@@ -22,6 +22,6 @@ def _top_level_imports(path: Path) -> set[str]:
 
 def test_viewer_is_plain_static_files() -> None:
     static = ROOT / "replays" / "static"
-    assert {p.name for p in static.iterdir()} == {"viewer.html", "viewer.css", "viewer.js"}
+    assert {p.name for p in static.iterdir()} == {"viewer.html", "viewer.css", "viewer.js", "notfound.html"}
     html = (static / "viewer.html").read_text(encoding="utf-8")
     assert "<script src=" in html and "<script>" not in html  # no inline script (CSP 'self')
