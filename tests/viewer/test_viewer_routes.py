@@ -2,6 +2,7 @@
 and the reference data endpoint built from each game's rules tables."""
 from __future__ import annotations
 
+from importlib import resources
 from typing import Any
 
 import pytest
@@ -12,6 +13,9 @@ from domain.orleans import data as O
 from replays.reference import reference
 from tests.viewer.conftest import shot
 from tests.viewer.helpers import create
+
+STATIC = resources.files("replays").joinpath("static")
+MODULES = sorted(p.name for p in STATIC.iterdir() if p.name.endswith(".js"))
 
 
 @pytest.fixture(scope="module")
@@ -24,10 +28,18 @@ def game_id(service: GameService) -> str:
     return str(create(service, "orleans", 2, edition="classic", humans=0)["id"])
 
 
-def test_the_page_is_served(client: Any, game_id: str) -> None:
+def test_the_page_and_every_module_are_served(client: Any, game_id: str) -> None:
     page = client.get(f"/games/{game_id}")
     assert page.status_code == 200 and page.mimetype == "text/html"
+    assert "script-src" not in page.headers["Content-Security-Policy"]  # default-src 'self' covers modules
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+    assert b'type="module" src="/replays/static/viewer.js"' in page.get_data()
+    assert {"viewer.js", "renderers.js", "orleans.js"} <= set(MODULES)
+    for name in MODULES:
+        script = client.get(f"/replays/static/{name}")
+        assert script.status_code == 200 and script.mimetype in ("text/javascript", "application/javascript"), name
+    for name in ("viewer.css", "orleans.css"):
+        assert client.get(f"/replays/static/{name}").status_code == 200
 
 
 @pytest.mark.parametrize("path", ["/games/no-such-game", "/games/a/b", "/games/" + "x" * 300])
