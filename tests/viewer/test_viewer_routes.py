@@ -34,11 +34,11 @@ def test_the_page_and_every_module_are_served(client: Any, game_id: str) -> None
     assert "script-src" not in page.headers["Content-Security-Policy"]  # default-src 'self' covers modules
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
     assert b'type="module" src="/replays/static/viewer.js"' in page.get_data()
-    assert {"viewer.js", "renderers.js", "orleans.js"} <= set(MODULES)
+    assert {"viewer.js", "renderers.js", "orleans.js", "artificium.js"} <= set(MODULES)
     for name in MODULES:
         script = client.get(f"/replays/static/{name}")
         assert script.status_code == 200 and script.mimetype in ("text/javascript", "application/javascript"), name
-    for name in ("viewer.css", "orleans.css"):
+    for name in ("viewer.css", "orleans.css", "artificium.css"):
         assert client.get(f"/replays/static/{name}").status_code == 200
 
 
