@@ -16,7 +16,7 @@ const ui = {};
 const model = {
   summary: null, seats: [], renderer: null, reference: {},
   steps: [], events: [], lines: [], index: 0, status: "", you: null,
-  shownVersion: null, loading: 0, stream: null,
+  shownVersion: null, pending: false, loop: null, stream: null,
 };
 
 const name = (seat) => (seat === "system" ? "The service" : (model.seats[seat] || {}).name || `Seat ${seat}`);
@@ -51,27 +51,49 @@ function drawVersion(data, version) {
   markCurrent(ui.log, model.index);
 }
 
-async function show(index) {
-  if (!model.steps.length) return;
+// Show step `index`. While a state is on its way, further calls only move the target: the loop
+// fetches the latest target next, so holding an arrow key costs a few requests, not one per key
+// (anonymous callers share a per-address rate limit). Views of a version never change, so they
+// are kept per viewer.
+function show(index) {
+  if (!model.steps.length) return Promise.resolve();
   model.index = Math.max(0, Math.min(index, lastIndex()));
-  const version = model.steps[model.index].version;
   ui.scrubber.value = model.index;
-  const ticket = ++model.loading;
+  model.pending = true;
+  if (!model.loop) model.loop = drawLoop().finally(() => { model.loop = null; });
+  return model.loop;
+}
+
+async function drawLoop() {
   document.body.dataset.loading = "true";
   try {
-    const data = await api.stateAt(version);
-    if (ticket !== model.loading) return;
-    drawVersion(data, version);
-    model.shownVersion = version;
-    showError(null);
+    while (model.pending) {
+      model.pending = false;
+      const version = model.steps[model.index].version;
+      const data = await stateAt(version);
+      drawVersion(data, version);
+      model.shownVersion = version;
+      showError(null);
+    }
   } catch (error) {
+    model.pending = false;
     showError(error);
   } finally {
-    if (ticket === model.loading) {
-      document.body.dataset.loading = "false";
-      document.body.dataset.version = String(model.shownVersion);
-    }
+    document.body.dataset.loading = "false";
+    document.body.dataset.version = String(model.shownVersion);
   }
+}
+
+const views = new Map();
+const VIEWS_KEPT = 400;
+
+async function stateAt(version) {
+  const key = `${model.you}:${version}`;
+  if (!views.has(key)) {
+    views.set(key, await api.stateAt(version));
+    if (views.size > VIEWS_KEPT) views.delete(views.keys().next().value);
+  }
+  return views.get(key);
 }
 
 // ---- data: timeline and log --------------------------------------------------------------------

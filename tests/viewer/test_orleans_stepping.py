@@ -56,3 +56,23 @@ def test_a_live_game_follows_the_event_stream(open_page: Any, server: str, servi
     check_drawn(page, view_at(service, game_id, latest))
     assert len(log_lines(page)) == len(service.batch_ends(game_id))
     shot(page, "orleans-live")
+
+
+def test_holding_an_arrow_key_asks_for_few_states(open_page: Any, server: str, service: GameService) -> None:
+    """Steps asked for while a state is on its way only move the target (spectators share a
+    per-address rate limit): the page lands on the last step asked for, with fewer requests."""
+    game_id = create(service, "orleans", 2, edition="classic", humans=0)["id"]
+    advance(service, game_id, max_commands=60)
+    ends = service.batch_ends(game_id)
+    page = open_page()
+    open_game(page, server, game_id)
+    page.click("#first")
+    wait_version(page, ends[0])
+    before = sum("/states/" in url for url in page.urls)
+    page.evaluate("""() => {  // 40 presses faster than any answer: a held key
+        for (let i = 0; i < 40; i++) document.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight"}));
+    }""")
+    wait_version(page, ends[40])
+    asked = sum("/states/" in url for url in page.urls) - before
+    assert asked == 2, asked  # the first step pressed, then the last one
+    assert page.locator("#log li.current").get_attribute("data-index") == "40"
