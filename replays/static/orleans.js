@@ -103,7 +103,7 @@ function player(p, view, ctx) {
     ...tilesLine("planned", (p.planned || []).map((x) => x.tile), "planned"))] : [];
   return el("div", { class: `player seat-${p.seat}${acting ? " to-act" : ""}`, "data-testid": "player", "data-seat": p.seat,
     "data-to-act": acting ? "true" : "false" },
-  el("h3", {}, el("span", { class: `seat-dot seat-${p.seat}` }), ` ${ctx.name(p.seat)}`,
+  el("h3", {}, el("span", { class: `seat-dot seat-${p.seat}` }), ` ${ctx.name(p.seat)}${p.seat === ctx.you ? " (you)" : ""}`,
     marks.length ? el("span", { class: "badges", text: ` — ${marks.join(", ")}` }) : null),
   el("div", { class: "stats" },
     el("span", {}, "coins ", el("b", { "data-testid": "coins", text: p.coins })),
