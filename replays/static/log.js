@@ -38,13 +38,23 @@ export function logLines(steps, events, describe, ctx) {
     const phrases = [];
     for (; e < events.length && events[e].seq <= step.version; e++) {
       if (events[e].seq <= previous) continue;
-      const phrase = describe(events[e], ctx);
+      const phrase = tell(describe, events[e], ctx);
       if (phrase && phrase.text) phrases.push(phrase);
     }
     previous = step.version;
     lines.push(phrases.length ? sentence(phrases, ctx.name) : quiet(step, ctx));
   }
   return lines;
+}
+
+// An event whose data a renderer did not expect (a newer rules version) gets the plain line
+// instead of breaking the whole log.
+function tell(describe, event, ctx) {
+  try {
+    return describe(event, ctx);
+  } catch {
+    return plainEvent(event);
+  }
 }
 
 function quiet(step, ctx) {

@@ -45,7 +45,7 @@ function connection(c, svg) {
 
 function stations(board, ctx, svg) {
   const perTown = {};
-  for (const { town: where, seat } of board.stations) {
+  for (const { town: where, seat } of board.stations || []) {
     const k = (perTown[where] = (perTown[where] || 0) + 1) - 1;
     const [x, y] = TOWN_XY[where] || [20, 20];
     svg.append(svgTitled("g", { transform: `translate(${x - 22 + 22 * (k % 3)} ${y + 26 + 22 * Math.floor(k / 3)}) scale(${PIECE})`,
@@ -68,8 +68,8 @@ function merchants(view, ctx, svg) {
 
 export function drawMap(view, ctx) {
   const svg = el("svg:svg", { id: "map", viewBox: "0 0 1060 660", role: "img", "aria-label": "map of the Orléans region" });
-  view.board.connections.forEach((c) => connection(c, svg));
-  for (const id of view.board.towns) {
+  (view.board.connections || []).forEach((c) => connection(c, svg));
+  for (const id of view.board.towns || Object.keys(TOWN_XY)) {
     const [x, y] = TOWN_XY[id] || [20, 20];
     svg.append(el("svg:g", { class: `town ${id}`, "data-town": id },
       el("svg:circle", { cx: x, cy: y, r: id === "orleans" ? 15 : 10 }),

@@ -32,7 +32,7 @@ export function draw(root, view, ctx) {
 // ---- deeds and supply -----------------------------------------------------------------------
 
 function deeds(view, ctx) {
-  return el("div", { id: "deeds" }, ...view.board.deeds.map((d) => el("div", { class: "deed", "data-deed": d.id },
+  return el("div", { id: "deeds" }, ...(view.board.deeds || []).map((d) => el("div", { class: "deed", "data-deed": d.id },
     el("h4", { text: `${d.name} · ${plural(d.coins, "coin")}` }),
     ...d.spaces.map((space) => {
       const taken = space.seat !== null && space.seat !== undefined;
