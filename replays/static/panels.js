@@ -40,7 +40,8 @@ export function drawResult(container, result, details, ctx) {
     const winner = (result.winners || []).includes(entry.seat);
     return el("tr", { "data-testid": "rank", "data-seat": entry.seat, "data-rank": entry.rank, class: winner ? "winner" : null },
       el("td", { text: entry.rank }),
-      el("td", {}, el("span", { class: `seat-dot seat-${entry.seat}` }), ` ${ctx.name(entry.seat)}${winner ? " ★" : ""}`),
+      el("td", { class: "player", title: ctx.name(entry.seat) }, el("span", { class: `seat-dot seat-${entry.seat}` }),
+        ` ${ctx.name(entry.seat)}${winner ? " ★" : ""}`),
       el("td", { class: "num", "data-testid": "score", text: entry.score }),
       ...parts.map(([key]) => el("td", { class: "num", "data-part": key, text: part[key] ?? "–" })),
       tie ? el("td", { class: "num", "data-testid": "tie-break", text: tie.value(entry, result) ?? "–" }) : null);

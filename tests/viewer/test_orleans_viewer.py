@@ -189,7 +189,9 @@ def test_five_players_fit_a_laptop_screen(open_page: Any, server: str, game: dic
     middle = len(game["ends"]) // 2
     go_to_step(page, middle, game["ends"][middle])
     width = page.evaluate("document.documentElement.clientWidth")
-    assert page.evaluate("document.documentElement.scrollWidth") <= LAPTOP["width"]
+    wide = page.evaluate("""w => [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > w)
+        .map(e => e.tagName + '#' + e.id + '.' + e.getAttribute('class') + ' ' + e.getBoundingClientRect().right)""", width)
+    assert page.evaluate("document.documentElement.scrollWidth") <= LAPTOP["width"], wide
     for selector in ("#map", "#board", "[data-testid=hourglass-track]", "[data-testid=development-track]", "#side"):
         box = page.locator(selector).bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= width, selector
