@@ -187,3 +187,16 @@ def test_a_live_game_is_followed(open_page: Any, server: str, service: GameServi
     page.wait_for_selector("[data-testid=result] [data-testid=rank]", timeout=10_000)
     assert page.inner_text("[data-testid=status]") == "finished"
     shot(page, "artificium-live-to-the-end")
+
+
+def test_a_token_in_the_fragment_is_taken_and_dropped_from_the_address(open_page: Any, server: str,
+                                                                        game: dict[str, Any]) -> None:
+    """/games/<id>#token=... (a fragment never reaches the server) opens that seat's view; the page
+    keeps the token for the tab and removes it from the address bar at once."""
+    token = seat_token(game, 0)
+    page = open_page()
+    page.goto(f"{server}/games/{game['id']}#token={token}")
+    page.wait_for_selector("body[data-ready=true][data-viewer='0']", state="attached", timeout=20_000)
+    assert page.url == f"{server}/games/{game['id']}"
+    assert page.inner_text("[data-testid=viewer]") == "Ann's view"
+    assert not any(token in url for url in page.urls)
