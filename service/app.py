@@ -130,10 +130,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "description": "A seat's token from the game's creation; without one you are a spectator."})
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={
         "app_name": "hourglass API", "persistAuthorization": True}))
-    from service import replay_api
+    from service import replay_api, viewer_api
     from service.routes import events, games, moves, state
 
-    for module in (games, state, moves, events, replay_api):
+    for module in (games, state, moves, events, replay_api, viewer_api):
         api.register_blueprint(module.blp)
     for name in game_names():  # import every rules package now, not on some player's first request
         get_game(name)

@@ -1,21 +1,19 @@
-"""Replays over HTTP: the bundle, verification, the viewer page and the viewer's small helpers.
+"""Replays over HTTP: the bundle, verification and the timeline the viewer steps through.
 
 - ``GET  /api/v1/games/{id}/replay``   the ``hourglass-replay/1`` bundle (409 while the game runs)
 - ``POST /api/v1/replays/verify``      upload a bundle (raw body or multipart field ``bundle``)
 - ``GET  /api/v1/games/{id}/timeline`` the version after each batch (the viewer's steps)
-- ``GET  /games/{id}``                 the viewer (static HTML/CSS/JS from replays/static/)
 
-The app factory registers ``blp``.
+The viewer's page and reference data are in service/viewer_api.py. The app factory registers ``blp``.
 """
 from __future__ import annotations
 
 from importlib import resources
 from typing import Any
 
-from flask import Response, request, send_from_directory
+from flask import Response, request
 from flask_smorest import Blueprint
 
-from core.games import GameNotFound
 from core.store import EventStore
 from replays.bundle import NotFinished, build_bundle
 from replays.source import load_game
@@ -114,14 +112,3 @@ def timeline(game_id: str) -> Any:
             step["command"] = first["command"]
         steps.append(step)
     return {"id": game_id, "status": "finished" if finished else "active", "version": ends[-1], "steps": steps}
-
-
-@blp.route("/games/<game_id>")
-@blp.doc(operationId="viewerPage")
-def viewer(game_id: str) -> Response:
-    """The replay viewer page (HTML; the game id is read from the address)."""
-    if not _store().exists(game_id):
-        raise GameNotFound(game_id)
-    response = send_from_directory(STATIC_DIR, "viewer.html", max_age=0)
-    response.headers["Content-Security-Policy"] = "default-src 'self'; img-src 'self' data:; style-src 'self'"
-    return response

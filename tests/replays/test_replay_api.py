@@ -121,7 +121,7 @@ def test_openapi_lists_the_replay_endpoints(client: Any) -> None:
     assert "post" in paths["/api/v1/replays/verify"]
 
 
-# -- timeline and the viewer page ------------------------------------------------------------------
+# -- the timeline (the viewer page: tests/viewer/) ---------------------------------------------------------------
 
 
 def test_timeline_lists_every_batch_end(client: Any, service: GameService, finished: str) -> None:
@@ -135,16 +135,6 @@ def test_timeline_of_a_live_game_hides_commands(client: Any, live: str) -> None:
     body = client.get(f"/api/v1/games/{live}/timeline").get_json()
     assert body["status"] == "active"
     assert all(set(step) == {"version", "actor"} for step in body["steps"])
-
-
-def test_viewer_page_and_assets_are_served(client: Any, finished: str) -> None:
-    page = client.get(f"/games/{finished}")
-    assert page.status_code == 200 and page.mimetype == "text/html"
-    assert b"/replays/static/viewer.js" in page.get_data()
-    script = client.get("/replays/static/viewer.js")
-    assert script.status_code == 200 and b"/timeline" in script.get_data()
-    assert client.get("/replays/static/viewer.css").status_code == 200
-    _problem(client.get("/games/no-such-game"), 404, "NOT_FOUND")
 
 
 # -- the CLI -------------------------------------------------------------------------------------

@@ -1,0 +1,72 @@
+"""The viewer: its page, its friendly 404 page, and the one read-only endpoint it needs.
+
+- ``GET /games/{id}``                 the viewer (static HTML/CSS/JS from replays/static/); an unknown
+                                      id gets an HTML 404 page a person can read, not problem+json
+- ``GET /api/v1/reference/{game}``    the printed parts of a game the views do not repeat (place and
+                                      card names, track lengths, bonus spaces; replays/reference.py)
+
+Everything else the viewer shows comes from the public API (summary, timeline, states, events,
+stream). The app factory registers ``blp``.
+"""
+from __future__ import annotations
+
+import html
+from importlib import resources
+from typing import Any
+
+from flask import Response, send_from_directory
+from flask_smorest import Blueprint
+
+from core.store import EventStore
+from replays.reference import reference
+from service.problems import ApiProblem
+from service.schemas import ProblemSchema
+from service.web import service
+
+STATIC_DIR = str(resources.files("replays").joinpath("static"))
+PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; base-uri 'none'"
+NOT_FOUND_PAGE = "notfound.html"
+
+blp = Blueprint("viewer", __name__, description="The game viewer page and its reference data")
+
+
+def _store() -> EventStore:
+    store: EventStore = service().store
+    return store
+
+
+@blp.route("/games/<path:game_id>")
+@blp.doc(operationId="viewerPage", responses={
+    "200": {"description": "the viewer page", "content": {"text/html": {"schema": {"type": "string"}}}},
+    "404": {"description": "no such game: a page for people", "content": {"text/html": {"schema": {"type": "string"}}}},
+})
+def viewer(game_id: str) -> Response:
+    """The game viewer (HTML; the page reads the game id from its address)."""
+    if "/" in game_id or not _store().exists(game_id):
+        return _not_found_page(game_id)
+    response = send_from_directory(STATIC_DIR, "viewer.html", max_age=0)
+    response.headers["Content-Security-Policy"] = PAGE_CSP
+    return response
+
+
+def _not_found_page(game_id: str) -> Response:
+    template = resources.files("replays").joinpath("static", NOT_FOUND_PAGE).read_text(encoding="utf-8")
+    shown = game_id if len(game_id) <= 80 else game_id[:80] + "…"
+    page = template.replace("{{game_id}}", html.escape(shown))
+    response = Response(page, status=404, mimetype="text/html")
+    response.headers["Content-Security-Policy"] = PAGE_CSP
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@blp.route("/api/v1/reference/<string:game>")
+@blp.doc(operationId="getReference", responses={
+    "200": {"description": "names, track lengths and bonus spaces of the game's printed parts",
+            "content": {"application/json": {"schema": {"type": "object", "additionalProperties": True}}}}})
+@blp.alt_response(404, schema=ProblemSchema, description="no reference data for that game name")
+def game_reference(game: str) -> Any:
+    """The printed reference data of a game (static per engine; cacheable)."""
+    data = reference(game)
+    if data is None:
+        raise ApiProblem(404, "NOT_FOUND", f"no reference data for game {game[:40]!r}")
+    return data, 200, {"Cache-Control": "public, max-age=3600"}
