@@ -1,4 +1,4 @@
-"""Set-up, views, results and the JSON edges of Orléans; ``RULES`` bundles the contract."""
+"""Views and the JSON edges of Orléans; ``RULES`` bundles the contract (``domain.core.GameRules``)."""
 from __future__ import annotations
 
 from typing import Any
@@ -6,7 +6,8 @@ from typing import Any
 from domain import codec
 from domain.core import SYSTEM, Rejected, RejectKind
 from domain.orleans import data as D
-from domain.orleans import rules as R
+from domain.orleans import dispatch
+from domain.orleans import queries as Q
 from domain.orleans.evolve import evolve
 from domain.orleans.model import (
     CHARS,
@@ -16,85 +17,15 @@ from domain.orleans.model import (
     HIDDEN_EVENTS,
     SYSTEM_COMMANDS,
     TRACKS,
-    Config,
     GameStarted,
     Phase,
-    PhaseBegan,
     State,
-    sort_goods,
     sort_tiles,
 )
+from domain.orleans.scoring import result, score
+from domain.orleans.setup import config_from_json, config_to_json, setup
 
 ENGINE_VERSION = "orleans-2"  # 2: the 2023 edition's Farmer-only technology tile (F§2.3, F§8.2)
-
-
-# --- config and set-up ------------------------------------------------------------------------------
-
-
-def config_from_json(data: Any) -> Config:
-    if not isinstance(data, dict):
-        raise Rejected(RejectKind.INVALID_CONFIG, "config must be an object")
-    unknown = sorted(set(data) - {"edition", "players", "exclusion", "start_player"})
-    if unknown:
-        raise Rejected(RejectKind.INVALID_CONFIG, f"unknown config field(s): {', '.join(unknown)}")
-    try:
-        edition = D.Edition(data.get("edition", "classic"))
-    except ValueError:
-        raise Rejected(RejectKind.INVALID_CONFIG, "edition must be 'classic' or '2023'") from None
-    players = data.get("players")
-    allowed = D.PLAYERS[edition]
-    if isinstance(players, bool) or players not in allowed:
-        raise Rejected(RejectKind.INVALID_CONFIG, f"the {edition.value} edition is for {allowed[0]}–{allowed[-1]} players")
-    exclusion = data.get("exclusion", False)
-    if not isinstance(exclusion, bool):
-        raise Rejected(RejectKind.INVALID_CONFIG, "exclusion must be true or false")
-    start = data.get("start_player", 0)
-    if isinstance(start, bool) or start not in range(players):
-        raise Rejected(RejectKind.INVALID_CONFIG, f"start_player must be a seat from 0 to {players - 1}")
-    return Config(edition, players, exclusion, start)
-
-
-def config_to_json(config: Config) -> dict[str, Any]:
-    return codec.to_json(config)
-
-
-def _full_set(edition: D.Edition) -> int:
-    return 5 if edition is D.Edition.E2023 else 4  # removals count from the 5p / 4p set (F§7.3)
-
-
-def setup(config: Config, rng: Any) -> list[Any]:
-    n = config.players
-    full = _full_set(config.edition)
-    supply = tuple(D.NEUTRAL_SUPPLY[n][c] for c in CHARS)
-    removed = tuple(D.NEUTRAL_SUPPLY[full][c] - D.NEUTRAL_SUPPLY[n][c] for c in CHARS)
-    goods = rng.shuffled(tuple(g for g in GOODS for _ in range(D.GOOD_COUNTS[g])))  # face down (F§1.3)
-    cut = D.GOODS_REMOVED[n]
-    spaces = D.goods_spaces(n)
-    on_map = goods[cut:cut + len(spaces)]
-    roads = tuple(
-        sort_goods(g for cid, g in zip(spaces, on_map) if cid == c.id) for c in D.CONNECTIONS
-    )
-    market = tuple(goods[cut + len(spaces):].count(g) for g in GOODS)
-    removed_goods = tuple(goods[:cut].count(g) for g in GOODS)
-    techs = D.TECHNOLOGY_TILES[full]
-    tech_supply = D.TECHNOLOGY_TILES[n]
-    events: list[Any] = [GameStarted(
-        config=config, supply=supply, removed=removed, roads=roads, goods_market=market,
-        removed_goods=removed_goods, tech_supply=tech_supply, removed_techs=techs - tech_supply,
-        hourglass=_hourglass(config.edition, rng), draws=rng.counter,
-    )]
-    if config.exclusion:
-        events.append(PhaseBegan(Phase.EXCLUSION, config.start_player))
-    return events
-
-
-def _hourglass(edition: D.Edition, rng: Any) -> tuple[D.Hourglass, ...]:
-    if edition is D.Edition.CLASSIC:
-        return (D.CLASSIC_START,) + rng.shuffled(D.CLASSIC_REST)
-    deck: tuple[D.Hourglass, ...] = (D.E2023_START,)
-    for stack in D.E2023_STACKS:  # A on top of B on top of C (D7)
-        deck += rng.shuffled(stack)
-    return deck
 
 
 # --- views ------------------------------------------------------------------------------------------
@@ -122,7 +53,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "hourglass_remaining": len(state.hourglass),
         "start_player": state.start_player,
         "turn": state.turn,
-        "to_act": sorted(R.to_act(state), key=str),
+        "to_act": sorted(dispatch.to_act(state), key=str),
         "board": _board_view(state),
         "seats": [_seat_view(state, i, seat) for i in range(state.config.players)],
         "choice": _choice_view(state),
@@ -131,12 +62,12 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
     }
     if finished:
         for i, s in enumerate(out["seats"]):
-            s["score"] = R.score(state, i)
+            s["score"] = score(state, i)
     return out
 
 
 def _board_view(state: State) -> dict[str, Any]:
-    supply = R.coin_supply(state)
+    supply = Q.coin_supply(state)
     return {
         "supply": _counts(CHARS, state.supply),
         "goods_market": _counts(GOODS, state.goods_market),
@@ -178,11 +109,11 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
         "coins": p.coins,
         "goods": _counts(GOODS, p.goods),
         "tracks": {c.value: pos for c, pos in zip(TRACKS, p.tracks)},
-        "followers_per_round": R.draw_limit(p),
+        "followers_per_round": Q.draw_limit(p),
         "development_position": p.development,
-        "development_status": R.status(p),
+        "development_status": Q.status(p),
         "citizens": p.citizens,
-        "trading_stations_built": R.built_stations(state, i),
+        "trading_stations_built": Q.built_stations(state, i),
         "trading_stations_left": p.stations,
         "technology_tiles": p.techs,
         "farmer_only_technology": p.farmer_tech,
@@ -207,7 +138,7 @@ def _place_view(s: Any) -> dict[str, Any]:
     return {
         "id": place.id, "name": place.name, "stack": place.stack,
         "spaces": [{"needs": need.value if need else "any", "holds": v} for need, v in zip(place.spaces, s.slots)],
-        "activated": R.activated_slots(s.place, s.slots),
+        "activated": Q.activated_slots(s.place, s.slots),
     }
 
 
@@ -219,27 +150,9 @@ def _choice_view(state: State) -> dict[str, Any] | None:
             "connection": c.connection, "stacks": list(c.stacks), "remaining": c.remaining}
 
 
-def result(state: State) -> dict[str, Any] | None:
-    if state.phase is not Phase.FINISHED:
-        return None
-    n = state.config.players
-    parts = [R.score(state, s) for s in range(n)]
-    scores = [p["total"] for p in parts]
-    order = sorted(range(n), key=lambda s: (-scores[s], -state.players[s].development, s))
-    ranking, rank = [], 0
-    for pos, s in enumerate(order):
-        key = (scores[s], state.players[s].development)
-        if pos == 0 or key != (scores[order[pos - 1]], state.players[order[pos - 1]].development):
-            rank = pos + 1
-        ranking.append({"seat": s, "rank": rank, "score": scores[s],
-                        "development_position": state.players[s].development})
-    return {"scores": scores, "winners": list(R.winners(state, tuple(scores))), "ranking": ranking,
-            "parts": parts, "most_stations_citizen": state.bonus_citizen}
-
-
 def summary(state: State) -> dict[str, Any]:
     return {"phase": state.phase.value, "round": state.round, "event": _hourglass_json(state.event),
-            "to_act": sorted(R.to_act(state), key=str), "turn": state.turn,
+            "to_act": sorted(dispatch.to_act(state), key=str), "turn": state.turn,
             "start_player": state.start_player, "finished": state.phase is Phase.FINISHED}
 
 
@@ -310,15 +223,15 @@ class OrleansRules:
     config_from_json = staticmethod(config_from_json)
     config_to_json = staticmethod(config_to_json)
     setup = staticmethod(setup)
-    decide = staticmethod(R.decide)
-    step = staticmethod(R.step)
+    decide = staticmethod(dispatch.decide)
+    step = staticmethod(dispatch.step)
     evolve = staticmethod(evolve)
-    legal_moves = staticmethod(R.legal_moves)
-    to_act = staticmethod(R.to_act)
+    legal_moves = staticmethod(dispatch.legal_moves)
+    to_act = staticmethod(dispatch.to_act)
     view = staticmethod(view)
     result = staticmethod(result)
     summary = staticmethod(summary)
-    default_move = staticmethod(R.default_move)
+    default_move = staticmethod(dispatch.default_move)
     command_from_json = staticmethod(command_from_json)
     command_to_json = staticmethod(command_to_json)
     move_to_json = staticmethod(move_to_json)

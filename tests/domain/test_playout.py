@@ -8,9 +8,8 @@ import pytest
 
 from domain.core import SYSTEM, Rejected
 from domain.games import fold
-from domain.orleans import RULES
+from domain.orleans import RULES, dispatch
 from domain.orleans import data as D
-from domain.orleans import rules as R
 from domain.rng import Rng
 from tests.domain.invariants import check
 
@@ -63,7 +62,7 @@ def test_random_playout_keeps_every_invariant(edition, players, seed_index):
         assert moves, f"{actor} is to act but has no legal move"
         command = moves[chooser.below(len(moves))]
         if actor != SYSTEM:  # every listed move passes its validator (exact generators included)
-            assert all(R.VALIDATORS[type(m)](state, m) is None for m in moves)
+            assert all(dispatch.COMMAND_RULES[type(m)].validate(state, m) is None for m in moves)
         # accepted <=> listed, on the chosen move, a sample of listed moves and near misses
         for probe in [moves[chooser.below(len(moves))]]:
             assert _accepted(state, probe, seed, game_id)

@@ -1,0 +1,255 @@
+"""decide, step, to_act, legal_moves and default_move for Orléans: the fixed order of guards and
+the table that names, for every seat command, its validator, its applier and its candidates.
+
+Every seat command has one validator (None or why it is illegal), one applier (emits events) and
+one candidate generator, all in the module of its phase or rule. ``legal_moves`` keeps the
+candidates the validator accepts, so "accepted by decide" and "listed by legal_moves" cannot
+drift apart. Generators marked exact build only valid moves from the validator's own predicates
+and skip the re-check (the hot path of self-play); the random playout test validates every
+listed move against ``decide``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
+
+from domain.core import SYSTEM, Rejected, RejectKind
+from domain.orleans import actions, deeds, events, followers, places, planning, scoring, setup, torture, tracks, travel
+from domain.orleans import data as D
+from domain.orleans.common import Tx, Why, always_valid
+from domain.orleans.model import (
+    ApplyTimeout,
+    ChoiceKind,
+    ChoosePlaceTile,
+    DrawFollowers,
+    EndGame,
+    ExcludePlaceTile,
+    FinishPlanning,
+    FinishSending,
+    GiveUp,
+    KeepTechnology,
+    MoveToTower,
+    Pass,
+    PassStartPlayer,
+    PayFood,
+    Phase,
+    PlaceDrawn,
+    PlaceFollower,
+    PlaceTechnology,
+    RecallFollower,
+    ResolveEvent,
+    RevealHourglass,
+    SendToDeed,
+    State,
+    TakeAction,
+    TakeCensus,
+    TakeGood,
+    TimeoutApplied,
+    Travel,
+    UsePharmacy,
+    UseVillage,
+    memo,
+    memo_key,
+)
+
+
+class CommandRule(NamedTuple):
+    validate: Callable[[State, Any], Why]
+    apply: Callable[[Tx, Any], None]
+    candidates: Callable[[State, int], Iterable[Any]]
+    exact: bool = False  # the candidates are valid by construction: legal_moves skips the validator
+
+
+COMMAND_RULES: dict[type, CommandRule] = {
+    ExcludePlaceTile: CommandRule(setup.validate_exclude, setup.apply_exclude, setup.candidates_exclude),
+    RecallFollower: CommandRule(followers.validate_recall, followers.apply_recall, followers.candidates_recall,
+                                exact=True),
+    DrawFollowers: CommandRule(followers.validate_draw, followers.apply_draw, followers.candidates_draw, exact=True),
+    PlaceFollower: CommandRule(planning.validate_place, planning.apply_place, planning.candidates_place, exact=True),
+    MoveToTower: CommandRule(planning.validate_move_to_tower, planning.apply_move_to_tower,
+                             planning.candidates_move_to_tower, exact=True),
+    FinishPlanning: CommandRule(always_valid, planning.apply_finish_planning, planning.candidates_finish_planning,
+                                exact=True),
+    TakeAction: CommandRule(actions.validate_take_action, actions.apply_take_action, actions.candidates_take_action),
+    UseVillage: CommandRule(tracks.validate_village, tracks.apply_village, tracks.candidates_village),
+    Travel: CommandRule(travel.validate_travel, travel.apply_travel, travel.candidates_travel),
+    UsePharmacy: CommandRule(places.validate_pharmacy, places.apply_pharmacy, places.candidates_pharmacy),
+    Pass: CommandRule(always_valid, actions.apply_pass, actions.candidates_pass, exact=True),
+    TakeGood: CommandRule(travel.validate_take_good, travel.apply_take_good, travel.candidates_take_good),
+    ChoosePlaceTile: CommandRule(tracks.validate_choose_place_tile, tracks.apply_choose_place_tile,
+                                 tracks.candidates_choose_place_tile),
+    SendToDeed: CommandRule(deeds.validate_send, deeds.apply_send, deeds.candidates_send),
+    FinishSending: CommandRule(deeds.validate_finish_sending, deeds.apply_finish_sending,
+                               deeds.candidates_finish_sending),
+    PlaceDrawn: CommandRule(places.validate_place_drawn, places.apply_place_drawn, places.candidates_place_drawn),
+    PlaceTechnology: CommandRule(actions.validate_place_technology, actions.apply_place_technology,
+                                 actions.candidates_place_technology),
+    KeepTechnology: CommandRule(always_valid, actions.apply_keep_technology, actions.candidates_keep_technology,
+                                exact=True),
+    PayFood: CommandRule(events.validate_pay_food, events.apply_pay_food, events.candidates_pay_food),
+    GiveUp: CommandRule(torture.validate_give_up, torture.apply_give_up, torture.torture_options),
+}
+
+SYSTEM_STEPS: dict[type, Callable[[Tx, Any], None]] = {
+    RevealHourglass: events.reveal_hourglass, TakeCensus: followers.take_census, ResolveEvent: events.resolve_event,
+    PassStartPlayer: scoring.pass_start_player, EndGame: scoring.end_game,
+}
+
+APPLY: dict[type, Callable[[Tx, Any], None]] = {
+    **{cls: rule.apply for cls, rule in COMMAND_RULES.items()}, **SYSTEM_STEPS,
+}
+
+CHOICE_COMMANDS: dict[ChoiceKind, tuple[type, ...]] = {
+    ChoiceKind.GOOD: (TakeGood,), ChoiceKind.PLACE_TILE: (ChoosePlaceTile,),
+    ChoiceKind.DEEDS: (SendToDeed, FinishSending), ChoiceKind.BATHHOUSE: (PlaceDrawn,),
+    ChoiceKind.TECHNOLOGY: (PlaceTechnology, KeepTechnology),
+}
+PHASE_COMMANDS: dict[Phase, tuple[type, ...]] = {
+    Phase.EXCLUSION: (ExcludePlaceTile,), Phase.FOLLOWERS: (RecallFollower, DrawFollowers),
+    Phase.PLANNING: (PlaceFollower, MoveToTower, FinishPlanning),
+    Phase.ACTIONS: (TakeAction, UseVillage, Travel, UsePharmacy, Pass),
+}
+
+
+# --- who acts ---------------------------------------------------------------------------------------
+
+
+TO_ACT = memo_key(State, "_to_act")
+
+
+def to_act(state: State) -> frozenset:
+    return memo(state, TO_ACT, _to_act)
+
+
+def _to_act(state: State) -> frozenset:
+    if state.phase is Phase.FINISHED:
+        return frozenset()
+    if state.dues:
+        return frozenset(d.seat for d in state.dues)
+    if state.choice is not None:
+        return frozenset({state.choice.seat})
+    phase = state.phase
+    if phase in (Phase.EXCLUSION, Phase.ACTIONS):
+        return frozenset({state.turn})
+    if phase is Phase.FOLLOWERS:
+        return frozenset(i for i, p in enumerate(state.players) if not p.drew)
+    if phase is Phase.PLANNING:
+        return frozenset(i for i, p in enumerate(state.players) if not p.planned)
+    return frozenset({SYSTEM})
+
+
+def allowed_types(state: State, seat: int) -> tuple[type, ...]:
+    if any(d.seat == seat for d in state.dues):
+        kinds = {d.kind for d in state.dues if d.seat == seat}
+        return (PayFood,) if "food" in kinds else (GiveUp,)
+    if state.choice is not None:
+        return CHOICE_COMMANDS[state.choice.kind]
+    return PHASE_COMMANDS.get(state.phase, ())
+
+
+def system_step(state: State) -> Any:
+    return {
+        Phase.HOURGLASS: RevealHourglass(), Phase.CENSUS: TakeCensus(), Phase.EVENT: ResolveEvent(),
+        Phase.START_PLAYER: EndGame() if state.round >= D.ROUNDS else PassStartPlayer(),
+    }[state.phase]
+
+
+def guard(state: State, command: Any) -> None:
+    """The fixed order of checks before any rule runs."""
+    if state.phase is Phase.FINISHED:
+        raise Rejected(RejectKind.GAME_OVER, "the game is over")
+    seat = command.seat
+    if isinstance(command, ApplyTimeout):
+        if seat != SYSTEM:
+            raise Rejected(RejectKind.NOT_YOUR_TURN, "only the system applies timeouts")
+        if command.target not in to_act(state) or command.target == SYSTEM:
+            raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {command.target} is not to act")
+        return
+    acting = to_act(state)
+    if seat not in acting:
+        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(seat)} is not to act; waiting for {_list(acting)}")
+    if seat == SYSTEM:
+        if command != system_step(state):
+            raise Rejected(RejectKind.WRONG_PHASE, f"the next system step is {type(system_step(state)).__name__}")
+        return
+    types = allowed_types(state, seat)
+    if type(command) not in types:
+        names = ", ".join(t.__name__ for t in types)
+        raise Rejected(RejectKind.WRONG_PHASE, f"{type(command).__name__} is not allowed now; allowed: {names}")
+    why = COMMAND_RULES[type(command)].validate(state, command)
+    if why:
+        raise Rejected(RejectKind.ILLEGAL_MOVE, why)
+
+
+def _who(seat: Any) -> str:
+    return "the system" if seat == SYSTEM else f"seat {seat}"
+
+
+def _list(acting: frozenset) -> str:
+    return ", ".join(_who(s) for s in sorted(acting, key=str)) or "nobody"
+
+
+def decide(state: State, command: Any, rng: Any) -> list[Any]:
+    return transact(state, command, rng).events
+
+
+def step(state: State, command: Any, rng: Any) -> tuple[list[Any], State]:
+    """``decide`` and the state after its events, which the transaction has already folded."""
+    tx = transact(state, command, rng)
+    return tx.events, tx.state
+
+
+def transact(state: State, command: Any, rng: Any) -> Tx:
+    guard(state, command)
+    tx = Tx(state, rng)
+    if isinstance(command, ApplyTimeout):
+        move = default_move(state, command.target)
+        tx.emit(TimeoutApplied(command.target, type(move).__name__))
+    else:
+        move = command
+    APPLY[type(move)](tx, move)
+    if state.phase is Phase.ACTIONS and move.seat != SYSTEM and not state.dues:
+        actions.end_turn(tx)  # one action (with its choices) or a pass per turn
+    return tx
+
+
+def legal_moves(state: State, actor: Any) -> list[Any]:
+    if state.phase is Phase.FINISHED:
+        return []
+    acting = to_act(state)
+    if actor == SYSTEM:
+        if SYSTEM in acting:
+            return [system_step(state)]
+        return [ApplyTimeout(seat) for seat in sorted(acting)]
+    if actor not in acting:
+        return []
+    moves = []
+    for cls in allowed_types(state, actor):
+        rule = COMMAND_RULES[cls]
+        if rule.exact:
+            moves.extend(rule.candidates(state, actor))
+        else:
+            validate = rule.validate
+            moves.extend(m for m in rule.candidates(state, actor) if validate(state, m) is None)
+    return moves
+
+
+FINISHERS = (FinishSending, KeepTechnology)
+
+
+def default_move(state: State, actor: Any) -> Any:
+    """The move a timeout applies: draw the most, finish planning, pass; for choices the
+    finishing move where there is one, else the first listed (goods: the most valuable;
+    torture: the D12 order; food: grain first)."""
+    moves = legal_moves(state, actor)
+    if not moves:
+        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(actor)} has no move to make")
+    for wanted in (DrawFollowers,):
+        draws = [m for m in moves if isinstance(m, wanted)]
+        if draws:
+            return draws[-1]
+    for wanted in (FinishPlanning, Pass) + FINISHERS:
+        for m in moves:
+            if isinstance(m, wanted):
+                return m
+    return moves[0]
