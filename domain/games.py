@@ -59,6 +59,7 @@ def step(rules: GameRules, state: Any, command: Any, rng: Any) -> tuple[list[Any
     """
     own = getattr(rules, "step", None)
     if own is not None:
-        return own(state, command, rng)
+        stepped: tuple[list[Any], Any] = own(state, command, rng)
+        return stepped
     events = rules.decide(state, command, rng)
     return events, fold(rules, events, state)

@@ -82,7 +82,8 @@ def value_after(rules: Any, state: State, seat: int, move: Any, rng: Rng, depth:
 
 def simulate(rules: Any, state: State, move: Any, rng: Rng) -> State | None:
     try:
-        return games.step(rules, state, move, Rng(rng.seed, rng.game_id, rng.counter))[1]
+        after: State = games.step(rules, state, move, Rng(rng.seed, rng.game_id, rng.counter))[1]
+        return after
     except Rejected:
         return None
 
@@ -124,7 +125,7 @@ def estimate(state: State, seat: int) -> float:
     p = state.players[seat]
     status = D.development_status(p.development)
     holdings = built_stations(state, seat) + p.citizens
-    points = p.coins + sum(n * D.GOOD_POINTS[g] for g, n in zip(GOODS, p.goods)) + holdings * status
+    points: float = p.coins + sum(n * D.GOOD_POINTS[g] for g, n in zip(GOODS, p.goods)) + holdings * status
     left = game_left(state)
     points += development_progress(p.development) * (holdings + 3 * left)
     points += left * (
@@ -184,7 +185,7 @@ def completing_step(p: Player, place: str, legal: Sequence[PlaceFollower]) -> Pl
     return plan_moves[0] if plan_moves else None
 
 
-def match(spaces: list[int], by_space: dict[int, list[PlaceFollower]], pool: Counter) -> list[PlaceFollower] | None:
+def match(spaces: list[int], by_space: dict[int, list[PlaceFollower]], pool: Counter[Tile]) -> list[PlaceFollower] | None:
     if not spaces:
         return []
     space, rest = spaces[0], spaces[1:]

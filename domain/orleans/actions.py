@@ -72,6 +72,7 @@ def effect_why(state: State, seat: int, place: str, effect: Effect) -> Why:
         return None if sendable(state, town_hall_tiles(p)) else "no Town Hall character fits a free deed space"
     if effect is Effect.GOOD:
         good = D.PLACES[place].good
+        assert good is not None  # every goods place names its good (F§6)
         return None if state.goods_market[GOOD_INDEX[good]] > 0 else f"no {good.value} left in the Goods Market"
     if effect is Effect.LABORATORY:
         return None if state.tech_supply > 0 else "no technology tiles left"
@@ -108,11 +109,12 @@ def end_turn(tx: Tx) -> None:
     state = tx.state
     if state.choice is not None:
         return
-    n = state.config.players
+    n, turn = state.config.players, state.turn
+    assert turn is not None  # phase 5 always has a seat to act
     for step in range(1, n + 1):
-        seat = (state.turn + step) % n
+        seat = (turn + step) % n
         if not state.players[seat].passed:
-            if seat != state.turn:
+            if seat != turn:
                 tx.emit(TurnMoved(seat))
             return
     tx.emit(PhaseBegan(Phase.EVENT))

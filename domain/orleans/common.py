@@ -2,15 +2,24 @@
 points, returning a used place's characters to the bag, drawing from a bag, closing a choice."""
 from __future__ import annotations
 
-from typing import Any
-
 from domain.orleans import data as D
 from domain.orleans.data import Tile
 from domain.orleans.evolve import evolve
-from domain.orleans.model import TECH, ActionTaken, ChoiceClosed, CitizenTaken, CoinsChanged, DevelopmentMoved, State
-from domain.orleans.queries import Why, coin_supply, slots_of
+from domain.orleans.model import (
+    ActionTaken,
+    ChoiceClosed,
+    CitizenTaken,
+    CoinsChanged,
+    Command,
+    DevelopmentMoved,
+    Event,
+    State,
+)
+from domain.orleans.queries import Why, coin_supply, open_choice, placed_tiles
+from domain.rng import Rng
 
-__all__ = ["Tx", "Why", "always_valid", "gain_coins", "advance_development", "use_place", "close_choice", "draw_from_bag"]
+__all__ = ["Tx", "Why", "always_valid", "gain_coins", "advance_development", "use_place", "close_choice",
+           "draw_from_bag"]
 
 
 class Tx:
@@ -18,17 +27,17 @@ class Tx:
 
     __slots__ = ("state", "events", "rng")
 
-    def __init__(self, state: State, rng: Any) -> None:
+    def __init__(self, state: State, rng: Rng) -> None:
         self.state = state
-        self.events: list[Any] = []
+        self.events: list[Event] = []
         self.rng = rng
 
-    def emit(self, event: Any) -> None:
+    def emit(self, event: Event) -> None:
         self.events.append(event)
         self.state = evolve(self.state, event)
 
 
-def always_valid(state: State, c: Any) -> Why:
+def always_valid(state: State, c: Command) -> Why:
     return None
 
 
@@ -56,18 +65,13 @@ def advance_development(tx: Tx, seat: int, points: int) -> None:
 
 def use_place(tx: Tx, seat: int, place: str) -> None:
     """Return the characters of an activated place to the bag (technology stays)."""
-    slots = slots_of(tx.state.players[seat], place)
-    returned = tuple(Tile(v) for v in slots if v not in (None, TECH))
-    tx.emit(ActionTaken(seat, place, returned))
+    tx.emit(ActionTaken(seat, place, placed_tiles(tx.state.players[seat], place)))
 
 
 def close_choice(tx: Tx) -> None:
-    tx.emit(ChoiceClosed(tx.state.choice.seat))
+    tx.emit(ChoiceClosed(open_choice(tx.state).seat))
 
 
 def draw_from_bag(tx: Tx, bag: tuple[Tile, ...], count: int) -> tuple[Tile, ...]:
-    bag = list(bag)  # already sorted: draws index into a sorted sequence
-    drawn = []
-    for _ in range(count):
-        drawn.append(bag.pop(tx.rng.below(len(bag))))
-    return tuple(drawn)
+    left = list(bag)  # already sorted: draws index into a sorted sequence
+    return tuple(left.pop(tx.rng.below(len(left))) for _ in range(count))

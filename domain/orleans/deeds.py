@@ -17,11 +17,11 @@ from domain.orleans.model import (
     State,
     TilesReturned,
 )
-from domain.orleans.queries import free_deed_space, sendable
+from domain.orleans.queries import free_deed_space, open_choice, sendable
 
 
 def validate_send(state: State, c: SendToDeed) -> Why:
-    if c.tile not in state.choice.tiles:
+    if c.tile not in open_choice(state).tiles:
         return f"no {c.tile.value} waiting to be sent"
     if c.tile.starting:
         return "starting followers never go to beneficial deeds"
@@ -38,19 +38,20 @@ def validate_send(state: State, c: SendToDeed) -> Why:
 def apply_send(tx: Tx, c: SendToDeed) -> None:
     deed = D.DEED_BY_ID[c.deed]
     space = free_deed_space(tx.state, deed, c.tile.kind)
-    tx.emit(SentToDeed(c.seat, c.tile, deed.id, space, tx.state.choice.source))
+    assert space is not None  # validate_send checked it
+    tx.emit(SentToDeed(c.seat, c.tile, deed.id, space, open_choice(tx.state).source))
     if c.reward is Reward.DEVELOPMENT:
         advance_development(tx, c.seat, 1)
     else:
         gain_coins(tx, c.seat, deed.coins, deed.id)
     if all(s is not None for s in tx.state.deeds[DEED_INDEX[deed.id]]):
         tx.emit(CitizenTaken(c.seat, f"deed:{deed.id}"))
-    if not sendable(tx.state, tx.state.choice.tiles):
+    if not sendable(tx.state, open_choice(tx.state).tiles):
         finish_sending(tx)
 
 
 def candidates_send(state: State, seat: int) -> Iterator[SendToDeed]:
-    for tile in dict.fromkeys(state.choice.tiles):
+    for tile in dict.fromkeys(open_choice(state).tiles):
         for deed in D.DEEDS:
             yield SendToDeed(seat, tile, deed.id, Reward.COIN)
             if deed.development_choice:
@@ -58,14 +59,14 @@ def candidates_send(state: State, seat: int) -> Iterator[SendToDeed]:
 
 
 def finish_sending(tx: Tx) -> None:
-    choice = tx.state.choice
+    choice = open_choice(tx.state)
     if choice.source == D.TOWN_HALL and choice.tiles:
         tx.emit(TilesReturned(choice.seat, choice.tiles, D.TOWN_HALL))
     close_choice(tx)
 
 
 def validate_finish_sending(state: State, c: FinishSending) -> Why:
-    return None if state.choice.done >= 1 else "send at least one character first"
+    return None if open_choice(state).done >= 1 else "send at least one character first"
 
 
 def apply_finish_sending(tx: Tx, c: FinishSending) -> None:

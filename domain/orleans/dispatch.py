@@ -11,18 +11,22 @@ listed move against ``decide``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
-from domain.core import SYSTEM, Rejected, RejectKind
+from domain.core import SYSTEM, Actor, Rejected, RejectKind
 from domain.orleans import actions, deeds, events, followers, places, planning, scoring, setup, torture, tracks, travel
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why, always_valid
 from domain.orleans.model import (
+    SEAT_COMMANDS,
     ApplyTimeout,
     ChoiceKind,
     ChoosePlaceTile,
+    Command,
     DrawFollowers,
     EndGame,
+    Event,
     ExcludePlaceTile,
     FinishPlanning,
     FinishSending,
@@ -39,8 +43,10 @@ from domain.orleans.model import (
     RecallFollower,
     ResolveEvent,
     RevealHourglass,
+    SeatCommand,
     SendToDeed,
     State,
+    SystemCommand,
     TakeAction,
     TakeCensus,
     TakeGood,
@@ -51,16 +57,22 @@ from domain.orleans.model import (
     memo,
     memo_key,
 )
+from domain.rng import Rng
+
+C = TypeVar("C", bound=SeatCommand)
 
 
-class CommandRule(NamedTuple):
-    validate: Callable[[State, Any], Why]
-    apply: Callable[[Tx, Any], None]
-    candidates: Callable[[State, int], Iterable[Any]]
+@dataclass(frozen=True, slots=True)
+class CommandRule(Generic[C]):
+    """How one seat command is checked, applied and listed; the three agree on its type."""
+
+    validate: Callable[[State, C], Why]
+    apply: Callable[[Tx, C], None]
+    candidates: Callable[[State, int], Iterable[C]]
     exact: bool = False  # the candidates are valid by construction: legal_moves skips the validator
 
 
-COMMAND_RULES: dict[type, CommandRule] = {
+COMMAND_RULES: dict[type[SeatCommand], CommandRule[Any]] = {
     ExcludePlaceTile: CommandRule(setup.validate_exclude, setup.apply_exclude, setup.candidates_exclude),
     RecallFollower: CommandRule(followers.validate_recall, followers.apply_recall, followers.candidates_recall,
                                 exact=True),
@@ -90,7 +102,7 @@ COMMAND_RULES: dict[type, CommandRule] = {
     GiveUp: CommandRule(torture.validate_give_up, torture.apply_give_up, torture.torture_options),
 }
 
-SYSTEM_STEPS: dict[type, Callable[[Tx, Any], None]] = {
+SYSTEM_STEPS: dict[type[SystemCommand], Callable[[Tx, Any], None]] = {
     RevealHourglass: events.reveal_hourglass, TakeCensus: followers.take_census, ResolveEvent: events.resolve_event,
     PassStartPlayer: scoring.pass_start_player, EndGame: scoring.end_game,
 }
@@ -99,12 +111,12 @@ APPLY: dict[type, Callable[[Tx, Any], None]] = {
     **{cls: rule.apply for cls, rule in COMMAND_RULES.items()}, **SYSTEM_STEPS,
 }
 
-CHOICE_COMMANDS: dict[ChoiceKind, tuple[type, ...]] = {
+CHOICE_COMMANDS: dict[ChoiceKind, tuple[type[SeatCommand], ...]] = {
     ChoiceKind.GOOD: (TakeGood,), ChoiceKind.PLACE_TILE: (ChoosePlaceTile,),
     ChoiceKind.DEEDS: (SendToDeed, FinishSending), ChoiceKind.BATHHOUSE: (PlaceDrawn,),
     ChoiceKind.TECHNOLOGY: (PlaceTechnology, KeepTechnology),
 }
-PHASE_COMMANDS: dict[Phase, tuple[type, ...]] = {
+PHASE_COMMANDS: dict[Phase, tuple[type[SeatCommand], ...]] = {
     Phase.EXCLUSION: (ExcludePlaceTile,), Phase.FOLLOWERS: (RecallFollower, DrawFollowers),
     Phase.PLANNING: (PlaceFollower, MoveToTower, FinishPlanning),
     Phase.ACTIONS: (TakeAction, UseVillage, Travel, UsePharmacy, Pass),
@@ -117,11 +129,11 @@ PHASE_COMMANDS: dict[Phase, tuple[type, ...]] = {
 TO_ACT = memo_key(State, "_to_act")
 
 
-def to_act(state: State) -> frozenset:
+def to_act(state: State) -> frozenset[Actor]:
     return memo(state, TO_ACT, _to_act)
 
 
-def _to_act(state: State) -> frozenset:
+def _to_act(state: State) -> frozenset[Actor]:
     if state.phase is Phase.FINISHED:
         return frozenset()
     if state.dues:
@@ -130,6 +142,7 @@ def _to_act(state: State) -> frozenset:
         return frozenset({state.choice.seat})
     phase = state.phase
     if phase in (Phase.EXCLUSION, Phase.ACTIONS):
+        assert state.turn is not None  # both phases go round the table one seat at a time
         return frozenset({state.turn})
     if phase is Phase.FOLLOWERS:
         return frozenset(i for i, p in enumerate(state.players) if not p.drew)
@@ -138,7 +151,7 @@ def _to_act(state: State) -> frozenset:
     return frozenset({SYSTEM})
 
 
-def allowed_types(state: State, seat: int) -> tuple[type, ...]:
+def allowed_types(state: State, seat: int) -> tuple[type[SeatCommand], ...]:
     if any(d.seat == seat for d in state.dues):
         kinds = {d.kind for d in state.dues if d.seat == seat}
         return (PayFood,) if "food" in kinds else (GiveUp,)
@@ -147,14 +160,18 @@ def allowed_types(state: State, seat: int) -> tuple[type, ...]:
     return PHASE_COMMANDS.get(state.phase, ())
 
 
-def system_step(state: State) -> Any:
-    return {
+def system_step(state: State) -> SystemCommand:
+    steps: dict[Phase, SystemCommand] = {
         Phase.HOURGLASS: RevealHourglass(), Phase.CENSUS: TakeCensus(), Phase.EVENT: ResolveEvent(),
         Phase.START_PLAYER: EndGame() if state.round >= D.ROUNDS else PassStartPlayer(),
-    }[state.phase]
+    }
+    return steps[state.phase]
 
 
-def guard(state: State, command: Any) -> None:
+# --- decide -------------------------------------------------------------------------------------------
+
+
+def guard(state: State, command: Command) -> None:
     """The fixed order of checks before any rule runs."""
     if state.phase is Phase.FINISHED:
         raise Rejected(RejectKind.GAME_OVER, "the game is over")
@@ -162,17 +179,17 @@ def guard(state: State, command: Any) -> None:
     if isinstance(command, ApplyTimeout):
         if seat != SYSTEM:
             raise Rejected(RejectKind.NOT_YOUR_TURN, "only the system applies timeouts")
-        if command.target not in to_act(state) or command.target == SYSTEM:
+        if command.target not in to_act(state):
             raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {command.target} is not to act")
         return
     acting = to_act(state)
     if seat not in acting:
         raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(seat)} is not to act; waiting for {_list(acting)}")
-    if seat == SYSTEM:
+    if not isinstance(command, SEAT_COMMANDS):
         if command != system_step(state):
             raise Rejected(RejectKind.WRONG_PHASE, f"the next system step is {type(system_step(state)).__name__}")
         return
-    types = allowed_types(state, seat)
+    types = allowed_types(state, command.seat)
     if type(command) not in types:
         names = ", ".join(t.__name__ for t in types)
         raise Rejected(RejectKind.WRONG_PHASE, f"{type(command).__name__} is not allowed now; allowed: {names}")
@@ -181,27 +198,28 @@ def guard(state: State, command: Any) -> None:
         raise Rejected(RejectKind.ILLEGAL_MOVE, why)
 
 
-def _who(seat: Any) -> str:
+def _who(seat: Actor) -> str:
     return "the system" if seat == SYSTEM else f"seat {seat}"
 
 
-def _list(acting: frozenset) -> str:
+def _list(acting: frozenset[Actor]) -> str:
     return ", ".join(_who(s) for s in sorted(acting, key=str)) or "nobody"
 
 
-def decide(state: State, command: Any, rng: Any) -> list[Any]:
+def decide(state: State, command: Command, rng: Rng) -> list[Event]:
     return transact(state, command, rng).events
 
 
-def step(state: State, command: Any, rng: Any) -> tuple[list[Any], State]:
+def step(state: State, command: Command, rng: Rng) -> tuple[list[Event], State]:
     """``decide`` and the state after its events, which the transaction has already folded."""
     tx = transact(state, command, rng)
     return tx.events, tx.state
 
 
-def transact(state: State, command: Any, rng: Any) -> Tx:
+def transact(state: State, command: Command, rng: Rng) -> Tx:
     guard(state, command)
     tx = Tx(state, rng)
+    move: Command
     if isinstance(command, ApplyTimeout):
         move = default_move(state, command.target)
         tx.emit(TimeoutApplied(command.target, type(move).__name__))
@@ -213,17 +231,20 @@ def transact(state: State, command: Any, rng: Any) -> Tx:
     return tx
 
 
-def legal_moves(state: State, actor: Any) -> list[Any]:
+# --- legal moves --------------------------------------------------------------------------------------
+
+
+def legal_moves(state: State, actor: Actor) -> list[Command]:
     if state.phase is Phase.FINISHED:
         return []
     acting = to_act(state)
-    if actor == SYSTEM:
+    if isinstance(actor, str):  # SYSTEM: its step, or a timeout for each seat to act
         if SYSTEM in acting:
             return [system_step(state)]
-        return [ApplyTimeout(seat) for seat in sorted(acting)]
+        return [ApplyTimeout(seat) for seat in sorted(s for s in acting if isinstance(s, int))]
     if actor not in acting:
         return []
-    moves = []
+    moves: list[Command] = []
     for cls in allowed_types(state, actor):
         rule = COMMAND_RULES[cls]
         if rule.exact:
@@ -234,21 +255,22 @@ def legal_moves(state: State, actor: Any) -> list[Any]:
     return moves
 
 
-FINISHERS = (FinishSending, KeepTechnology)
+# The move a timeout applies when the seat has no draw to make: finish planning, pass, or the
+# finishing move of a choice; otherwise the first listed (goods: the most valuable; torture: the
+# D12 order; food: grain first).
+DEFAULTS: tuple[type[SeatCommand], ...] = (FinishPlanning, Pass, FinishSending, KeepTechnology)
 
 
-def default_move(state: State, actor: Any) -> Any:
-    """The move a timeout applies: draw the most, finish planning, pass; for choices the
-    finishing move where there is one, else the first listed (goods: the most valuable;
-    torture: the D12 order; food: grain first)."""
+def default_move(state: State, actor: Actor) -> Command:
+    """The move a timeout applies: draw the most, else the first of ``DEFAULTS`` listed, else
+    the first listed move."""
     moves = legal_moves(state, actor)
     if not moves:
         raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(actor)} has no move to make")
-    for wanted in (DrawFollowers,):
-        draws = [m for m in moves if isinstance(m, wanted)]
-        if draws:
-            return draws[-1]
-    for wanted in (FinishPlanning, Pass) + FINISHERS:
+    draws = [m for m in moves if isinstance(m, DrawFollowers)]
+    if draws:
+        return draws[-1]
+    for wanted in DEFAULTS:
         for m in moves:
             if isinstance(m, wanted):
                 return m

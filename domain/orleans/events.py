@@ -35,6 +35,7 @@ def reveal_hourglass(tx: Tx, c: RevealHourglass) -> None:
 
 def resolve_event(tx: Tx, c: ResolveEvent) -> None:
     tile = tx.state.event
+    assert tile is not None  # phase 1 revealed it
     exempt = []
     for seat in turn_order(tx.state):
         if tile.event in D.SACRISTY_EVENTS and activated(tx.state.players[seat], D.SACRISTY):

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import get_type_hints
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 from domain.orleans import data as D
 from domain.orleans.model import (
@@ -23,6 +24,7 @@ from domain.orleans.model import (
     Due,
     DueAssigned,
     DueForgiven,
+    Event,
     EventResolved,
     FollowerPlaced,
     FollowerRecalled,
@@ -66,10 +68,17 @@ DEED_INDEX = {d.id: i for i, d in enumerate(D.DEEDS)}
 CONNECTION_INDEX = {c.id: i for i, c in enumerate(D.CONNECTIONS)}
 
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T")
+DC = TypeVar("DC", bound="DataclassInstance")
+E = TypeVar("E")
+S = TypeVar("S", State, None)
 _FIELDS: dict[type, frozenset[str]] = {}
 
 
-def replace(obj, **changes):
+def replace(obj: DC, **changes: Any) -> DC:
     """``dataclasses.replace`` for our frozen dataclasses, without re-running __init__ (hot path)."""
     cls = type(obj)
     names = _FIELDS.get(cls)
@@ -95,16 +104,16 @@ def bump(values: tuple[int, ...], index: int, delta: int) -> tuple[int, ...]:
     return values[:index] + (values[index] + delta,) + values[index + 1:]
 
 
-def put(values: tuple, index: int, value) -> tuple:
+def put(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     return values[:index] + (value,) + values[index + 1:]
 
 
-def without(tiles: tuple, tile) -> tuple:
+def without(tiles: tuple[T, ...], tile: T) -> tuple[T, ...]:
     i = tiles.index(tile)
     return tiles[:i] + tiles[i + 1:]
 
 
-def without_all(tiles: tuple, removed) -> tuple:
+def without_all(tiles: tuple[T, ...], removed: Iterable[T]) -> tuple[T, ...]:
     for tile in removed:
         tiles = without(tiles, tile)
     return tiles
@@ -114,7 +123,7 @@ def player(state: State, seat: int) -> Player:
     return state.players[seat]
 
 
-def with_player(state: State, seat: int, **changes) -> State:
+def with_player(state: State, seat: int, **changes: Any) -> State:
     return replace(state, players=put(state.players, seat, replace(state.players[seat], **changes)))
 
 
@@ -128,7 +137,7 @@ def set_slot(p: Player, place: str, space: int, value: str | None) -> tuple[Slot
     return put(p.places, i, replace(s, slots=put(s.slots, space, value)))
 
 
-def clear_tiles(p: Player, place: str, tiles: tuple) -> tuple[Slots, ...]:
+def clear_tiles(p: Player, place: str, tiles: Iterable[D.Tile]) -> tuple[Slots, ...]:
     """Take the given character tiles off a place's slots (technology stays)."""
     i = place_index(p, place)
     slots = list(p.places[i].slots)
@@ -137,24 +146,24 @@ def clear_tiles(p: Player, place: str, tiles: tuple) -> tuple[Slots, ...]:
     return put(p.places, i, replace(p.places[i], slots=tuple(slots)))
 
 
-def add_to_bag(p: Player, tiles) -> tuple:
+def add_to_bag(p: Player, tiles: Iterable[D.Tile]) -> tuple[D.Tile, ...]:
     return sort_tiles(p.bag + tuple(tiles))
 
 
 # --- the fold ---------------------------------------------------------------------------------
 
 
-_RULES: dict[type, object] = {}
+_RULES: dict[type, Callable[[Any, Any], State]] = {}
 
 
-def evolve(state: State | None, event) -> State:
+def evolve(state: State | None, event: Event) -> State:
     rule = _RULES.get(type(event))
     if rule is None:
         raise TypeError(f"not an Orléans event: {event!r}")
     return rule(event, state)
 
 
-def fold_rule(rule):
+def fold_rule(rule: Callable[[E, S], State]) -> Callable[[E, S], State]:
     """Register ``rule(event, state) -> state`` for the event class its first parameter names."""
     first = next(iter(rule.__annotations__))
     _RULES[get_type_hints(rule)[first]] = rule
@@ -247,7 +256,7 @@ def _(e: FollowersDrawn, state: State) -> State:
     return replace(state, draws=e.draws)
 
 
-def take_from_market(p: Player, tile) -> dict:
+def take_from_market(p: Player, tile: D.Tile) -> dict[str, tuple[D.Tile, ...]]:
     if tile in p.market:
         return {"market": without(p.market, tile)}
     return {"tower": without(p.tower, tile)}
@@ -379,6 +388,7 @@ def _(e: DrawnPlaced, state: State) -> State:
     p = player(state, e.seat)
     state = with_player(state, e.seat, places=set_slot(p, e.place, e.space, e.tile.value))
     c = state.choice
+    assert c is not None  # a drawn character is placed only inside the Bathhouse choice
     return replace(state, choice=replace(c, tiles=without(c.tiles, e.tile), remaining=c.remaining - 1))
 
 
@@ -495,6 +505,7 @@ def _lose_station(state: State, e: ItemLost) -> State:
 
 
 def _lose_follower(state: State, e: ItemLost) -> State:
+    assert e.tile is not None  # a lost follower always names the drawn tile
     p = player(state, e.seat)
     state = with_player(state, e.seat, bag=without(p.bag, e.tile))
     return replace(state, removed=bump(state.removed, CHAR_INDEX[e.tile.kind], 1))

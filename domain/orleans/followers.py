@@ -50,7 +50,9 @@ def validate_recall(state: State, c: RecallFollower) -> Why:
 
 
 def apply_recall(tx: Tx, c: RecallFollower) -> None:
-    tile = Tile(slots_of(tx.state.players[c.seat], c.place)[c.space])
+    slots = slots_of(tx.state.players[c.seat], c.place)
+    assert slots is not None  # validate_recall checked it
+    tile = Tile(slots[c.space])
     tx.emit(FollowerRecalled(c.seat, c.place, c.space, tile))
 
 

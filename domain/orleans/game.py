@@ -1,10 +1,11 @@
 """Views and the JSON edges of Orléans; ``RULES`` bundles the contract (``domain.core.GameRules``)."""
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
 from domain import codec
-from domain.core import SYSTEM, Rejected, RejectKind
+from domain.core import SYSTEM, Actor, Rejected, RejectKind
 from domain.orleans import data as D
 from domain.orleans import dispatch
 from domain.orleans import queries as Q
@@ -17,8 +18,11 @@ from domain.orleans.model import (
     HIDDEN_EVENTS,
     SYSTEM_COMMANDS,
     TRACKS,
+    Command,
+    Event,
     GameStarted,
     Phase,
+    Slots,
     State,
     sort_tiles,
 )
@@ -31,7 +35,7 @@ ENGINE_VERSION = "orleans-2"  # 2: the 2023 edition's Farmer-only technology til
 # --- views ------------------------------------------------------------------------------------------
 
 
-def _counts(keys: tuple, values: tuple[int, ...]) -> dict[str, int]:
+def _counts(keys: tuple[Enum, ...], values: tuple[int, ...]) -> dict[str, int]:
     return {k.value: v for k, v in zip(keys, values)}
 
 
@@ -133,7 +137,7 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
     return out
 
 
-def _place_view(s: Any) -> dict[str, Any]:
+def _place_view(s: Slots) -> dict[str, Any]:
     place = D.PLACES[s.place]
     return {
         "id": place.id, "name": place.name, "stack": place.stack,
@@ -158,12 +162,12 @@ def summary(state: State) -> dict[str, Any]:
 
 # --- JSON edges --------------------------------------------------------------------------------------
 
-_COMMANDS = codec.TypeRegistry(COMMANDS)
-_EVENTS = codec.TypeRegistry(EVENTS)
+_COMMANDS: codec.TypeRegistry[Command] = codec.TypeRegistry(COMMANDS)
+_EVENTS: codec.TypeRegistry[Event] = codec.TypeRegistry(EVENTS)
 _SYSTEM_NAMES = {c.__name__ for c in SYSTEM_COMMANDS}
 
 
-def command_from_json(data: Any, seat: Any = None) -> Any:
+def command_from_json(data: Any, seat: Actor | None = None) -> Command:
     if not isinstance(data, dict):
         raise Rejected(RejectKind.MALFORMED, "a move is a JSON object with a 'type'")
     if seat is not None:
@@ -171,7 +175,7 @@ def command_from_json(data: Any, seat: Any = None) -> Any:
             raise Rejected(RejectKind.MALFORMED, "do not send 'seat': your token decides it")
         if data.get("type") in _SYSTEM_NAMES and seat != SYSTEM:
             raise Rejected(RejectKind.NOT_YOUR_TURN, f"{data['type']} is a system step, taken by the service")
-        extra = {"seat": seat}
+        extra: dict[str, Any] | None = {"seat": seat}
     else:
         extra = None
     try:
@@ -183,25 +187,25 @@ def command_from_json(data: Any, seat: Any = None) -> Any:
         raise Rejected(RejectKind.MALFORMED, str(exc)) from None
 
 
-def command_to_json(command: Any) -> dict[str, Any]:
+def command_to_json(command: Command) -> dict[str, Any]:
     return _COMMANDS.encode(command)
 
 
-def move_to_json(command: Any) -> dict[str, Any]:
+def move_to_json(command: Command) -> dict[str, Any]:
     out = _COMMANDS.encode(command)
     out.pop("seat", None)
     return out
 
 
-def event_to_json(event: Any) -> dict[str, Any]:
+def event_to_json(event: Event) -> dict[str, Any]:
     return _EVENTS.encode(event)
 
 
-def event_from_json(data: dict[str, Any]) -> Any:
+def event_from_json(data: dict[str, Any]) -> Event:
     return _EVENTS.decode(data)
 
 
-def event_view(event: Any, seat: int | None) -> dict[str, Any]:
+def event_view(event: Event, seat: int | None) -> dict[str, Any]:
     out = _EVENTS.encode(event)
     if isinstance(event, GameStarted):
         out["hourglass"] = len(event.hourglass)  # the deck order stays hidden
@@ -211,7 +215,7 @@ def event_view(event: Any, seat: int | None) -> dict[str, Any]:
 
 
 def state_to_json(state: State) -> dict[str, Any]:
-    return codec.to_json(state)
+    return codec.object_to_json(state)
 
 
 class OrleansRules:

@@ -1,9 +1,10 @@
 """Orléans state, commands and events: frozen dataclasses of tuples."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Union
+from typing import TypeAlias, TypeVar, get_args
 
 from domain.orleans.data import Char, Edition, Good, Hourglass, Item, Reward, Tile
 
@@ -15,11 +16,15 @@ GOODS = tuple(Good)
 TILE_ORDER = {t: i for i, t in enumerate(Tile)}
 
 
-def sort_tiles(tiles) -> tuple[Tile, ...]:
+T = TypeVar("T")
+Obj = TypeVar("Obj")
+
+
+def sort_tiles(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
     return tuple(sorted(tiles, key=TILE_ORDER.__getitem__))
 
 
-def sort_goods(goods) -> tuple[Good, ...]:
+def sort_goods(goods: Iterable[Good]) -> tuple[Good, ...]:
     return tuple(sorted(goods, key=GOODS.index))
 
 
@@ -33,14 +38,14 @@ def memo_key(cls: type, name: str, depends_on: tuple[str, ...] | None = None) ->
     return name
 
 
-def memo(obj, key: str, compute):
+def memo(obj: Obj, key: str, compute: Callable[[Obj], T]) -> T:
     """A value derived from a frozen object, computed once and kept on it.
 
     Pure memoisation: the object never changes, so neither does the value. Keys are declared
     with ``memo_key``, start with "_" and are not dataclass fields, so equality, hashing and JSON
     never see them; ``evolve.replace`` drops them when a field they depend on changes.
     """
-    cached = obj.__dict__.get(key)
+    cached: T | None = obj.__dict__.get(key)
     if cached is None:
         cached = obj.__dict__[key] = compute(obj)
     return cached
@@ -337,14 +342,16 @@ class GiveUp:
     target: str = ""
 
 
-SYSTEM_COMMANDS = (RevealHourglass, TakeCensus, ResolveEvent, PassStartPlayer, EndGame, ApplyTimeout)
-SEAT_COMMANDS = (
-    ExcludePlaceTile, RecallFollower, DrawFollowers, PlaceFollower, MoveToTower, FinishPlanning,
-    TakeAction, UseVillage, Travel, UsePharmacy, Pass, TakeGood, ChoosePlaceTile, SendToDeed,
-    FinishSending, PlaceDrawn, PlaceTechnology, KeepTechnology, PayFood, GiveUp,
+SystemCommand: TypeAlias = RevealHourglass | TakeCensus | ResolveEvent | PassStartPlayer | EndGame | ApplyTimeout
+SeatCommand: TypeAlias = (
+    ExcludePlaceTile | RecallFollower | DrawFollowers | PlaceFollower | MoveToTower | FinishPlanning
+    | TakeAction | UseVillage | Travel | UsePharmacy | Pass | TakeGood | ChoosePlaceTile | SendToDeed
+    | FinishSending | PlaceDrawn | PlaceTechnology | KeepTechnology | PayFood | GiveUp
 )
-COMMANDS = SYSTEM_COMMANDS + SEAT_COMMANDS
-Command = Union[COMMANDS]  # type: ignore[valid-type]  # noqa: UP007 (a union built from a tuple)
+Command: TypeAlias = SystemCommand | SeatCommand
+SYSTEM_COMMANDS: tuple[type[SystemCommand], ...] = get_args(SystemCommand)
+SEAT_COMMANDS: tuple[type[SeatCommand], ...] = get_args(SeatCommand)
+COMMANDS: tuple[type[Command], ...] = SYSTEM_COMMANDS + SEAT_COMMANDS
 
 # --- events -----------------------------------------------------------------------------------
 
@@ -608,12 +615,13 @@ class GameEnded:
     winners: tuple[int, ...]
 
 
-EVENTS = (
-    GameStarted, PhaseBegan, PlaceTileExcluded, HourglassRevealed, CoinsChanged, DueAssigned,
-    FollowerRecalled, FollowersDrawn, FollowerPlaced, MovedToTower, PlanningFinished, PlansRevealed,
-    ActionTaken, CharacterRecruited, GoodTaken, DevelopmentMoved, CitizenTaken, TechnologyGained,
-    MerchantMoved, StationBuilt, PlaceTileTaken, SentToDeed, BathhouseDrawn, DrawnPlaced,
-    TilesReturned, ChoiceOffered, ChoiceClosed, Passed, TechnologyPlaced, TurnMoved, EventResolved,
-    PlagueDrawn, FoodPaid, ItemLost, DueForgiven, StartPlayerPassed, TimeoutApplied, GameEnded,
+Event: TypeAlias = (
+    GameStarted | PhaseBegan | PlaceTileExcluded | HourglassRevealed | CoinsChanged | DueAssigned
+    | FollowerRecalled | FollowersDrawn | FollowerPlaced | MovedToTower | PlanningFinished | PlansRevealed
+    | ActionTaken | CharacterRecruited | GoodTaken | DevelopmentMoved | CitizenTaken | TechnologyGained
+    | MerchantMoved | StationBuilt | PlaceTileTaken | SentToDeed | BathhouseDrawn | DrawnPlaced
+    | TilesReturned | ChoiceOffered | ChoiceClosed | Passed | TechnologyPlaced | TurnMoved | EventResolved
+    | PlagueDrawn | FoodPaid | ItemLost | DueForgiven | StartPlayerPassed | TimeoutApplied | GameEnded
 )
+EVENTS: tuple[type[Event], ...] = get_args(Event)
 HIDDEN_EVENTS = (FollowerPlaced, MovedToTower)  # sealed planning (D10)

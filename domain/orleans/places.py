@@ -29,6 +29,7 @@ from domain.orleans.queries import (
     activated_places,
     activated_why,
     built_stations,
+    open_choice,
     placement_why,
     status,
     town_hall_tiles,
@@ -58,6 +59,7 @@ def effect_town_hall(tx: Tx, seat: int, place: D.Place) -> None:
 
 
 def effect_good(tx: Tx, seat: int, place: D.Place) -> None:
+    assert place.good is not None  # every goods place names its good (F§6)
     use_place(tx, seat, place.id)
     tx.emit(GoodTaken(seat, place.good, ""))
 
@@ -128,7 +130,7 @@ def apply_pharmacy(tx: Tx, c: UsePharmacy) -> None:
 def bathhouse_can_place(state: State) -> bool:
     """Does a drawn character still fit a free action space? Then it must be placed: the choice
     closes by itself only when none fits or enough are placed (R14/R23 Bathhouse, F§6)."""
-    c = state.choice
+    c = open_choice(state)
     if c.remaining <= 0:
         return False
     p = state.players[c.seat]
@@ -139,14 +141,14 @@ def bathhouse_can_place(state: State) -> bool:
 
 
 def finish_bathhouse(tx: Tx) -> None:
-    choice = tx.state.choice
+    choice = open_choice(tx.state)
     if choice.tiles:
         tx.emit(TilesReturned(choice.seat, choice.tiles, "drawn"))
     close_choice(tx)
 
 
 def validate_place_drawn(state: State, c: PlaceDrawn) -> Why:
-    if c.tile not in state.choice.tiles:
+    if c.tile not in open_choice(state).tiles:
         return f"no drawn {c.tile.value}"
     if c.place == "bathhouse":
         return "drawn characters may not go on the Bathhouse"
@@ -161,7 +163,7 @@ def apply_place_drawn(tx: Tx, c: PlaceDrawn) -> None:
 
 def candidates_place_drawn(state: State, seat: int) -> Iterator[PlaceDrawn]:
     p = state.players[seat]
-    for tile in dict.fromkeys(state.choice.tiles):
+    for tile in dict.fromkeys(open_choice(state).tiles):
         for place, i in action_spaces(p, "bathhouse"):
             yield PlaceDrawn(seat, tile, place, i)
 

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why
-from domain.orleans.data import Tile
+from domain.orleans.data import Char, Tile
 from domain.orleans.model import (
     CHARS,
     FinishPlanning,
@@ -52,16 +52,18 @@ def candidates_place(state: State, seat: int) -> Iterator[PlaceFollower]:
                         yield PlaceFollower(seat, tile, s.place, i)
 
 
-# place -> per action space, the key of ``_fit_table``: (is the Town Hall, the character needed)
-_SPACE_KEYS = {
+SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
+
+# place -> per action space, the key of ``_fit_table``
+_SPACE_KEYS: dict[str, tuple[SpaceKey, ...]] = {
     place.id: tuple((place.id == D.TOWN_HALL, need) for need in place.spaces) for place in D.PLACES.values()
 }
 
 
 @lru_cache(maxsize=4096)
-def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict:
+def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict[SpaceKey, list[Tile]]:
     """(is Town Hall, needed character) -> the tiles that fit. A pure function of its arguments."""
-    table = {}
+    table: dict[SpaceKey, list[Tile]] = {}
     for need in (None, *CHARS):
         table[(False, need)] = [t for t in tiles if _fits(t, False, need, herb_garden, school)]
     table[(True, None)] = [t for t in tiles if not t.starting]

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from domain.orleans import data as D
 from domain.orleans.data import Char, Event, Tile
 from domain.orleans.evolve import CHAR_INDEX, DEED_INDEX, GOOD_INDEX, TRACK_INDEX
-from domain.orleans.model import TECH, Player, State, memo, memo_key, place_map
+from domain.orleans.model import TECH, Choice, Player, State, memo, memo_key, place_map
 
 Why = str | None  # a validator's answer: None, or why the command is illegal
 
@@ -191,6 +191,18 @@ def can_lose_development(p: Player) -> bool:
     return d > 0 and d not in D.DEVELOPMENT_COINS and (d - 1) not in D.DEVELOPMENT_COINS
 
 
+def open_choice(state: State) -> Choice:
+    """The choice being made: choice commands are validated and applied only while it is open."""
+    choice = state.choice
+    assert choice is not None
+    return choice
+
+
+def placed_tiles(p: Player, place: str) -> tuple[Tile, ...]:
+    """The characters standing on a place's action spaces (technology tiles are not characters)."""
+    return tuple(Tile(v) for v in slots_of(p, place) or () if v not in (None, TECH))
+
+
 def max_draw(p: Player) -> int:
     return max(0, min(draw_limit(p) - p.recalls, free_market(p), len(p.bag)))
 
@@ -208,7 +220,8 @@ def placement_why(p: Player, tile: Tile, place: str, space: int) -> Why:
     if not slot_free(p, place, space):
         return f"space {space} of {place} is taken"
     if not fits(p, tile, place, spaces[space]):
-        need = spaces[space].value if spaces[space] else "a non-starting character"
+        needed = spaces[space]
+        need = needed.value if needed else "a non-starting character"
         return f"a {tile.value} cannot stand on a space for {need}"
     return None
 

@@ -13,6 +13,7 @@ from domain.orleans.model import (
     CHARS,
     GOODS,
     Config,
+    Event,
     ExcludePlaceTile,
     GameStarted,
     Phase,
@@ -22,6 +23,7 @@ from domain.orleans.model import (
     TurnMoved,
     sort_goods,
 )
+from domain.rng import Rng
 
 
 def config_from_json(data: Any) -> Config:
@@ -48,14 +50,14 @@ def config_from_json(data: Any) -> Config:
 
 
 def config_to_json(config: Config) -> dict[str, Any]:
-    return codec.to_json(config)
+    return codec.object_to_json(config)
 
 
 def _full_set(edition: D.Edition) -> int:
     return 5 if edition is D.Edition.E2023 else 4  # removals count from the 5p / 4p set (F§7.3)
 
 
-def setup(config: Config, rng: Any) -> list[Any]:
+def setup(config: Config, rng: Rng) -> list[Event]:
     n = config.players
     full = _full_set(config.edition)
     supply = tuple(D.NEUTRAL_SUPPLY[n][c] for c in CHARS)
@@ -71,7 +73,7 @@ def setup(config: Config, rng: Any) -> list[Any]:
     removed_goods = tuple(goods[:cut].count(g) for g in GOODS)
     techs = D.TECHNOLOGY_TILES[full]
     tech_supply = D.TECHNOLOGY_TILES[n]
-    events: list[Any] = [GameStarted(
+    events: list[Event] = [GameStarted(
         config=config, supply=supply, removed=removed, roads=roads, goods_market=market,
         removed_goods=removed_goods, tech_supply=tech_supply, removed_techs=techs - tech_supply,
         hourglass=_hourglass(config.edition, rng), draws=rng.counter,
@@ -81,7 +83,7 @@ def setup(config: Config, rng: Any) -> list[Any]:
     return events
 
 
-def _hourglass(edition: D.Edition, rng: Any) -> tuple[D.Hourglass, ...]:
+def _hourglass(edition: D.Edition, rng: Rng) -> tuple[D.Hourglass, ...]:
     if edition is D.Edition.CLASSIC:
         return (D.CLASSIC_START,) + rng.shuffled(D.CLASSIC_REST)
     deck: tuple[D.Hourglass, ...] = (D.E2023_START,)

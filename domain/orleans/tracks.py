@@ -22,7 +22,7 @@ from domain.orleans.model import (
     TechnologyGained,
     UseVillage,
 )
-from domain.orleans.queries import activated_places, activated_why, can_recruit
+from domain.orleans.queries import activated_places, activated_why, can_recruit, open_choice
 
 RECRUITS = {Effect.FARM_HOUSE: Char.FARMER, Effect.UNIVERSITY: Char.SCHOLAR, Effect.CASTLE: Char.KNIGHT,
             Effect.MONASTERY: Char.MONK}
@@ -86,8 +86,8 @@ def apply_village(tx: Tx, c: UseVillage) -> None:
 def validate_choose_place_tile(state: State, c: ChoosePlaceTile) -> Why:
     if c.tile not in state.place_tiles:
         return f"place tile {c.tile!r} is not available"
-    if D.PLACES[c.tile].stack not in state.choice.stacks:
-        return f"{c.tile} is in stack {D.PLACES[c.tile].stack}; you may choose from stack(s) {state.choice.stacks}"
+    if D.PLACES[c.tile].stack not in open_choice(state).stacks:
+        return f"{c.tile} is in stack {D.PLACES[c.tile].stack}; you may choose from stack(s) {open_choice(state).stacks}"
     return None
 
 

@@ -17,7 +17,7 @@ from domain.orleans.model import (
     TakeGood,
     Travel,
 )
-from domain.orleans.queries import activated_places, activated_why
+from domain.orleans.queries import activated_places, activated_why, open_choice
 
 TRAVEL = {"ship": D.Route.WATERWAY, "wagon": D.Route.ROAD, "horse_wagon": D.Route.ROAD}
 
@@ -57,6 +57,7 @@ def validate_travel(state: State, c: Travel) -> Why:
 def apply_travel(tx: Tx, c: Travel) -> None:
     use_place(tx, c.seat, c.place)
     conn = connection_to(tx.state.players[c.seat].merchant, c.to, TRAVEL[c.place])
+    assert conn is not None  # validate_travel checked it
     tx.emit(MerchantMoved(c.seat, conn.id, c.to))
     if tx.state.roads[CONNECTION_INDEX[conn.id]]:
         tx.emit(ChoiceOffered(Choice(c.seat, ChoiceKind.GOOD, c.place, connection=conn.id)))
@@ -72,18 +73,18 @@ def candidates_travel(state: State, seat: int) -> Iterator[Travel]:
 
 
 def validate_take_good(state: State, c: TakeGood) -> Why:
-    goods = state.roads[CONNECTION_INDEX[state.choice.connection]]
+    goods = state.roads[CONNECTION_INDEX[open_choice(state).connection]]
     return None if c.good is None or c.good in goods else f"no {c.good.value} on this connection"
 
 
 def apply_take_good(tx: Tx, c: TakeGood) -> None:
     if c.good is not None:
-        tx.emit(GoodTaken(c.seat, c.good, tx.state.choice.connection))
+        tx.emit(GoodTaken(c.seat, c.good, open_choice(tx.state).connection))
     close_choice(tx)
 
 
 def candidates_take_good(state: State, seat: int) -> Iterator[TakeGood]:
-    goods = set(state.roads[CONNECTION_INDEX[state.choice.connection]])
+    goods = set(state.roads[CONNECTION_INDEX[open_choice(state).connection]])
     for g in sorted(goods, key=lambda g: -D.GOOD_POINTS[g]):  # most valuable first: the default
         yield TakeGood(seat, g)
     yield TakeGood(seat, None)
