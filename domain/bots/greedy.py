@@ -1,6 +1,7 @@
 """The greedy bot: a one-step lookahead on an estimate of its own final victory points.
 
-- Followers: draw the maximum.
+- Followers: draw the maximum; then load the Gunpowder Tower with characters a deed can still
+  take (the tower is never worse than the market: its characters may be planned as well).
 - Planning: fill the most valuable place it can activate this round with the followers it has
   (a small matching over the legal placements), one follower per move; finish when no other
   place can be completed.
@@ -27,12 +28,15 @@ from domain.orleans.model import (
     TECH,
     TRACKS,
     DrawFollowers,
+    FinishLoading,
     FinishPlanning,
+    LoadTower,
     Phase,
     PlaceFollower,
     Player,
     State,
 )
+from domain.orleans.queries import sendable
 from domain.rng import Rng
 
 LOOKAHEAD_DEPTH = 2  # the move, then the best of its own follow-up choice
@@ -53,6 +57,8 @@ def choose(rules: Any, state: State, seat: int, moves: Sequence[Any], rng: Rng) 
         draws = [m for m in moves if isinstance(m, DrawFollowers)]
         if draws:
             return max(draws, key=lambda m: m.count)
+        if any(isinstance(m, LoadTower) for m in moves):
+            return load_tower(state, moves)
     if state.choice is None and state.phase is Phase.PLANNING:
         return plan(state, seat, moves, rng)
     return best_by_lookahead(rules, state, seat, moves, rng)
@@ -137,6 +143,13 @@ def estimate(state: State, seat: int) -> float:
         + (MERCHANT_BUILD_VALUE if can_build_here(state, seat, p) else 0.0)
     )
     return points - DUE_COST * sum(d.amount for d in state.dues if d.seat == seat)
+
+
+def load_tower(state: State, moves: Sequence[Any]) -> Any:
+    loads = [m for m in moves if isinstance(m, LoadTower)]
+    useful = [m for m in loads if sendable(state, (m.tile,))]
+    finish = next((m for m in moves if isinstance(m, FinishLoading)), None)
+    return useful[0] if useful else finish if finish is not None else loads[0]
 
 
 # --- planning ----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from domain.core import SYSTEM, Actor, Rejected, RejectKind
 from domain.orleans import actions, deeds, events, followers, places, planning, scoring, setup, torture, tracks, travel
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why, always_valid
+from domain.orleans.memo import memo, memo_key
 from domain.orleans.model import (
     SEAT_COMMANDS,
     ApplyTimeout,
@@ -28,10 +29,12 @@ from domain.orleans.model import (
     EndGame,
     Event,
     ExcludePlaceTile,
+    FinishLoading,
     FinishPlanning,
     FinishSending,
     GiveUp,
     KeepTechnology,
+    LoadTower,
     MoveToTower,
     Pass,
     PassStartPlayer,
@@ -45,17 +48,18 @@ from domain.orleans.model import (
     RevealHourglass,
     SeatCommand,
     SendToDeed,
+    SkipExclusion,
     State,
     SystemCommand,
     TakeAction,
+    TakeBackFollower,
     TakeCensus,
     TakeGood,
     TimeoutApplied,
     Travel,
     UsePharmacy,
     UseVillage,
-    memo,
-    memo_key,
+    rules_at_least,
 )
 from domain.rng import Rng
 
@@ -74,10 +78,18 @@ class CommandRule(Generic[C]):
 
 COMMAND_RULES: dict[type[SeatCommand], CommandRule[Any]] = {
     ExcludePlaceTile: CommandRule(setup.validate_exclude, setup.apply_exclude, setup.candidates_exclude),
+    SkipExclusion: CommandRule(setup.validate_skip_exclusion, setup.apply_skip_exclusion,
+                               setup.candidates_skip_exclusion),
     RecallFollower: CommandRule(followers.validate_recall, followers.apply_recall, followers.candidates_recall,
                                 exact=True),
     DrawFollowers: CommandRule(followers.validate_draw, followers.apply_draw, followers.candidates_draw, exact=True),
+    LoadTower: CommandRule(followers.validate_load_tower, followers.apply_load_tower, followers.candidates_load_tower,
+                           exact=True),
+    FinishLoading: CommandRule(followers.validate_finish_loading, followers.apply_finish_loading,
+                               followers.candidates_finish_loading),
     PlaceFollower: CommandRule(planning.validate_place, planning.apply_place, planning.candidates_place, exact=True),
+    TakeBackFollower: CommandRule(planning.validate_take_back, planning.apply_take_back, planning.candidates_take_back,
+                                  exact=True),
     MoveToTower: CommandRule(planning.validate_move_to_tower, planning.apply_move_to_tower,
                              planning.candidates_move_to_tower, exact=True),
     FinishPlanning: CommandRule(always_valid, planning.apply_finish_planning, planning.candidates_finish_planning,
@@ -117,9 +129,16 @@ CHOICE_COMMANDS: dict[ChoiceKind, tuple[type[SeatCommand], ...]] = {
     ChoiceKind.TECHNOLOGY: (PlaceTechnology, KeepTechnology),
 }
 PHASE_COMMANDS: dict[Phase, tuple[type[SeatCommand], ...]] = {
-    Phase.EXCLUSION: (ExcludePlaceTile,), Phase.FOLLOWERS: (RecallFollower, DrawFollowers),
-    Phase.PLANNING: (PlaceFollower, MoveToTower, FinishPlanning),
+    Phase.EXCLUSION: (ExcludePlaceTile, SkipExclusion), Phase.FOLLOWERS: (RecallFollower, DrawFollowers),
+    Phase.PLANNING: (PlaceFollower, TakeBackFollower, FinishPlanning),
     Phase.ACTIONS: (TakeAction, UseVillage, Travel, UsePharmacy, Pass),
+}
+LOADING_COMMANDS: tuple[type[SeatCommand], ...] = (LoadTower, FinishLoading)  # phase 3, after the draw
+# Rules 2 (games recorded before orleans-3): the exclusion could not be skipped, the tower was
+# loaded during planning and a placement could not be taken back.
+LEGACY_PHASE_COMMANDS: dict[Phase, tuple[type[SeatCommand], ...]] = {
+    **PHASE_COMMANDS,
+    Phase.EXCLUSION: (ExcludePlaceTile,), Phase.PLANNING: (PlaceFollower, MoveToTower, FinishPlanning),
 }
 
 
@@ -145,7 +164,7 @@ def _to_act(state: State) -> frozenset[Actor]:
         assert state.turn is not None  # both phases go round the table one seat at a time
         return frozenset({state.turn})
     if phase is Phase.FOLLOWERS:
-        return frozenset(i for i, p in enumerate(state.players) if not p.drew)
+        return frozenset(i for i, p in enumerate(state.players) if not p.drew or p.loading)
     if phase is Phase.PLANNING:
         return frozenset(i for i, p in enumerate(state.players) if not p.planned)
     return frozenset({SYSTEM})
@@ -157,6 +176,10 @@ def allowed_types(state: State, seat: int) -> tuple[type[SeatCommand], ...]:
         return (PayFood,) if "food" in kinds else (GiveUp,)
     if state.choice is not None:
         return CHOICE_COMMANDS[state.choice.kind]
+    if not rules_at_least(state, 3):
+        return LEGACY_PHASE_COMMANDS.get(state.phase, ())
+    if state.phase is Phase.FOLLOWERS and state.players[seat].loading:
+        return LOADING_COMMANDS
     return PHASE_COMMANDS.get(state.phase, ())
 
 
@@ -255,10 +278,13 @@ def legal_moves(state: State, actor: Actor) -> list[Command]:
     return moves
 
 
-# The move a timeout applies when the seat has no draw to make: finish planning, pass, or the
-# finishing move of a choice; otherwise the first listed (goods: the most valuable; torture: the
-# D12 order; food: grain first).
-DEFAULTS: tuple[type[SeatCommand], ...] = (FinishPlanning, Pass, FinishSending, KeepTechnology)
+# The move a timeout applies when the seat has no draw to make: skip the exclusion, leave the
+# tower as it is, finish planning, pass, or the finishing move of a choice; otherwise the first
+# listed (a compulsory exclusion: the first tile; goods: the most valuable; torture: the D12
+# order; food: grain first).
+DEFAULTS: tuple[type[SeatCommand], ...] = (
+    SkipExclusion, FinishLoading, FinishPlanning, Pass, FinishSending, KeepTechnology,
+)
 
 
 def default_move(state: State, actor: Actor) -> Command:

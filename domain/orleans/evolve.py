@@ -6,10 +6,10 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 from domain.orleans import data as D
+from domain.orleans.memo import MEMO_KEYS
 from domain.orleans.model import (
     CHARS,
     GOODS,
-    MEMO_KEYS,
     TECH,
     TRACKS,
     ActionTaken,
@@ -26,9 +26,11 @@ from domain.orleans.model import (
     DueForgiven,
     Event,
     EventResolved,
+    ExclusionSkipped,
     FollowerPlaced,
     FollowerRecalled,
     FollowersDrawn,
+    FollowerTakenBack,
     FoodPaid,
     GameEnded,
     GameStarted,
@@ -56,8 +58,12 @@ from domain.orleans.model import (
     TechnologyPlaced,
     TilesReturned,
     TimeoutApplied,
+    TowerLoaded,
+    TowerLoadingBegan,
+    TowerLoadingEnded,
     TurnMoved,
     place_map,
+    rules_at_least,
     sort_tiles,
 )
 
@@ -89,7 +95,7 @@ def replace(obj: DC, **changes: Any) -> DC:
     new = object.__new__(cls)
     fresh = new.__dict__
     fresh.update(obj.__dict__)
-    if len(fresh) > len(names):  # memoised values (model.memo) may describe the old fields only
+    if len(fresh) > len(names):  # memoised values (memo.memo) may describe the old fields only
         for key, depends_on in MEMO_KEYS[cls]:
             if key in fresh and (depends_on is None or not depends_on.isdisjoint(changes)):
                 del fresh[key]
@@ -198,7 +204,7 @@ def _(e: PhaseBegan, state: State) -> State:
     if e.phase is Phase.FOLLOWERS:
         players = tuple(replace(p, drew=False, recalls=0) for p in players)
     elif e.phase is Phase.PLANNING:
-        players = tuple(replace(p, planned=False, pending=(), tower_pending=()) for p in players)
+        players = tuple(replace(p, planned=False, pending=(), tower_pending=(), planned_from_tower=()) for p in players)
     elif e.phase is Phase.ACTIONS:
         players = tuple(replace(p, passed=False) for p in players)
     return replace(state, phase=e.phase, turn=e.turn, players=players)
@@ -207,6 +213,11 @@ def _(e: PhaseBegan, state: State) -> State:
 @fold_rule
 def _(e: PlaceTileExcluded, state: State) -> State:
     return replace(state, place_tiles=without(state.place_tiles, e.tile), excluded=state.excluded + (e.tile,))
+
+
+@fold_rule
+def _(e: ExclusionSkipped, state: State) -> State:
+    return replace(state, exclusions_skipped=state.exclusions_skipped + 1)
 
 
 @fold_rule
@@ -239,9 +250,9 @@ def _reduce_due(state: State, seat: int, kind: str, amount: int = 1) -> State:
 @fold_rule
 def _(e: FollowerRecalled, state: State) -> State:
     p = player(state, e.seat)
-    if len(p.market) < D.MARKET_SPACES:
+    if len(p.market) < D.MARKET_SPACES or rules_at_least(state, 3):  # 3: the seat loads the tower itself
         where = {"market": sort_tiles(p.market + (e.tile,))}
-    else:  # the market is full: the Gunpowder Tower's two extra spaces (F§6, F§7.4)
+    else:  # rules 2: a full market overflowed onto the Gunpowder Tower's two extra spaces
         where = {"tower": sort_tiles(p.tower + (e.tile,))}
     return with_player(state, e.seat, places=set_slot(p, e.place, e.space, None), recalls=p.recalls + 1, **where)
 
@@ -249,7 +260,7 @@ def _(e: FollowerRecalled, state: State) -> State:
 @fold_rule
 def _(e: FollowersDrawn, state: State) -> State:
     p = player(state, e.seat)
-    room = D.MARKET_SPACES - len(p.market)
+    room = len(e.tiles) if rules_at_least(state, 3) else D.MARKET_SPACES - len(p.market)  # as for a recall
     market = sort_tiles(p.market + e.tiles[:room])
     tower = sort_tiles(p.tower + e.tiles[room:])
     state = with_player(state, e.seat, bag=without_all(p.bag, e.tiles), market=market, tower=tower, drew=True)
@@ -263,10 +274,38 @@ def take_from_market(p: Player, tile: D.Tile) -> dict[str, tuple[D.Tile, ...]]:
 
 
 @fold_rule
+def _(e: TowerLoadingBegan, state: State) -> State:
+    return with_player(state, e.seat, loading=True)
+
+
+@fold_rule
+def _(e: TowerLoaded, state: State) -> State:
+    p = player(state, e.seat)
+    return with_player(state, e.seat, market=without(p.market, e.tile), tower=sort_tiles(p.tower + (e.tile,)))
+
+
+@fold_rule
+def _(e: TowerLoadingEnded, state: State) -> State:
+    return with_player(state, e.seat, loading=False)
+
+
+@fold_rule
 def _(e: FollowerPlaced, state: State) -> State:
     p = player(state, e.seat)
-    return with_player(state, e.seat, pending=p.pending + (Placement(e.tile, e.place, e.space),),
-                       **take_from_market(p, e.tile))
+    changes = take_from_market(p, e.tile)
+    if "tower" in changes and rules_at_least(state, 3):  # remembered for a take-back and the sealed view
+        changes["planned_from_tower"] = p.planned_from_tower + (e.tile,)
+    return with_player(state, e.seat, pending=p.pending + (Placement(e.tile, e.place, e.space),), **changes)
+
+
+@fold_rule
+def _(e: FollowerTakenBack, state: State) -> State:
+    p = player(state, e.seat)
+    pending = tuple(x for x in p.pending if (x.place, x.space) != (e.place, e.space))
+    if e.tile in p.planned_from_tower:  # back where it came from; the tower first, as placing takes the market first
+        return with_player(state, e.seat, pending=pending, tower=sort_tiles(p.tower + (e.tile,)),
+                           planned_from_tower=without(p.planned_from_tower, e.tile))
+    return with_player(state, e.seat, pending=pending, market=sort_tiles(p.market + (e.tile,)))
 
 
 @fold_rule
@@ -288,7 +327,7 @@ def _(e: PlansRevealed, state: State) -> State:
         players[seat] = replace(p, places=set_slot(p, placement.place, placement.space, placement.tile.value))
     for seat, tile in e.tower:
         players[seat] = replace(players[seat], tower=sort_tiles(players[seat].tower + (tile,)))
-    players = [replace(p, pending=(), tower_pending=()) for p in players]
+    players = [replace(p, pending=(), tower_pending=(), planned_from_tower=()) for p in players]
     return replace(state, players=tuple(players))
 
 

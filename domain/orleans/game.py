@@ -16,9 +16,12 @@ from domain.orleans.model import (
     EVENTS,
     GOODS,
     HIDDEN_EVENTS,
+    LEGACY_RULES_VERSION,
+    RULES_VERSION,
     SYSTEM_COMMANDS,
     TRACKS,
     Command,
+    Config,
     Event,
     GameStarted,
     Phase,
@@ -29,7 +32,11 @@ from domain.orleans.model import (
 from domain.orleans.scoring import result, score
 from domain.orleans.setup import config_from_json, config_to_json, setup
 
-ENGINE_VERSION = "orleans-2"  # 2: the 2023 edition's Farmer-only technology tile (F§2.3, F§8.2)
+# orleans-2: the 2023 edition's Farmer-only technology tile (F§2.3, F§8.2). orleans-3: the rules
+# fixes of model.RULES_VERSION; a game records its rules version in its config, and games recorded
+# by orleans-1 or orleans-2 replay with rules 2.
+ENGINE_VERSION = f"orleans-{RULES_VERSION}"
+LEGACY_ENGINES = frozenset({"orleans-1", "orleans-2"})
 
 
 # --- views ------------------------------------------------------------------------------------------
@@ -108,6 +115,7 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
     own = viewer == i
     sealed = state.phase is Phase.PLANNING and not own  # D10: others' plans stay hidden
     market = p.market + tuple(x.tile for x in p.pending) + p.tower_pending if sealed else p.market
+    tower = p.tower
     out: dict[str, Any] = {
         "seat": i,
         "coins": p.coins,
@@ -123,7 +131,7 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
         "farmer_only_technology": p.farmer_tech,
         "merchant": p.merchant,
         "market": [t.value for t in sort_tiles(market)],
-        "tower": [t.value for t in p.tower],
+        "tower": [t.value for t in tower],
         "bag_count": len(p.bag),
         "places": [_place_view(s) for s in p.places],
         "planning_done": p.planned,
@@ -219,12 +227,27 @@ def state_to_json(state: State) -> dict[str, Any]:
 
 
 class OrleansRules:
-    """The decider contract of domain.core.GameRules for Orléans."""
+    """The decider contract of domain.core.GameRules for Orléans.
+
+    One instance per rules version: ``config_from_json`` records that version in new games'
+    configs. Everything else reads the version from the state, so any instance plays any game by
+    the rules it was created with; ``for_engine`` picks the instance that replays a recorded game.
+    """
 
     name = "orleans"
-    engine_version = ENGINE_VERSION
 
-    config_from_json = staticmethod(config_from_json)
+    def __init__(self, rules_version: int = RULES_VERSION) -> None:
+        self.rules_version = rules_version
+        self.engine_version = f"orleans-{rules_version}"
+
+    def config_from_json(self, data: Any) -> Config:
+        return config_from_json(data, self.rules_version)
+
+    def for_engine(self, engine_version: str) -> OrleansRules:
+        """The rules that set up a game recorded by ``engine_version`` again (a replay's verifier
+        reads it from the bundle header): rules 2 for orleans-1 and orleans-2, else the current."""
+        return LEGACY_RULES if engine_version in LEGACY_ENGINES else RULES
+
     config_to_json = staticmethod(config_to_json)
     setup = staticmethod(setup)
     decide = staticmethod(dispatch.decide)
@@ -253,4 +276,5 @@ class OrleansRules:
         return state.phase is Phase.FINISHED
 
 
-RULES = OrleansRules()
+RULES = OrleansRules(RULES_VERSION)
+LEGACY_RULES = OrleansRules(LEGACY_RULES_VERSION)

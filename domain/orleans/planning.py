@@ -1,6 +1,6 @@
-"""Phase 4, sealed planning (R14 "Phase 4", D10): place characters from the market (or the
-Gunpowder Tower) on action spaces of owned places; the plans of every seat are revealed together
-once the last seat is done."""
+"""Phase 4, sealed planning (R14 "Phase 4", R23 l.373-376, D10): place characters from the market
+(or the Gunpowder Tower) on action spaces of owned places, take placements back until done; the
+plans of every seat are revealed together once the last seat is done."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -13,6 +13,7 @@ from domain.orleans.model import (
     CHARS,
     FinishPlanning,
     FollowerPlaced,
+    FollowerTakenBack,
     MovedToTower,
     MoveToTower,
     Phase,
@@ -21,6 +22,7 @@ from domain.orleans.model import (
     PlanningFinished,
     PlansRevealed,
     State,
+    TakeBackFollower,
 )
 from domain.orleans.queries import _fits, available_tiles, owns, placement_why
 
@@ -68,6 +70,27 @@ def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict
         table[(False, need)] = [t for t in tiles if _fits(t, False, need, herb_garden, school)]
     table[(True, None)] = [t for t in tiles if not t.starting]
     return table
+
+
+def validate_take_back(state: State, c: TakeBackFollower) -> Why:
+    if not any(x.place == c.place and x.space == c.space for x in state.players[c.seat].pending):
+        return f"you placed nothing on space {c.space} of {c.place!r} this round"
+    return None
+
+
+def apply_take_back(tx: Tx, c: TakeBackFollower) -> None:
+    """Rules 3 (R23 l.375, D10): until done, a seat may change its mind; the tile goes back
+    where it came from (the market, or the Gunpowder Tower)."""
+    tile = next(x.tile for x in tx.state.players[c.seat].pending if x.place == c.place and x.space == c.space)
+    tx.emit(FollowerTakenBack(c.seat, c.place, c.space, tile))
+
+
+def candidates_take_back(state: State, seat: int) -> Iterator[TakeBackFollower]:
+    """Exact: every placement of this round."""
+    return (TakeBackFollower(seat, x.place, x.space) for x in state.players[seat].pending)
+
+
+# Rules 2 loaded the Gunpowder Tower during planning, hidden until the reveal.
 
 
 def validate_move_to_tower(state: State, c: MoveToTower) -> Why:

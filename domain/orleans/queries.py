@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from domain.orleans import data as D
 from domain.orleans.data import Char, Event, Tile
 from domain.orleans.evolve import CHAR_INDEX, DEED_INDEX, GOOD_INDEX, TRACK_INDEX
-from domain.orleans.model import TECH, Choice, Player, State, memo, memo_key, place_map
+from domain.orleans.memo import memo, memo_key
+from domain.orleans.model import TECH, Choice, Player, State, place_map
 
 Why = str | None  # a validator's answer: None, or why the command is illegal
 

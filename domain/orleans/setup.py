@@ -12,13 +12,16 @@ from domain.orleans.common import Tx, Why
 from domain.orleans.model import (
     CHARS,
     GOODS,
+    RULES_VERSION,
     Config,
     Event,
     ExcludePlaceTile,
+    ExclusionSkipped,
     GameStarted,
     Phase,
     PhaseBegan,
     PlaceTileExcluded,
+    SkipExclusion,
     State,
     TurnMoved,
     sort_goods,
@@ -26,10 +29,12 @@ from domain.orleans.model import (
 from domain.rng import Rng
 
 
-def config_from_json(data: Any) -> Config:
+def config_from_json(data: Any, rules_version: int = RULES_VERSION) -> Config:
+    """A validated config for a game played by ``rules_version``; a ``rules_version`` field in
+    ``data`` (recorded by ``config_to_json``) must name that same version."""
     if not isinstance(data, dict):
         raise Rejected(RejectKind.INVALID_CONFIG, "config must be an object")
-    unknown = sorted(set(data) - {"edition", "players", "exclusion", "start_player"})
+    unknown = sorted(set(data) - {"edition", "players", "exclusion", "start_player", "rules_version"})
     if unknown:
         raise Rejected(RejectKind.INVALID_CONFIG, f"unknown config field(s): {', '.join(unknown)}")
     try:
@@ -46,7 +51,10 @@ def config_from_json(data: Any) -> Config:
     start = data.get("start_player", 0)
     if isinstance(start, bool) or start not in range(players):
         raise Rejected(RejectKind.INVALID_CONFIG, f"start_player must be a seat from 0 to {players - 1}")
-    return Config(edition, players, exclusion, start)
+    recorded = data.get("rules_version", rules_version)
+    if isinstance(recorded, bool) or recorded != rules_version:
+        raise Rejected(RejectKind.INVALID_CONFIG, f"rules_version is recorded by the engine: this one plays {rules_version}")
+    return Config(edition, players, exclusion, start, rules_version)
 
 
 def config_to_json(config: Config) -> dict[str, Any]:
@@ -94,22 +102,46 @@ def _hourglass(edition: D.Edition, rng: Rng) -> tuple[D.Hourglass, ...]:
 
 
 
+# --- the expert variant: excluding place tiles (R14 l.446-450) -----------------------------------------
+
+
 def validate_exclude(state: State, c: ExcludePlaceTile) -> Why:
     return None if c.tile in state.place_tiles else f"place tile {c.tile!r} is not available"
 
 
 def apply_exclude(tx: Tx, c: ExcludePlaceTile) -> None:
     tx.emit(PlaceTileExcluded(c.seat, c.tile))
-    state = tx.state
-    n = state.config.players
-    done = len(state.excluded)
-    if done >= n * D.EXCLUSIONS_PER_PLAYER[n]:
-        tx.emit(PhaseBegan(Phase.HOURGLASS))
-    else:
-        tx.emit(TurnMoved((state.start_player + done) % n))
+    next_exclusion(tx)
 
 
 def candidates_exclude(state: State, seat: int) -> Iterator[ExcludePlaceTile]:
     return (ExcludePlaceTile(seat, t) for t in state.place_tiles)
+
+
+def validate_skip_exclusion(state: State, c: SkipExclusion) -> Why:
+    n = state.config.players
+    if not D.EXCLUSION_MAY_BE_SKIPPED[n]:
+        return f"with {n} players each seat excludes {D.EXCLUSIONS_PER_PLAYER[n]} place tiles (R14 l.449-450)"
+    return None
+
+
+def apply_skip_exclusion(tx: Tx, c: SkipExclusion) -> None:
+    tx.emit(ExclusionSkipped(c.seat))
+    next_exclusion(tx)
+
+
+def candidates_skip_exclusion(state: State, seat: int) -> Iterator[SkipExclusion]:
+    return iter((SkipExclusion(seat),))
+
+
+def next_exclusion(tx: Tx) -> None:
+    """In turn order from the start player, once round the table (twice with two players)."""
+    state = tx.state
+    n = state.config.players
+    done = len(state.excluded) + state.exclusions_skipped
+    if done >= n * D.EXCLUSIONS_PER_PLAYER[n]:
+        tx.emit(PhaseBegan(Phase.HOURGLASS))
+    else:
+        tx.emit(TurnMoved((state.start_player + done) % n))
 
 
