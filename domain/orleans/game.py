@@ -1,4 +1,18 @@
-"""Views and the JSON edges of Orléans; ``RULES`` bundles the contract (``domain.core.GameRules``)."""
+"""Views and the JSON edges of Orléans; ``RULES`` bundles the contract (``domain.core.GameRules``).
+
+Hidden information: the seed and the order of the hour glass deck (everyone), each bag's order
+(its contents are its owner's only), and sealed planning (D10). While planning, what another seat
+or a spectator may know of a seat is exactly what the table showed when planning began (its
+market and its Gunpowder Tower, placed characters, everything public) plus whether the seat has
+declared itself done. Nothing of its placements: not where, not which characters, not how many,
+not whether a character left the tower. ``view`` shows every other seat's market and tower as
+they stood when planning began, and ``event_view`` turns a placement and a take-back (and, in
+rules-2 games, a tower move) of another seat into the same ``SealedPlanning`` record. What the
+service's log itself shows cannot be hidden by the rules: one entry per planning move of a seat,
+so the number of its moves is public, and since a take-back is a move too, that number bounds the
+number of placements and gives its parity, nothing more. Games recorded by orleans-2 also show the
+tower as it is (they keep no record of which placed characters came from it).
+"""
 from __future__ import annotations
 
 from enum import Enum
@@ -9,7 +23,7 @@ from domain.core import SYSTEM, Actor, Rejected, RejectKind
 from domain.orleans import data as D
 from domain.orleans import dispatch
 from domain.orleans import queries as Q
-from domain.orleans.evolve import evolve
+from domain.orleans.evolve import evolve, without_all
 from domain.orleans.model import (
     CHARS,
     COMMANDS,
@@ -25,6 +39,7 @@ from domain.orleans.model import (
     Event,
     GameStarted,
     Phase,
+    Player,
     Slots,
     State,
     sort_tiles,
@@ -114,8 +129,7 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
     p = state.players[i]
     own = viewer == i
     sealed = state.phase is Phase.PLANNING and not own  # D10: others' plans stay hidden
-    market = p.market + tuple(x.tile for x in p.pending) + p.tower_pending if sealed else p.market
-    tower = p.tower
+    market, tower = _before_planning(p) if sealed else (p.market, p.tower)
     out: dict[str, Any] = {
         "seat": i,
         "coins": p.coins,
@@ -135,6 +149,7 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
         "bag_count": len(p.bag),
         "places": [_place_view(s) for s in p.places],
         "planning_done": p.planned,
+        "plan_hidden": sealed,  # market and tower are shown as they stood when planning began
         "followers_drawn": p.drew,
         "passed": p.passed,
     }
@@ -143,6 +158,12 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
         out["planned"] = [{"tile": x.tile.value, "place": x.place, "space": x.space} for x in p.pending]
         out["tower_planned"] = [t.value for t in p.tower_pending]
     return out
+
+
+def _before_planning(p: Player) -> tuple[tuple[D.Tile, ...], tuple[D.Tile, ...]]:
+    """A seat's market and Gunpowder Tower as they stood when planning began."""
+    from_market = without_all(tuple(x.tile for x in p.pending), p.planned_from_tower)
+    return sort_tiles(p.market + from_market + p.tower_pending), sort_tiles(p.tower + p.planned_from_tower)
 
 
 def _place_view(s: Slots) -> dict[str, Any]:
@@ -166,6 +187,9 @@ def summary(state: State) -> dict[str, Any]:
     return {"phase": state.phase.value, "round": state.round, "event": _hourglass_json(state.event),
             "to_act": sorted(dispatch.to_act(state), key=str), "turn": state.turn,
             "start_player": state.start_player, "finished": state.phase is Phase.FINISHED}
+
+
+SEALED_PLANNING = "SealedPlanning"  # what other seats see of a sealed planning event
 
 
 # --- JSON edges --------------------------------------------------------------------------------------
@@ -218,7 +242,7 @@ def event_view(event: Event, seat: int | None) -> dict[str, Any]:
     if isinstance(event, GameStarted):
         out["hourglass"] = len(event.hourglass)  # the deck order stays hidden
     elif isinstance(event, HIDDEN_EVENTS) and event.seat != seat:
-        out = {"type": out["type"], "seat": event.seat, "hidden": True}
+        out = {"type": SEALED_PLANNING, "seat": event.seat, "hidden": True}  # every kind alike
     return out
 
 
