@@ -6,8 +6,9 @@ Where a rule lives, by game part (the same skeleton as every game package):
   count and edition), each value citing its facts row.
 - ``model``: state, commands and events (frozen dataclasses); ``evolve``: the fold.
 - ``setup``: the config, the opening events, the expert place-tile exclusion.
-- ``followers``: phase 2 census; phase 3 recalling and drawing followers.
-- ``planning``: phase 4, sealed placements on action spaces and their reveal.
+- ``followers``: phase 2 census; phase 3 recalling and drawing followers, loading the
+  Gunpowder Tower.
+- ``planning``: phase 4, sealed placements on action spaces, taking them back, the reveal.
 - ``actions``: phase 5, taking an action or passing, turn order, technology tiles after passing.
 - ``places``: what each place does (Farm House … Bathhouse, Pharmacy, Laboratory, Town Hall).
 - ``tracks``: recruiting characters and each track's reward; the Village; a Trader's place tile.
@@ -17,7 +18,8 @@ Where a rule lives, by game part (the same skeleton as every game package):
   Trading Day, Plague; Pilgrimage), the Sacristy's exemption.
 - ``torture``: paying what one cannot (bankruptcy) and the items given up.
 - ``scoring``: phase 7 start player, the end of the game, scores and ranks.
-- ``queries``: read-only questions every module asks; ``common``: the transaction and payouts.
+- ``queries``: read-only questions every module asks; ``common``: the transaction and payouts;
+  ``memo``: values derived once per frozen state.
 - ``dispatch``: guards, who acts, decide/step, legal moves and timeouts' default moves.
 - ``game``: views (what each seat may see), the JSON edges and ``RULES``, the contract.
 """

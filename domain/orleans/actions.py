@@ -41,6 +41,7 @@ from domain.orleans.queries import (
 )
 from domain.orleans.tracks import RECRUITS
 
+# the places taken with TakeAction (the Village, Ship, Wagons and Pharmacy have commands of their own)
 SIMPLE_EFFECTS = {
     Effect.FARM_HOUSE, Effect.UNIVERSITY, Effect.CASTLE, Effect.MONASTERY, Effect.GUILDHALL,
     Effect.DEVELOPMENT, Effect.TOWN_HALL, Effect.GOOD, Effect.COINS, Effect.WINDMILL, Effect.HOSPITAL,

@@ -24,7 +24,7 @@ from domain.orleans.model import (
     State,
     TakeBackFollower,
 )
-from domain.orleans.queries import _fits, available_tiles, owns, placement_why
+from domain.orleans.queries import available_tiles, owns, placement_why, tile_fits
 
 
 def validate_place(state: State, c: PlaceFollower) -> Why:
@@ -67,7 +67,7 @@ def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict
     """(is Town Hall, needed character) -> the tiles that fit. A pure function of its arguments."""
     table: dict[SpaceKey, list[Tile]] = {}
     for need in (None, *CHARS):
-        table[(False, need)] = [t for t in tiles if _fits(t, False, need, herb_garden, school)]
+        table[(False, need)] = [t for t in tiles if tile_fits(t, False, need, herb_garden, school)]
     table[(True, None)] = [t for t in tiles if not t.starting]
     return table
 

@@ -77,10 +77,10 @@ def turn_order(state: State) -> list[int]:
 
 def fits(p: Player, tile: Tile, place: str, need: Char | None) -> bool:
     """May this character stand on a space that needs ``need`` (F§5, F§6 Herb Garden/School)?"""
-    return _fits(tile, place == D.TOWN_HALL, need, owns(p, D.HERB_GARDEN), owns(p, D.SCHOOL))
+    return tile_fits(tile, place == D.TOWN_HALL, need, owns(p, D.HERB_GARDEN), owns(p, D.SCHOOL))
 
 
-def _fits(tile: Tile, town_hall: bool, need: Char | None, herb_garden: bool, school: bool) -> bool:
+def tile_fits(tile: Tile, town_hall: bool, need: Char | None, herb_garden: bool, school: bool) -> bool:
     if need is None:
         return not (town_hall and tile.starting)
     kind = tile.kind
