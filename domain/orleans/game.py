@@ -151,6 +151,7 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
         "planning_done": p.planned,
         "plan_hidden": sealed,  # market and tower are shown as they stood when planning began
         "followers_drawn": p.drew,
+        "loading_tower": p.loading,  # phase 3, rules 3: drew, and may now load the Gunpowder Tower
         "passed": p.passed,
     }
     if own:
