@@ -94,3 +94,26 @@ def test_the_engine_version_selects_the_rules_that_set_a_game_up(engine: str, ru
     rules = get_game("orleans", engine)
     assert rules.config_from_json({"edition": "2023", "players": 2}).rules_version == rules_version
     assert for_engine(RULES, engine) is rules
+
+
+def test_the_fast_state_hash_leaves_out_added_fields_as_the_codec_does() -> None:
+    """replays.statehash mirrors codec.added: a loading seat, tower placements and skipped
+    exclusions hash the same through its fast path and through state_to_json."""
+    from domain.canonical import canonical_json, sha256_hex
+    from domain.orleans.model import PlaceTileTaken
+    from replays.statehash import StateHasher
+
+    config = RULES.config_from_json({"edition": "classic", "players": 3, "exclusion": True})
+    state = RULES.evolve(fold(RULES, RULES.setup(config, Rng(b"h", "h", 0))), PlaceTileTaken(0, "gunpowder_tower"))
+    hasher, chooser, seen = StateHasher(RULES), Rng(b"h", "chooser", 0), set()
+    while RULES.result(state) is None:
+        acting = sorted(RULES.to_act(state), key=str)
+        actor = acting[chooser.below(len(acting))] if "system" not in acting else "system"
+        moves = RULES.legal_moves(state, actor)
+        skip = [m for m in moves if isinstance(m, SkipExclusion)]
+        move = skip[0] if skip else moves[chooser.below(len(moves))]
+        state = RULES.step(state, move, Rng(b"h", "h", state.draws))[1]
+        assert hasher(state) == sha256_hex(canonical_json(RULES.state_to_json(state)).encode())
+        seen |= {f for p in state.players for f in ("loading", "planned_from_tower") if getattr(p, f)}
+        seen |= {"exclusions_skipped"} if state.exclusions_skipped else set()
+    assert hasher.fast and seen == {"loading", "planned_from_tower", "exclusions_skipped"}
