@@ -4,7 +4,10 @@ Prints games per second, decisions per second and fold time per event, with the 
 one rng draw (HMAC-SHA256) measured in the same run as the baseline. Artificium is measured with
 random seats and with greedy seats (greedy tries every legal move one ply ahead). Never asserts
 timings.
-Usage: python bench/selfplay.py [--games N] [--edition classic|2023] [--players N] [--artificium-players N]
+Usage: python bench/selfplay.py [--games N] [--edition classic|2023] [--players N] [--engine orleans-2]
+       [--artificium-players N]
+(``--engine`` plays the rules a game recorded by that engine keeps, e.g. orleans-2: the same games
+as before the orleans-3 rule fixes, to compare speed across that change.)
 """
 from __future__ import annotations
 
@@ -23,9 +26,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--edition", default="classic")
     parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--engine", default=RULES.engine_version)
     parser.add_argument("--artificium-players", type=int, default=4)
     args = parser.parse_args()
-    config = RULES.config_from_json({"edition": args.edition, "players": args.players})
+    config = RULES.for_engine(args.engine).config_from_json({"edition": args.edition, "players": args.players})
 
     start = time.perf_counter()
     games = [play(RULES, config, f"bench-{i}".encode(), f"bench-{i}", ["random"]) for i in range(args.games)]
@@ -44,7 +48,7 @@ def main() -> None:
         rng.below(1000)
     draw_time = (time.perf_counter() - start) / 100_000
 
-    print(f"self-play ({args.edition}, {args.players} players, random bots, {args.games} games)")
+    print(f"self-play ({args.edition}, {args.players} players, {args.engine} rules, random bots, {args.games} games)")
     print(f"  games/s            {args.games / elapsed:10.2f}")
     print(f"  decisions/s        {decisions / elapsed:10.0f}   ({decisions / args.games:.0f} decisions per game)")
     print(f"  fold µs/event      {fold_time / len(events) * 1e6:10.2f}   ({len(events) / args.games:.0f} events per game)")

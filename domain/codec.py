@@ -3,7 +3,9 @@
 Supported field types: int, str, bool, None, Enum subclasses (by value), nested dataclasses,
 ``tuple[X, ...]``, fixed ``tuple[X, Y]``, ``X | None`` and ``Literal`` of strings. Anything
 else is a programming error. Decoding rejects unknown fields and missing fields without a default
-(a field added later with a default keeps older logs readable).
+(a field added later with a default keeps older logs readable). A field declared with ``added``
+is also left out of the JSON while it holds its default, so a record written before the field
+existed encodes to the very same bytes (replay hashes and old bundles stay valid).
 """
 from __future__ import annotations
 
@@ -13,7 +15,14 @@ import typing
 from collections.abc import Callable
 from enum import Enum
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T")
+ADDED: Final = "codec.added"  # field metadata: omitted from JSON while it holds its default
+_ALWAYS: Final = object()  # an ordinary field: always encoded
 
 
 class DecodeError(ValueError):
@@ -32,14 +41,35 @@ def _optional(cls: type) -> frozenset[str]:
                      if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING)
 
 
+def added(default: T) -> T:
+    """A dataclass field added after records were written: it defaults to ``default`` when the
+    JSON lacks it and is omitted from the JSON while it holds ``default``."""
+    return dataclasses.field(default=default, metadata={ADDED: True})
+
+
+@cache
+def _encoded(cls: type) -> tuple[tuple[str, Any], ...]:
+    """(field name, the default that omits it or ``_ALWAYS``) in declaration order."""
+    return tuple((f.name, f.default if f.metadata.get(ADDED) else _ALWAYS) for f in dataclasses.fields(cls))
+
+
 def to_json(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
-    if dataclasses.is_dataclass(value):
-        return {name: to_json(getattr(value, name)) for name, _ in _hints(type(value))}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return object_to_json(value)
     if isinstance(value, (tuple, list)):
         return [to_json(v) for v in value]
     return value
+
+
+def object_to_json(value: DataclassInstance) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, default in _encoded(type(value)):
+        field_value = getattr(value, name)
+        if default is _ALWAYS or field_value != default:
+            out[name] = to_json(field_value)
+    return out
 
 
 def from_json(tp: Any, data: Any, where: str = "") -> Any:
@@ -162,18 +192,21 @@ def decode_dataclass(cls: type, data: Any, where: str = "", skip: frozenset[str]
     return cls(**kwargs)
 
 
-class TypeRegistry:
+R = TypeVar("R", bound="DataclassInstance")
+
+
+class TypeRegistry(Generic[R]):
     """Dataclasses by name, encoded as ``{"type": Name, ...fields}``."""
 
-    def __init__(self, classes: typing.Iterable[type]) -> None:
-        self.by_name = {cls.__name__: cls for cls in classes}
+    def __init__(self, classes: typing.Iterable[type[R]]) -> None:
+        self.by_name: dict[str, type[R]] = {cls.__name__: cls for cls in classes}
 
-    def encode(self, value: Any) -> dict[str, Any]:
-        out = to_json(value)
+    def encode(self, value: R) -> dict[str, Any]:
+        out = object_to_json(value)
         out["type"] = type(value).__name__
         return out
 
-    def decode(self, data: Any, extra: dict[str, Any] | None = None) -> Any:
+    def decode(self, data: Any, extra: dict[str, Any] | None = None) -> R:
         if not isinstance(data, dict):
             raise DecodeError("expected a JSON object")
         name = data.get("type")
@@ -183,4 +216,5 @@ class TypeRegistry:
         body = {k: v for k, v in data.items() if k != "type"}
         if extra:
             body.update(extra)
-        return decode_dataclass(cls, body, "")
+        decoded: R = decode_dataclass(cls, body, "")
+        return decoded

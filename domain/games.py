@@ -37,11 +37,29 @@ def game_names() -> tuple[str, ...]:
     return tuple(sorted(_LOADERS))
 
 
-def get_game(name: str) -> GameRules:
+def get_game(name: str, engine_version: str | None = None) -> GameRules:
+    """The rules of game ``name``; with ``engine_version``, those that replay a game recorded by
+    that engine (see ``for_engine``)."""
     loader = _LOADERS.get(name)
     if loader is None:
         raise Rejected(RejectKind.INVALID_CONFIG, f"unknown game {name!r}; known: {', '.join(game_names())}")
-    return loader()
+    rules = loader()
+    return rules if engine_version is None else for_engine(rules, engine_version)
+
+
+def for_engine(rules: GameRules, engine_version: str) -> GameRules:
+    """The rules that set up a game recorded by ``engine_version`` again.
+
+    A game whose rules changed keeps the older rules reachable by offering
+    ``rules.for_engine(engine_version)``; a game without it has one rule set for every version.
+    Only set-up needs this: a game records its rules in its config, so ``decide`` and ``evolve``
+    follow the state.
+    """
+    select = getattr(rules, "for_engine", None)
+    if select is None:
+        return rules
+    chosen: GameRules = select(engine_version)
+    return chosen
 
 
 def fold(rules: GameRules, events: Iterable[Any], state: Any = None) -> Any:
@@ -59,6 +77,7 @@ def step(rules: GameRules, state: Any, command: Any, rng: Any) -> tuple[list[Any
     """
     own = getattr(rules, "step", None)
     if own is not None:
-        return own(state, command, rng)
+        stepped: tuple[list[Any], Any] = own(state, command, rng)
+        return stepped
     events = rules.decide(state, command, rng)
     return events, fold(rules, events, state)

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.bots import bot_rng, get_bot
+from domain.bots import Policy, bot_rng, get_bot
 from domain.canonical import json_hash
 from domain.core import SYSTEM
 from domain.games import fold, get_game, step
@@ -47,7 +47,7 @@ def play(rules: Any, config: Any, seed: bytes, game_id: str, bots: Sequence[str]
     return game
 
 
-def next_command(rules: Any, game: Playthrough, policies: list) -> Any:
+def next_command(rules: Any, game: Playthrough, policies: Sequence[Policy]) -> Any:
     acting = rules.to_act(game.state)
     if SYSTEM in acting:
         return rules.legal_moves(game.state, SYSTEM)[0]

@@ -4,7 +4,8 @@ Hashing every state of a game from scratch costs more than replaying it (the ful
 re-encoded after every batch). States are frozen dataclasses of tuples that share every part a
 batch did not touch, so this encoder memoises the canonical JSON text of each immutable part by
 identity and only re-encodes what changed. It mirrors ``domain.codec.to_json`` (enum -> value,
-dataclass -> object of its fields, tuple -> array) and is used only when it reproduces
+dataclass -> object of its fields, leaving out ``codec.added`` fields that hold their default,
+tuple -> array) and is used only when it reproduces
 ``state_to_json`` exactly on the first state it sees; otherwise every hash takes the slow path.
 """
 from __future__ import annotations
@@ -16,17 +17,21 @@ from enum import Enum
 from typing import Any
 
 from domain.canonical import canonical_json, sha256_hex
+from domain.codec import ADDED
 from domain.core import GameRules
 
-_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}
+_ALWAYS = object()
+_FIELDS: dict[type, tuple[tuple[str, str, Any], ...]] = {}
 
 
-def _fields(cls: type) -> tuple[tuple[str, str], ...]:
-    """(field name, its JSON key text with the colon) in canonical (sorted) key order."""
+def _fields(cls: type) -> tuple[tuple[str, str, Any], ...]:
+    """(field name, its JSON key text with the colon, the default that leaves it out or ``_ALWAYS``)
+    in canonical (sorted) key order."""
     names = _FIELDS.get(cls)
     if names is None:
-        names = _FIELDS[cls] = tuple((f.name, json.dumps(f.name, ensure_ascii=False) + ":")
-                                     for f in sorted(dataclasses.fields(cls), key=lambda f: f.name))
+        names = _FIELDS[cls] = tuple(
+            (f.name, json.dumps(f.name, ensure_ascii=False) + ":", f.default if f.metadata.get(ADDED) else _ALWAYS)
+            for f in sorted(dataclasses.fields(cls), key=lambda f: f.name))
     return names
 
 
@@ -69,7 +74,8 @@ class StateHasher:
                 return hit[1]
             encode = self._encode
             if fields is not None:
-                text = "{" + ",".join([k + encode(getattr(value, n)) for n, k in fields]) + "}"
+                text = "{" + ",".join([k + encode(v) for n, k, default in fields
+                                       if (v := getattr(value, n)) is not default and (default is _ALWAYS or v != default)]) + "}"
             else:
                 text = "[" + ",".join([encode(v) for v in value]) + "]"
             self._memo[key] = (value, text)  # keeps value alive, so its id is never reused

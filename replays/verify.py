@@ -18,7 +18,7 @@ from typing import Any
 
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
 from domain.core import GameRules, Rejected
-from domain.games import fold, get_game, step
+from domain.games import fold, for_engine, get_game, step
 from domain.rng import Rng
 from replays.bundle import BATCH_ENTRY_KEYS, BATCH_KEYS, FOOTER_KEYS, FORMAT, HEADER_KEYS, state_hash
 from replays.entries import ENTRY_KEYS, event_json
@@ -222,10 +222,13 @@ def _seed(header: dict[str, Any]) -> bytes:
 
 
 def _rules(header: dict[str, Any], rules_for: Callable[[str], GameRules]) -> GameRules:
+    """The game's rules as the engine named in the header played them (older rule sets stay
+    reachable: see ``domain.games.for_engine``)."""
     try:
-        return rules_for(str(header["game"]))
+        rules = rules_for(str(header["game"]))
     except Rejected as exc:
         raise _Diverged(1, "unknown game", "a game this engine knows", exc.message) from None
+    return for_engine(rules, str(header["engine_version"]))
 
 
 def _check(data: bytes | str, rules_for: Callable[[str], GameRules], progress: dict[str, Any]) -> Report:

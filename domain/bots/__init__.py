@@ -5,12 +5,12 @@ A policy is ``choose(rules, state, seat, moves, rng) -> command``; ``rng`` comes
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from domain.rng import Rng
 
-Policy = Callable[[Any, Any, int, list, Rng], Any]
+Policy = Callable[[Any, Any, int, Sequence[Any], Rng], Any]
 
 
 def bot_rng(seed: bytes, game_id: str, seat: int, version: int) -> Rng:

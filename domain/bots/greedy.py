@@ -1,6 +1,7 @@
 """The greedy bot: a one-step lookahead on an estimate of its own final victory points.
 
-- Followers: draw the maximum.
+- Followers: draw the maximum; then load the Gunpowder Tower with characters a deed can still
+  take (the tower is never worse than the market: its characters may be planned as well).
 - Planning: fill the most valuable place it can activate this round with the followers it has
   (a small matching over the legal placements), one follower per move; finish when no other
   place can be completed.
@@ -27,12 +28,15 @@ from domain.orleans.model import (
     TECH,
     TRACKS,
     DrawFollowers,
+    FinishLoading,
     FinishPlanning,
+    LoadTower,
     Phase,
     PlaceFollower,
     Player,
     State,
 )
+from domain.orleans.queries import sendable
 from domain.rng import Rng
 
 LOOKAHEAD_DEPTH = 2  # the move, then the best of its own follow-up choice
@@ -53,6 +57,8 @@ def choose(rules: Any, state: State, seat: int, moves: Sequence[Any], rng: Rng) 
         draws = [m for m in moves if isinstance(m, DrawFollowers)]
         if draws:
             return max(draws, key=lambda m: m.count)
+        if any(isinstance(m, LoadTower) for m in moves):
+            return load_tower(state, moves)
     if state.choice is None and state.phase is Phase.PLANNING:
         return plan(state, seat, moves, rng)
     return best_by_lookahead(rules, state, seat, moves, rng)
@@ -82,7 +88,8 @@ def value_after(rules: Any, state: State, seat: int, move: Any, rng: Rng, depth:
 
 def simulate(rules: Any, state: State, move: Any, rng: Rng) -> State | None:
     try:
-        return games.step(rules, state, move, Rng(rng.seed, rng.game_id, rng.counter))[1]
+        after: State = games.step(rules, state, move, Rng(rng.seed, rng.game_id, rng.counter))[1]
+        return after
     except Rejected:
         return None
 
@@ -124,7 +131,7 @@ def estimate(state: State, seat: int) -> float:
     p = state.players[seat]
     status = D.development_status(p.development)
     holdings = built_stations(state, seat) + p.citizens
-    points = p.coins + sum(n * D.GOOD_POINTS[g] for g, n in zip(GOODS, p.goods)) + holdings * status
+    points: float = p.coins + sum(n * D.GOOD_POINTS[g] for g, n in zip(GOODS, p.goods)) + holdings * status
     left = game_left(state)
     points += development_progress(p.development) * (holdings + 3 * left)
     points += left * (
@@ -136,6 +143,13 @@ def estimate(state: State, seat: int) -> float:
         + (MERCHANT_BUILD_VALUE if can_build_here(state, seat, p) else 0.0)
     )
     return points - DUE_COST * sum(d.amount for d in state.dues if d.seat == seat)
+
+
+def load_tower(state: State, moves: Sequence[Any]) -> Any:
+    loads = [m for m in moves if isinstance(m, LoadTower)]
+    useful = [m for m in loads if sendable(state, (m.tile,))]
+    finish = next((m for m in moves if isinstance(m, FinishLoading)), None)
+    return useful[0] if useful else finish if finish is not None else loads[0]
 
 
 # --- planning ----------------------------------------------------------------------------------
@@ -184,7 +198,7 @@ def completing_step(p: Player, place: str, legal: Sequence[PlaceFollower]) -> Pl
     return plan_moves[0] if plan_moves else None
 
 
-def match(spaces: list[int], by_space: dict[int, list[PlaceFollower]], pool: Counter) -> list[PlaceFollower] | None:
+def match(spaces: list[int], by_space: dict[int, list[PlaceFollower]], pool: Counter[Tile]) -> list[PlaceFollower] | None:
     if not spaces:
         return []
     space, rest = spaces[0], spaces[1:]

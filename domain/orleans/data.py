@@ -325,6 +325,8 @@ HERB_GARDEN_STANDS_IN_FOR = frozenset({Char.CRAFTSMAN, Char.TRADER, Char.FARMER}
 PHARMACY_MAX_COINS = 3  # F§6 Pharmacy: 1–3 coins
 BATHHOUSE_DRAW = MappingProxyType({Edition.CLASSIC: (3, 2), Edition.E2023: (2, 1)})  # F§6, F§8.2: (draw, place)
 EXCLUSIONS_PER_PLAYER = MappingProxyType({2: 2, 3: 1, 4: 1, 5: 1})  # R14 "Exclusion of Place Tiles"
+# R14 l.448-450: each player "may exclude one" tile; with two players each "excludes 2" (no "may")
+EXCLUSION_MAY_BE_SKIPPED = MappingProxyType({2: False, 3: True, 4: True, 5: True})
 
 # --- Supply and components (F§7) --------------------------------------------------------------
 

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import get_type_hints
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 from domain.orleans import data as D
+from domain.orleans.memo import MEMO_KEYS
 from domain.orleans.model import (
     CHARS,
     GOODS,
-    MEMO_KEYS,
     TECH,
     TRACKS,
     ActionTaken,
@@ -23,10 +24,13 @@ from domain.orleans.model import (
     Due,
     DueAssigned,
     DueForgiven,
+    Event,
     EventResolved,
+    ExclusionSkipped,
     FollowerPlaced,
     FollowerRecalled,
     FollowersDrawn,
+    FollowerTakenBack,
     FoodPaid,
     GameEnded,
     GameStarted,
@@ -54,8 +58,12 @@ from domain.orleans.model import (
     TechnologyPlaced,
     TilesReturned,
     TimeoutApplied,
+    TowerLoaded,
+    TowerLoadingBegan,
+    TowerLoadingEnded,
     TurnMoved,
     place_map,
+    rules_at_least,
     sort_tiles,
 )
 
@@ -66,10 +74,17 @@ DEED_INDEX = {d.id: i for i, d in enumerate(D.DEEDS)}
 CONNECTION_INDEX = {c.id: i for i, c in enumerate(D.CONNECTIONS)}
 
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T")
+DC = TypeVar("DC", bound="DataclassInstance")
+E = TypeVar("E")
+S = TypeVar("S", State, None)
 _FIELDS: dict[type, frozenset[str]] = {}
 
 
-def replace(obj, **changes):
+def replace(obj: DC, **changes: Any) -> DC:
     """``dataclasses.replace`` for our frozen dataclasses, without re-running __init__ (hot path)."""
     cls = type(obj)
     names = _FIELDS.get(cls)
@@ -80,7 +95,7 @@ def replace(obj, **changes):
     new = object.__new__(cls)
     fresh = new.__dict__
     fresh.update(obj.__dict__)
-    if len(fresh) > len(names):  # memoised values (model.memo) may describe the old fields only
+    if len(fresh) > len(names):  # memoised values (memo.memo) may describe the old fields only
         for key, depends_on in MEMO_KEYS[cls]:
             if key in fresh and (depends_on is None or not depends_on.isdisjoint(changes)):
                 del fresh[key]
@@ -95,16 +110,16 @@ def bump(values: tuple[int, ...], index: int, delta: int) -> tuple[int, ...]:
     return values[:index] + (values[index] + delta,) + values[index + 1:]
 
 
-def put(values: tuple, index: int, value) -> tuple:
+def put(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     return values[:index] + (value,) + values[index + 1:]
 
 
-def without(tiles: tuple, tile) -> tuple:
+def without(tiles: tuple[T, ...], tile: T) -> tuple[T, ...]:
     i = tiles.index(tile)
     return tiles[:i] + tiles[i + 1:]
 
 
-def without_all(tiles: tuple, removed) -> tuple:
+def without_all(tiles: tuple[T, ...], removed: Iterable[T]) -> tuple[T, ...]:
     for tile in removed:
         tiles = without(tiles, tile)
     return tiles
@@ -114,7 +129,7 @@ def player(state: State, seat: int) -> Player:
     return state.players[seat]
 
 
-def with_player(state: State, seat: int, **changes) -> State:
+def with_player(state: State, seat: int, **changes: Any) -> State:
     return replace(state, players=put(state.players, seat, replace(state.players[seat], **changes)))
 
 
@@ -128,7 +143,7 @@ def set_slot(p: Player, place: str, space: int, value: str | None) -> tuple[Slot
     return put(p.places, i, replace(s, slots=put(s.slots, space, value)))
 
 
-def clear_tiles(p: Player, place: str, tiles: tuple) -> tuple[Slots, ...]:
+def clear_tiles(p: Player, place: str, tiles: Iterable[D.Tile]) -> tuple[Slots, ...]:
     """Take the given character tiles off a place's slots (technology stays)."""
     i = place_index(p, place)
     slots = list(p.places[i].slots)
@@ -137,24 +152,24 @@ def clear_tiles(p: Player, place: str, tiles: tuple) -> tuple[Slots, ...]:
     return put(p.places, i, replace(p.places[i], slots=tuple(slots)))
 
 
-def add_to_bag(p: Player, tiles) -> tuple:
+def add_to_bag(p: Player, tiles: Iterable[D.Tile]) -> tuple[D.Tile, ...]:
     return sort_tiles(p.bag + tuple(tiles))
 
 
 # --- the fold ---------------------------------------------------------------------------------
 
 
-_RULES: dict[type, object] = {}
+_RULES: dict[type, Callable[[Any, Any], State]] = {}
 
 
-def evolve(state: State | None, event) -> State:
+def evolve(state: State | None, event: Event) -> State:
     rule = _RULES.get(type(event))
     if rule is None:
         raise TypeError(f"not an Orléans event: {event!r}")
     return rule(event, state)
 
 
-def fold_rule(rule):
+def fold_rule(rule: Callable[[E, S], State]) -> Callable[[E, S], State]:
     """Register ``rule(event, state) -> state`` for the event class its first parameter names."""
     first = next(iter(rule.__annotations__))
     _RULES[get_type_hints(rule)[first]] = rule
@@ -189,7 +204,7 @@ def _(e: PhaseBegan, state: State) -> State:
     if e.phase is Phase.FOLLOWERS:
         players = tuple(replace(p, drew=False, recalls=0) for p in players)
     elif e.phase is Phase.PLANNING:
-        players = tuple(replace(p, planned=False, pending=(), tower_pending=()) for p in players)
+        players = tuple(replace(p, planned=False, pending=(), tower_pending=(), planned_from_tower=()) for p in players)
     elif e.phase is Phase.ACTIONS:
         players = tuple(replace(p, passed=False) for p in players)
     return replace(state, phase=e.phase, turn=e.turn, players=players)
@@ -198,6 +213,11 @@ def _(e: PhaseBegan, state: State) -> State:
 @fold_rule
 def _(e: PlaceTileExcluded, state: State) -> State:
     return replace(state, place_tiles=without(state.place_tiles, e.tile), excluded=state.excluded + (e.tile,))
+
+
+@fold_rule
+def _(e: ExclusionSkipped, state: State) -> State:
+    return replace(state, exclusions_skipped=state.exclusions_skipped + 1)
 
 
 @fold_rule
@@ -230,9 +250,9 @@ def _reduce_due(state: State, seat: int, kind: str, amount: int = 1) -> State:
 @fold_rule
 def _(e: FollowerRecalled, state: State) -> State:
     p = player(state, e.seat)
-    if len(p.market) < D.MARKET_SPACES:
+    if len(p.market) < D.MARKET_SPACES or rules_at_least(state, 3):  # 3: the seat loads the tower itself
         where = {"market": sort_tiles(p.market + (e.tile,))}
-    else:  # the market is full: the Gunpowder Tower's two extra spaces (F§6, F§7.4)
+    else:  # rules 2: a full market overflowed onto the Gunpowder Tower's two extra spaces
         where = {"tower": sort_tiles(p.tower + (e.tile,))}
     return with_player(state, e.seat, places=set_slot(p, e.place, e.space, None), recalls=p.recalls + 1, **where)
 
@@ -240,24 +260,52 @@ def _(e: FollowerRecalled, state: State) -> State:
 @fold_rule
 def _(e: FollowersDrawn, state: State) -> State:
     p = player(state, e.seat)
-    room = D.MARKET_SPACES - len(p.market)
+    room = len(e.tiles) if rules_at_least(state, 3) else D.MARKET_SPACES - len(p.market)  # as for a recall
     market = sort_tiles(p.market + e.tiles[:room])
     tower = sort_tiles(p.tower + e.tiles[room:])
     state = with_player(state, e.seat, bag=without_all(p.bag, e.tiles), market=market, tower=tower, drew=True)
     return replace(state, draws=e.draws)
 
 
-def take_from_market(p: Player, tile) -> dict:
+def take_from_market(p: Player, tile: D.Tile) -> dict[str, tuple[D.Tile, ...]]:
     if tile in p.market:
         return {"market": without(p.market, tile)}
     return {"tower": without(p.tower, tile)}
 
 
 @fold_rule
+def _(e: TowerLoadingBegan, state: State) -> State:
+    return with_player(state, e.seat, loading=True)
+
+
+@fold_rule
+def _(e: TowerLoaded, state: State) -> State:
+    p = player(state, e.seat)
+    return with_player(state, e.seat, market=without(p.market, e.tile), tower=sort_tiles(p.tower + (e.tile,)))
+
+
+@fold_rule
+def _(e: TowerLoadingEnded, state: State) -> State:
+    return with_player(state, e.seat, loading=False)
+
+
+@fold_rule
 def _(e: FollowerPlaced, state: State) -> State:
     p = player(state, e.seat)
-    return with_player(state, e.seat, pending=p.pending + (Placement(e.tile, e.place, e.space),),
-                       **take_from_market(p, e.tile))
+    changes = take_from_market(p, e.tile)
+    if "tower" in changes and rules_at_least(state, 3):  # remembered for a take-back and the sealed view
+        changes["planned_from_tower"] = p.planned_from_tower + (e.tile,)
+    return with_player(state, e.seat, pending=p.pending + (Placement(e.tile, e.place, e.space),), **changes)
+
+
+@fold_rule
+def _(e: FollowerTakenBack, state: State) -> State:
+    p = player(state, e.seat)
+    pending = tuple(x for x in p.pending if (x.place, x.space) != (e.place, e.space))
+    if e.tile in p.planned_from_tower:  # back where it came from; the tower first, as placing takes the market first
+        return with_player(state, e.seat, pending=pending, tower=sort_tiles(p.tower + (e.tile,)),
+                           planned_from_tower=without(p.planned_from_tower, e.tile))
+    return with_player(state, e.seat, pending=pending, market=sort_tiles(p.market + (e.tile,)))
 
 
 @fold_rule
@@ -279,7 +327,7 @@ def _(e: PlansRevealed, state: State) -> State:
         players[seat] = replace(p, places=set_slot(p, placement.place, placement.space, placement.tile.value))
     for seat, tile in e.tower:
         players[seat] = replace(players[seat], tower=sort_tiles(players[seat].tower + (tile,)))
-    players = [replace(p, pending=(), tower_pending=()) for p in players]
+    players = [replace(p, pending=(), tower_pending=(), planned_from_tower=()) for p in players]
     return replace(state, players=tuple(players))
 
 
@@ -379,6 +427,7 @@ def _(e: DrawnPlaced, state: State) -> State:
     p = player(state, e.seat)
     state = with_player(state, e.seat, places=set_slot(p, e.place, e.space, e.tile.value))
     c = state.choice
+    assert c is not None  # a drawn character is placed only inside the Bathhouse choice
     return replace(state, choice=replace(c, tiles=without(c.tiles, e.tile), remaining=c.remaining - 1))
 
 
@@ -495,6 +544,7 @@ def _lose_station(state: State, e: ItemLost) -> State:
 
 
 def _lose_follower(state: State, e: ItemLost) -> State:
+    assert e.tile is not None  # a lost follower always names the drawn tile
     p = player(state, e.seat)
     state = with_player(state, e.seat, bag=without(p.bag, e.tile))
     return replace(state, removed=bump(state.removed, CHAR_INDEX[e.tile.kind], 1))

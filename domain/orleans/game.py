@@ -1,106 +1,63 @@
-"""Set-up, views, results and the JSON edges of Orléans; ``RULES`` bundles the contract."""
+"""Views and the JSON edges of Orléans; ``RULES`` bundles the contract (``domain.core.GameRules``).
+
+Hidden information: the seed and the order of the hour glass deck (everyone), each bag's order
+(its contents are its owner's only), and sealed planning (D10). While planning, what another seat
+or a spectator may know of a seat is exactly what the table showed when planning began (its
+market and its Gunpowder Tower, placed characters, everything public) plus whether the seat has
+declared itself done. Nothing of its placements: not where, not which characters, not how many,
+not whether a character left the tower. ``view`` shows every other seat's market and tower as
+they stood when planning began, and ``event_view`` turns a placement and a take-back (and, in
+rules-2 games, a tower move) of another seat into the same ``SealedPlanning`` record. What the
+service's log itself shows cannot be hidden by the rules: one entry per planning move of a seat,
+so the number of its moves is public, and since a take-back is a move too, that number bounds the
+number of placements and gives its parity, nothing more. Games recorded by orleans-2 also show the
+tower as it is (they keep no record of which placed characters came from it).
+"""
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
 from domain import codec
-from domain.core import SYSTEM, Rejected, RejectKind
+from domain.core import SYSTEM, Actor, Rejected, RejectKind
 from domain.orleans import data as D
-from domain.orleans import rules as R
-from domain.orleans.evolve import evolve
+from domain.orleans import dispatch
+from domain.orleans import queries as Q
+from domain.orleans.evolve import evolve, without_all
 from domain.orleans.model import (
     CHARS,
     COMMANDS,
     EVENTS,
     GOODS,
     HIDDEN_EVENTS,
+    LEGACY_RULES_VERSION,
+    RULES_VERSION,
     SYSTEM_COMMANDS,
     TRACKS,
+    Command,
     Config,
+    Event,
     GameStarted,
     Phase,
-    PhaseBegan,
+    Player,
+    Slots,
     State,
-    sort_goods,
     sort_tiles,
 )
+from domain.orleans.scoring import result, score
+from domain.orleans.setup import config_from_json, config_to_json, setup
 
-ENGINE_VERSION = "orleans-2"  # 2: the 2023 edition's Farmer-only technology tile (F§2.3, F§8.2)
-
-
-# --- config and set-up ------------------------------------------------------------------------------
-
-
-def config_from_json(data: Any) -> Config:
-    if not isinstance(data, dict):
-        raise Rejected(RejectKind.INVALID_CONFIG, "config must be an object")
-    unknown = sorted(set(data) - {"edition", "players", "exclusion", "start_player"})
-    if unknown:
-        raise Rejected(RejectKind.INVALID_CONFIG, f"unknown config field(s): {', '.join(unknown)}")
-    try:
-        edition = D.Edition(data.get("edition", "classic"))
-    except ValueError:
-        raise Rejected(RejectKind.INVALID_CONFIG, "edition must be 'classic' or '2023'") from None
-    players = data.get("players")
-    allowed = D.PLAYERS[edition]
-    if isinstance(players, bool) or players not in allowed:
-        raise Rejected(RejectKind.INVALID_CONFIG, f"the {edition.value} edition is for {allowed[0]}–{allowed[-1]} players")
-    exclusion = data.get("exclusion", False)
-    if not isinstance(exclusion, bool):
-        raise Rejected(RejectKind.INVALID_CONFIG, "exclusion must be true or false")
-    start = data.get("start_player", 0)
-    if isinstance(start, bool) or start not in range(players):
-        raise Rejected(RejectKind.INVALID_CONFIG, f"start_player must be a seat from 0 to {players - 1}")
-    return Config(edition, players, exclusion, start)
-
-
-def config_to_json(config: Config) -> dict[str, Any]:
-    return codec.to_json(config)
-
-
-def _full_set(edition: D.Edition) -> int:
-    return 5 if edition is D.Edition.E2023 else 4  # removals count from the 5p / 4p set (F§7.3)
-
-
-def setup(config: Config, rng: Any) -> list[Any]:
-    n = config.players
-    full = _full_set(config.edition)
-    supply = tuple(D.NEUTRAL_SUPPLY[n][c] for c in CHARS)
-    removed = tuple(D.NEUTRAL_SUPPLY[full][c] - D.NEUTRAL_SUPPLY[n][c] for c in CHARS)
-    goods = rng.shuffled(tuple(g for g in GOODS for _ in range(D.GOOD_COUNTS[g])))  # face down (F§1.3)
-    cut = D.GOODS_REMOVED[n]
-    spaces = D.goods_spaces(n)
-    on_map = goods[cut:cut + len(spaces)]
-    roads = tuple(
-        sort_goods(g for cid, g in zip(spaces, on_map) if cid == c.id) for c in D.CONNECTIONS
-    )
-    market = tuple(goods[cut + len(spaces):].count(g) for g in GOODS)
-    removed_goods = tuple(goods[:cut].count(g) for g in GOODS)
-    techs = D.TECHNOLOGY_TILES[full]
-    tech_supply = D.TECHNOLOGY_TILES[n]
-    events: list[Any] = [GameStarted(
-        config=config, supply=supply, removed=removed, roads=roads, goods_market=market,
-        removed_goods=removed_goods, tech_supply=tech_supply, removed_techs=techs - tech_supply,
-        hourglass=_hourglass(config.edition, rng), draws=rng.counter,
-    )]
-    if config.exclusion:
-        events.append(PhaseBegan(Phase.EXCLUSION, config.start_player))
-    return events
-
-
-def _hourglass(edition: D.Edition, rng: Any) -> tuple[D.Hourglass, ...]:
-    if edition is D.Edition.CLASSIC:
-        return (D.CLASSIC_START,) + rng.shuffled(D.CLASSIC_REST)
-    deck: tuple[D.Hourglass, ...] = (D.E2023_START,)
-    for stack in D.E2023_STACKS:  # A on top of B on top of C (D7)
-        deck += rng.shuffled(stack)
-    return deck
+# orleans-2: the 2023 edition's Farmer-only technology tile (F§2.3, F§8.2). orleans-3: the rules
+# fixes of model.RULES_VERSION; a game records its rules version in its config, and games recorded
+# by orleans-1 or orleans-2 replay with rules 2.
+ENGINE_VERSION = f"orleans-{RULES_VERSION}"
+LEGACY_ENGINES = frozenset({"orleans-1", "orleans-2"})
 
 
 # --- views ------------------------------------------------------------------------------------------
 
 
-def _counts(keys: tuple, values: tuple[int, ...]) -> dict[str, int]:
+def _counts(keys: tuple[Enum, ...], values: tuple[int, ...]) -> dict[str, int]:
     return {k.value: v for k, v in zip(keys, values)}
 
 
@@ -122,7 +79,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "hourglass_remaining": len(state.hourglass),
         "start_player": state.start_player,
         "turn": state.turn,
-        "to_act": sorted(R.to_act(state), key=str),
+        "to_act": sorted(dispatch.to_act(state), key=str),
         "board": _board_view(state),
         "seats": [_seat_view(state, i, seat) for i in range(state.config.players)],
         "choice": _choice_view(state),
@@ -131,12 +88,12 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
     }
     if finished:
         for i, s in enumerate(out["seats"]):
-            s["score"] = R.score(state, i)
+            s["score"] = score(state, i)
     return out
 
 
 def _board_view(state: State) -> dict[str, Any]:
-    supply = R.coin_supply(state)
+    supply = Q.coin_supply(state)
     return {
         "supply": _counts(CHARS, state.supply),
         "goods_market": _counts(GOODS, state.goods_market),
@@ -172,27 +129,29 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
     p = state.players[i]
     own = viewer == i
     sealed = state.phase is Phase.PLANNING and not own  # D10: others' plans stay hidden
-    market = p.market + tuple(x.tile for x in p.pending) + p.tower_pending if sealed else p.market
+    market, tower = _before_planning(p) if sealed else (p.market, p.tower)
     out: dict[str, Any] = {
         "seat": i,
         "coins": p.coins,
         "goods": _counts(GOODS, p.goods),
         "tracks": {c.value: pos for c, pos in zip(TRACKS, p.tracks)},
-        "followers_per_round": R.draw_limit(p),
+        "followers_per_round": Q.draw_limit(p),
         "development_position": p.development,
-        "development_status": R.status(p),
+        "development_status": Q.status(p),
         "citizens": p.citizens,
-        "trading_stations_built": R.built_stations(state, i),
+        "trading_stations_built": Q.built_stations(state, i),
         "trading_stations_left": p.stations,
         "technology_tiles": p.techs,
         "farmer_only_technology": p.farmer_tech,
         "merchant": p.merchant,
         "market": [t.value for t in sort_tiles(market)],
-        "tower": [t.value for t in p.tower],
+        "tower": [t.value for t in tower],
         "bag_count": len(p.bag),
         "places": [_place_view(s) for s in p.places],
         "planning_done": p.planned,
+        "plan_hidden": sealed,  # market and tower are shown as they stood when planning began
         "followers_drawn": p.drew,
+        "loading_tower": p.loading,  # phase 3, rules 3: drew, and may now load the Gunpowder Tower
         "passed": p.passed,
     }
     if own:
@@ -202,12 +161,18 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
     return out
 
 
-def _place_view(s: Any) -> dict[str, Any]:
+def _before_planning(p: Player) -> tuple[tuple[D.Tile, ...], tuple[D.Tile, ...]]:
+    """A seat's market and Gunpowder Tower as they stood when planning began."""
+    from_market = without_all(tuple(x.tile for x in p.pending), p.planned_from_tower)
+    return sort_tiles(p.market + from_market + p.tower_pending), sort_tiles(p.tower + p.planned_from_tower)
+
+
+def _place_view(s: Slots) -> dict[str, Any]:
     place = D.PLACES[s.place]
     return {
         "id": place.id, "name": place.name, "stack": place.stack,
         "spaces": [{"needs": need.value if need else "any", "holds": v} for need, v in zip(place.spaces, s.slots)],
-        "activated": R.activated_slots(s.place, s.slots),
+        "activated": Q.activated_slots(s.place, s.slots),
     }
 
 
@@ -219,38 +184,23 @@ def _choice_view(state: State) -> dict[str, Any] | None:
             "connection": c.connection, "stacks": list(c.stacks), "remaining": c.remaining}
 
 
-def result(state: State) -> dict[str, Any] | None:
-    if state.phase is not Phase.FINISHED:
-        return None
-    n = state.config.players
-    parts = [R.score(state, s) for s in range(n)]
-    scores = [p["total"] for p in parts]
-    order = sorted(range(n), key=lambda s: (-scores[s], -state.players[s].development, s))
-    ranking, rank = [], 0
-    for pos, s in enumerate(order):
-        key = (scores[s], state.players[s].development)
-        if pos == 0 or key != (scores[order[pos - 1]], state.players[order[pos - 1]].development):
-            rank = pos + 1
-        ranking.append({"seat": s, "rank": rank, "score": scores[s],
-                        "development_position": state.players[s].development})
-    return {"scores": scores, "winners": list(R.winners(state, tuple(scores))), "ranking": ranking,
-            "parts": parts, "most_stations_citizen": state.bonus_citizen}
-
-
 def summary(state: State) -> dict[str, Any]:
     return {"phase": state.phase.value, "round": state.round, "event": _hourglass_json(state.event),
-            "to_act": sorted(R.to_act(state), key=str), "turn": state.turn,
+            "to_act": sorted(dispatch.to_act(state), key=str), "turn": state.turn,
             "start_player": state.start_player, "finished": state.phase is Phase.FINISHED}
+
+
+SEALED_PLANNING = "SealedPlanning"  # what other seats see of a sealed planning event
 
 
 # --- JSON edges --------------------------------------------------------------------------------------
 
-_COMMANDS = codec.TypeRegistry(COMMANDS)
-_EVENTS = codec.TypeRegistry(EVENTS)
+_COMMANDS: codec.TypeRegistry[Command] = codec.TypeRegistry(COMMANDS)
+_EVENTS: codec.TypeRegistry[Event] = codec.TypeRegistry(EVENTS)
 _SYSTEM_NAMES = {c.__name__ for c in SYSTEM_COMMANDS}
 
 
-def command_from_json(data: Any, seat: Any = None) -> Any:
+def command_from_json(data: Any, seat: Actor | None = None) -> Command:
     if not isinstance(data, dict):
         raise Rejected(RejectKind.MALFORMED, "a move is a JSON object with a 'type'")
     if seat is not None:
@@ -258,7 +208,7 @@ def command_from_json(data: Any, seat: Any = None) -> Any:
             raise Rejected(RejectKind.MALFORMED, "do not send 'seat': your token decides it")
         if data.get("type") in _SYSTEM_NAMES and seat != SYSTEM:
             raise Rejected(RejectKind.NOT_YOUR_TURN, f"{data['type']} is a system step, taken by the service")
-        extra = {"seat": seat}
+        extra: dict[str, Any] | None = {"seat": seat}
     else:
         extra = None
     try:
@@ -270,55 +220,70 @@ def command_from_json(data: Any, seat: Any = None) -> Any:
         raise Rejected(RejectKind.MALFORMED, str(exc)) from None
 
 
-def command_to_json(command: Any) -> dict[str, Any]:
+def command_to_json(command: Command) -> dict[str, Any]:
     return _COMMANDS.encode(command)
 
 
-def move_to_json(command: Any) -> dict[str, Any]:
+def move_to_json(command: Command) -> dict[str, Any]:
     out = _COMMANDS.encode(command)
     out.pop("seat", None)
     return out
 
 
-def event_to_json(event: Any) -> dict[str, Any]:
+def event_to_json(event: Event) -> dict[str, Any]:
     return _EVENTS.encode(event)
 
 
-def event_from_json(data: dict[str, Any]) -> Any:
+def event_from_json(data: dict[str, Any]) -> Event:
     return _EVENTS.decode(data)
 
 
-def event_view(event: Any, seat: int | None) -> dict[str, Any]:
+def event_view(event: Event, seat: int | None) -> dict[str, Any]:
     out = _EVENTS.encode(event)
     if isinstance(event, GameStarted):
         out["hourglass"] = len(event.hourglass)  # the deck order stays hidden
     elif isinstance(event, HIDDEN_EVENTS) and event.seat != seat:
-        out = {"type": out["type"], "seat": event.seat, "hidden": True}
+        out = {"type": SEALED_PLANNING, "seat": event.seat, "hidden": True}  # every kind alike
     return out
 
 
 def state_to_json(state: State) -> dict[str, Any]:
-    return codec.to_json(state)
+    return codec.object_to_json(state)
 
 
 class OrleansRules:
-    """The decider contract of domain.core.GameRules for Orléans."""
+    """The decider contract of domain.core.GameRules for Orléans.
+
+    One instance per rules version: ``config_from_json`` records that version in new games'
+    configs. Everything else reads the version from the state, so any instance plays any game by
+    the rules it was created with; ``for_engine`` picks the instance that replays a recorded game.
+    """
 
     name = "orleans"
-    engine_version = ENGINE_VERSION
 
-    config_from_json = staticmethod(config_from_json)
+    def __init__(self, rules_version: int = RULES_VERSION) -> None:
+        self.rules_version = rules_version
+        self.engine_version = f"orleans-{rules_version}"
+
+    def config_from_json(self, data: Any) -> Config:
+        return config_from_json(data, self.rules_version)
+
+    def for_engine(self, engine_version: str) -> OrleansRules:
+        """The rules that set up a game recorded by ``engine_version`` again (a replay's verifier
+        reads it from the bundle header): rules 2 for orleans-1 and orleans-2, else the current."""
+        return LEGACY_RULES if engine_version in LEGACY_ENGINES else RULES
+
     config_to_json = staticmethod(config_to_json)
     setup = staticmethod(setup)
-    decide = staticmethod(R.decide)
-    step = staticmethod(R.step)
+    decide = staticmethod(dispatch.decide)
+    step = staticmethod(dispatch.step)
     evolve = staticmethod(evolve)
-    legal_moves = staticmethod(R.legal_moves)
-    to_act = staticmethod(R.to_act)
+    legal_moves = staticmethod(dispatch.legal_moves)
+    to_act = staticmethod(dispatch.to_act)
     view = staticmethod(view)
     result = staticmethod(result)
     summary = staticmethod(summary)
-    default_move = staticmethod(R.default_move)
+    default_move = staticmethod(dispatch.default_move)
     command_from_json = staticmethod(command_from_json)
     command_to_json = staticmethod(command_to_json)
     move_to_json = staticmethod(move_to_json)
@@ -336,4 +301,5 @@ class OrleansRules:
         return state.phase is Phase.FINISHED
 
 
-RULES = OrleansRules()
+RULES = OrleansRules(RULES_VERSION)
+LEGACY_RULES = OrleansRules(LEGACY_RULES_VERSION)

@@ -1,13 +1,21 @@
 """Orléans state, commands and events: frozen dataclasses of tuples."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Union
+from typing import Final, TypeAlias, get_args
 
+from domain.codec import added
 from domain.orleans.data import Char, Edition, Good, Hourglass, Item, Reward, Tile
+from domain.orleans.memo import memo, memo_key
 
 SYSTEM = "system"
+# The rules a game is played by, recorded in its config. 3 (engine orleans-3): the expert exclusion
+# may be skipped, the census pays in turn order, the Gunpowder Tower is loaded in phase 3, planning
+# placements may be taken back until done. Games recorded before carry no number and keep rules 2.
+RULES_VERSION: Final = 3
+LEGACY_RULES_VERSION: Final = 2
 TECH = "tech"  # a technology tile on an action space
 CHARS = tuple(Char)
 TRACKS = (Char.FARMER, Char.BOATMAN, Char.CRAFTSMAN, Char.TRADER, Char.KNIGHT, Char.SCHOLAR)
@@ -15,35 +23,12 @@ GOODS = tuple(Good)
 TILE_ORDER = {t: i for i, t in enumerate(Tile)}
 
 
-def sort_tiles(tiles) -> tuple[Tile, ...]:
+def sort_tiles(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
     return tuple(sorted(tiles, key=TILE_ORDER.__getitem__))
 
 
-def sort_goods(goods) -> tuple[Good, ...]:
+def sort_goods(goods: Iterable[Good]) -> tuple[Good, ...]:
     return tuple(sorted(goods, key=GOODS.index))
-
-
-MEMO_KEYS: dict[type, tuple[tuple[str, frozenset[str] | None], ...]] = {}
-
-
-def memo_key(cls: type, name: str, depends_on: tuple[str, ...] | None = None) -> str:
-    """Declare a memo key of ``cls`` and the fields its value is derived from (None: all)."""
-    assert name.startswith("_") and name not in {k for k, _ in MEMO_KEYS.get(cls, ())}
-    MEMO_KEYS[cls] = (*MEMO_KEYS.get(cls, ()), (name, None if depends_on is None else frozenset(depends_on)))
-    return name
-
-
-def memo(obj, key: str, compute):
-    """A value derived from a frozen object, computed once and kept on it.
-
-    Pure memoisation: the object never changes, so neither does the value. Keys are declared
-    with ``memo_key``, start with "_" and are not dataclass fields, so equality, hashing and JSON
-    never see them; ``evolve.replace`` drops them when a field they depend on changes.
-    """
-    cached = obj.__dict__.get(key)
-    if cached is None:
-        cached = obj.__dict__[key] = compute(obj)
-    return cached
 
 
 class Phase(str, Enum):
@@ -72,6 +57,7 @@ class Config:
     players: int
     exclusion: bool = False
     start_player: int = 0
+    rules_version: int = added(LEGACY_RULES_VERSION)
 
 
 @dataclass(frozen=True)
@@ -109,6 +95,8 @@ class Player:
     planned: bool = False
     passed: bool = False
     farmer_tech: bool = False  # 2023: holds the first Craftsmen-space tile, which only replaces a Farmer
+    loading: bool = added(False)  # rules 3: drew in phase 3 and may now load the Gunpowder Tower
+    planned_from_tower: tuple[Tile, ...] = added(())  # rules 3: pending tiles that left the tower
 
 
 PLACE_MAP = memo_key(Player, "_place_map", depends_on=("places",))
@@ -170,6 +158,12 @@ class State:
     removed_stations: int
     lost_place_tiles: tuple[str, ...]  # given up under torture
     draws: int  # rng counter
+    exclusions_skipped: int = added(0)  # rules 3: seats that excluded no place tile
+
+
+def rules_at_least(state: State, version: int) -> bool:
+    """Is the game played by rules ``version`` or later (see ``RULES_VERSION``)?"""
+    return state.config.rules_version >= version
 
 
 # --- commands ---------------------------------------------------------------------------------
@@ -215,6 +209,11 @@ class ExcludePlaceTile:
 
 
 @dataclass(frozen=True)
+class SkipExclusion:
+    seat: int
+
+
+@dataclass(frozen=True)
 class RecallFollower:
     seat: int
     place: str
@@ -228,6 +227,19 @@ class DrawFollowers:
 
 
 @dataclass(frozen=True)
+class LoadTower:
+    """Phase 3 (rules 3): put a character from the market on the Gunpowder Tower."""
+
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True)
+class FinishLoading:
+    seat: int
+
+
+@dataclass(frozen=True)
 class PlaceFollower:
     seat: int
     tile: Tile
@@ -236,7 +248,18 @@ class PlaceFollower:
 
 
 @dataclass(frozen=True)
+class TakeBackFollower:
+    """Planning (rules 3): take a placement of this round back before declaring done."""
+
+    seat: int
+    place: str
+    space: int
+
+
+@dataclass(frozen=True)
 class MoveToTower:
+    """Planning, rules 2 only: the Gunpowder Tower was loaded here (revealed with the plans)."""
+
     seat: int
     tile: Tile
 
@@ -337,14 +360,17 @@ class GiveUp:
     target: str = ""
 
 
-SYSTEM_COMMANDS = (RevealHourglass, TakeCensus, ResolveEvent, PassStartPlayer, EndGame, ApplyTimeout)
-SEAT_COMMANDS = (
-    ExcludePlaceTile, RecallFollower, DrawFollowers, PlaceFollower, MoveToTower, FinishPlanning,
-    TakeAction, UseVillage, Travel, UsePharmacy, Pass, TakeGood, ChoosePlaceTile, SendToDeed,
-    FinishSending, PlaceDrawn, PlaceTechnology, KeepTechnology, PayFood, GiveUp,
+SystemCommand: TypeAlias = RevealHourglass | TakeCensus | ResolveEvent | PassStartPlayer | EndGame | ApplyTimeout
+SeatCommand: TypeAlias = (
+    ExcludePlaceTile | SkipExclusion | RecallFollower | DrawFollowers | LoadTower | FinishLoading
+    | PlaceFollower | TakeBackFollower | MoveToTower | FinishPlanning
+    | TakeAction | UseVillage | Travel | UsePharmacy | Pass | TakeGood | ChoosePlaceTile | SendToDeed
+    | FinishSending | PlaceDrawn | PlaceTechnology | KeepTechnology | PayFood | GiveUp
 )
-COMMANDS = SYSTEM_COMMANDS + SEAT_COMMANDS
-Command = Union[COMMANDS]  # type: ignore[valid-type]  # noqa: UP007 (a union built from a tuple)
+Command: TypeAlias = SystemCommand | SeatCommand
+SYSTEM_COMMANDS: tuple[type[SystemCommand], ...] = get_args(SystemCommand)
+SEAT_COMMANDS: tuple[type[SeatCommand], ...] = get_args(SeatCommand)
+COMMANDS: tuple[type[Command], ...] = SYSTEM_COMMANDS + SEAT_COMMANDS
 
 # --- events -----------------------------------------------------------------------------------
 
@@ -373,6 +399,11 @@ class PhaseBegan:
 class PlaceTileExcluded:
     seat: int
     tile: str
+
+
+@dataclass(frozen=True)
+class ExclusionSkipped:
+    seat: int
 
 
 @dataclass(frozen=True)
@@ -412,6 +443,22 @@ class FollowersDrawn:
 
 
 @dataclass(frozen=True)
+class TowerLoadingBegan:
+    seat: int
+
+
+@dataclass(frozen=True)
+class TowerLoaded:
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True)
+class TowerLoadingEnded:
+    seat: int
+
+
+@dataclass(frozen=True)
 class FollowerPlaced:
     """A sealed planning placement (D10): other seats see only that the seat planned."""
 
@@ -419,6 +466,16 @@ class FollowerPlaced:
     tile: Tile
     place: str
     space: int
+
+
+@dataclass(frozen=True)
+class FollowerTakenBack:
+    """A sealed planning placement taken back (D10): as hidden as the placement itself."""
+
+    seat: int
+    place: str
+    space: int
+    tile: Tile
 
 
 @dataclass(frozen=True)
@@ -608,12 +665,14 @@ class GameEnded:
     winners: tuple[int, ...]
 
 
-EVENTS = (
-    GameStarted, PhaseBegan, PlaceTileExcluded, HourglassRevealed, CoinsChanged, DueAssigned,
-    FollowerRecalled, FollowersDrawn, FollowerPlaced, MovedToTower, PlanningFinished, PlansRevealed,
-    ActionTaken, CharacterRecruited, GoodTaken, DevelopmentMoved, CitizenTaken, TechnologyGained,
-    MerchantMoved, StationBuilt, PlaceTileTaken, SentToDeed, BathhouseDrawn, DrawnPlaced,
-    TilesReturned, ChoiceOffered, ChoiceClosed, Passed, TechnologyPlaced, TurnMoved, EventResolved,
-    PlagueDrawn, FoodPaid, ItemLost, DueForgiven, StartPlayerPassed, TimeoutApplied, GameEnded,
+Event: TypeAlias = (
+    GameStarted | PhaseBegan | PlaceTileExcluded | ExclusionSkipped | HourglassRevealed | CoinsChanged
+    | DueAssigned | FollowerRecalled | FollowersDrawn | TowerLoadingBegan | TowerLoaded | TowerLoadingEnded
+    | FollowerPlaced | FollowerTakenBack | MovedToTower | PlanningFinished | PlansRevealed
+    | ActionTaken | CharacterRecruited | GoodTaken | DevelopmentMoved | CitizenTaken | TechnologyGained
+    | MerchantMoved | StationBuilt | PlaceTileTaken | SentToDeed | BathhouseDrawn | DrawnPlaced
+    | TilesReturned | ChoiceOffered | ChoiceClosed | Passed | TechnologyPlaced | TurnMoved | EventResolved
+    | PlagueDrawn | FoodPaid | ItemLost | DueForgiven | StartPlayerPassed | TimeoutApplied | GameEnded
 )
-HIDDEN_EVENTS = (FollowerPlaced, MovedToTower)  # sealed planning (D10)
+EVENTS: tuple[type[Event], ...] = get_args(Event)
+HIDDEN_EVENTS = (FollowerPlaced, FollowerTakenBack, MovedToTower)  # sealed planning (D10)

@@ -49,7 +49,12 @@ def check(state: State) -> None:
     assert techs == D.TECHNOLOGY_TILES[full]
     for p in state.players:
         assert sum(1 for s in p.places if TECH in s.slots) == sum(s.slots.count(TECH) for s in p.places)
-        assert len(p.market) <= D.MARKET_SPACES and len(p.tower) + len(p.tower_pending) <= D.TOWER_SPACES
+        # the market proper holds 8; only while loading the tower in phase 3 (rules 3) may it hold more
+        assert len(p.market) <= D.MARKET_SPACES or p.loading, (len(p.market), p.loading)
+        assert len(p.tower) + len(p.tower_pending) <= D.TOWER_SPACES
+        assert not p.loading or (state.phase is Phase.FOLLOWERS and p.drew and state.config.rules_version >= 3)
+        assert not p.tower_pending or state.config.rules_version < 3  # rules 3 never load during planning
+        assert not Counter(p.planned_from_tower) - Counter(x.tile for x in p.pending)
         assert not (p.tower or p.tower_pending) or any(x.place == D.GUNPOWDER_TOWER for x in p.places)
         assert not p.farmer_tech or (p.techs >= 1 and state.config.edition is D.Edition.E2023)
     # place tiles

@@ -19,7 +19,8 @@ from domain.orleans import RULES
 from domain.orleans import data as D
 from domain.orleans.data import Char, Event, Good, Hourglass, Tile
 from domain.orleans.evolve import CHAR_INDEX, GOOD_INDEX, TRACK_INDEX, with_player
-from domain.orleans.model import TECH, Phase, Slots, State
+from domain.orleans.game import LEGACY_RULES
+from domain.orleans.model import RULES_VERSION, TECH, Phase, Slots, State
 
 SEED = b"seed"
 GAME = "g"
@@ -41,18 +42,21 @@ def rng(state: State | None = None, counter: int | None = None):
 
 
 @cache
-def _setup(edition: str, players: int, exclusion: bool, start_player: int, seed: bytes) -> State:
+def _setup(edition: str, players: int, exclusion: bool, start_player: int, seed: bytes, rules_version: int) -> State:
     from domain.rng import Rng
 
-    config = RULES.config_from_json(
+    rules = RULES if rules_version == RULES.rules_version else LEGACY_RULES
+    assert rules.rules_version == rules_version
+    config = rules.config_from_json(
         {"edition": edition, "players": players, "exclusion": exclusion, "start_player": start_player})
     return fold(RULES, RULES.setup(config, Rng(seed, GAME, 0)))
 
 
 def fresh(edition: str = "classic", players: int = 4, exclusion: bool = False, start_player: int = 0,
-          seed: bytes = SEED) -> State:
-    """The state right after set-up (states are frozen, so caching is safe)."""
-    return _setup(edition, players, exclusion, start_player, seed)
+          seed: bytes = SEED, rules_version: int = RULES_VERSION) -> State:
+    """The state right after set-up (states are frozen, so caching is safe); ``rules_version=2``
+    for a game recorded before orleans-3, which keeps the rules it was created with."""
+    return _setup(edition, players, exclusion, start_player, seed, rules_version)
 
 
 def step(state: State, command: Any) -> tuple[State, list[Any]]:

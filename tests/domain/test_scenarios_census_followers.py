@@ -11,18 +11,23 @@ from domain.orleans import RULES
 from domain.orleans.data import Char, Event, Hourglass
 from domain.orleans.evolve import with_player
 from domain.orleans.model import (
+    RULES_VERSION,
     CoinsChanged,
     DrawFollowers,
     DueAssigned,
     DueForgiven,
+    FinishLoading,
     FollowersDrawn,
     GameStarted,
     HourglassRevealed,
+    LoadTower,
     Phase,
     PhaseBegan,
     RecallFollower,
     RevealHourglass,
     TakeCensus,
+    TowerLoadingBegan,
+    TowerLoadingEnded,
 )
 from tests.domain.scenario_helpers import (
     SB,
@@ -88,8 +93,8 @@ def test_the_hourglass_deck_order_stays_hidden():
 # --- phase 2: census (F§2.1, F§8.1 census) -----------------------------------------------------------
 
 
-def census_state(positions, edition="classic", players=4):
-    s = fresh(edition, players)
+def census_state(positions, edition="classic", players=4, start_player=0, rules_version=RULES_VERSION):
+    s = fresh(edition, players, start_player=start_player, rules_version=rules_version)
     s = replace(s, phase=Phase.CENSUS, round=2, event=Hourglass(Event.INCOME))
     for seat, pos in enumerate(positions):
         s = with_track(s, seat, Char.FARMER, pos)
@@ -155,11 +160,38 @@ def test_classic_census_pays_nothing_while_the_coin_supply_is_empty():
     assert coins(s2, 3) == 4  # paying still works
 
 
+def test_census_settles_in_turn_order_so_the_last_players_coin_reaches_the_leader():
+    # R14 l.533-536 "Turn Order": payments are resolved in turn order from the start player. Seat 3
+    # is last on the Farmers track and starts, so its coin is in the empty classic supply (D11)
+    # by the time the leader, seat 0, is paid.
+    s = census_state((3, 1, 1, 0), start_player=3)
+    s = with_player(s, 0, coins=47 - 15)  # all 47 coins are in players' hands
+    s2, events = system(s, TakeCensus())
+    assert of_type(events, CoinsChanged) == [CoinsChanged(3, -1, "census"), CoinsChanged(0, 1, "census")]
+    assert (coins(s2, 0), coins(s2, 3)) == (33, 4)
+
+
+def test_census_in_turn_order_pays_the_leader_first_when_the_leader_comes_first():
+    s = census_state((3, 1, 1, 0), start_player=0)
+    s = with_player(s, 0, coins=47 - 15)
+    s2, events = system(s, TakeCensus())
+    assert of_type(events, CoinsChanged) == [CoinsChanged(3, -1, "census")]  # the supply was empty for seat 0
+    assert (coins(s2, 0), coins(s2, 3)) == (32, 4)
+
+
+def test_rules_2_games_keep_paying_the_census_leader_before_the_last():
+    s = census_state((3, 1, 1, 0), start_player=3, rules_version=2)
+    s = with_player(s, 0, coins=47 - 15)
+    s2, events = system(s, TakeCensus())
+    assert of_type(events, CoinsChanged) == [CoinsChanged(3, -1, "census")]
+    assert coins(s2, 0) == 32
+
+
 # --- phase 3: followers (F§2.6, R14 phase 3 and "Placed Character Tiles") --------------------------
 
 
-def followers_state(seat_changes=None, players=4):
-    s = in_followers(fresh("classic", players))
+def followers_state(seat_changes=None, players=4, rules_version=RULES_VERSION):
+    s = in_followers(fresh("classic", players, rules_version=rules_version))
     for seat in range(players):
         s = with_player(s, seat, market=(), bag=(SF, SB, SC, ST, F, F, K, K, S, M))
     return s
@@ -226,30 +258,116 @@ def test_a_technology_tile_is_never_recalled():
     rejected(s, RecallFollower(0, "castle", 0))
 
 
+FULL = (F, F, B, B, C, C, T, T)
+
+
+def tower_state(market=FULL, tower=(), knights=5, rules_version=RULES_VERSION):
+    """Seat 0 owns the Gunpowder Tower and may draw 8 (Knights track space 5)."""
+    s = followers_state(rules_version=rules_version)
+    s = with_track(s, 0, Char.KNIGHT, knights)
+    s = with_place(s, 0, "gunpowder_tower")
+    return with_player(s, 0, market=tuple(market), tower=tuple(tower))
+
+
 def test_gunpowder_tower_adds_two_market_spaces():
     s = followers_state()
-    s = with_track(s, 0, Char.KNIGHT, 5)  # 8 draws
-    full = (F, F, B, B, C, C, T, T)
-    s = with_player(s, 0, market=full)
-    s = with_player(s, 1, market=full)
+    s = with_track(s, 1, Char.KNIGHT, 5)
+    s = with_player(s, 1, market=FULL)
     assert [m.count for m in RULES.legal_moves(s, 1) if isinstance(m, DrawFollowers)] == [0]
-    s = with_place(s, 0, "gunpowder_tower")
+    s = tower_state()
     assert max(m.count for m in RULES.legal_moves(s, 0) if isinstance(m, DrawFollowers)) == 2  # F§6 +2
-    s2, events = play(s, DrawFollowers(0, 2))
-    (drawn,) = of_type(events, FollowersDrawn)
-    assert sorted(s2.players[0].tower) == sorted(drawn.tiles)
-    assert len(s2.players[0].market) == 8
 
 
-def test_a_recall_onto_a_full_market_goes_to_the_gunpowder_tower():
+def test_the_seat_chooses_which_characters_overflow_onto_the_tower():
+    # R14 l.675-677 / R23 l.594-596: in phase 3 the owner places 1 or 2 character tiles of its
+    # choice on the tower; beyond the 8 market spaces it must, but which ones is its choice.
+    s = tower_state(market=(SF, F, B, B, C, C, T, T))
+    s, events = play(s, DrawFollowers(0, 2))
+    assert TowerLoadingBegan(0) in events
+    assert len(s.players[0].market) == 10 and s.players[0].tower == ()  # nothing moved by itself
+    assert RULES.to_act(s) == frozenset({0, 1, 2, 3}) and s.players[0].drew
+    assert rejected(s, FinishLoading(0)).message.startswith("the market holds 8")
+    assert LoadTower(0, B) in RULES.legal_moves(s, 0)  # an old market tile, not only a drawn one
+    s, _ = play(s, LoadTower(0, B))
+    s, events = play(s, LoadTower(0, SF))  # a starting follower too: it may be planned from there
+    assert s.players[0].tower == (B, SF) and len(s.players[0].market) == 8
+    assert TowerLoadingEnded(0) in events and not s.players[0].loading  # the tower is full
+    assert 0 not in RULES.to_act(s)
+
+
+def test_loading_the_tower_is_optional_within_the_market():
+    s = tower_state(market=(F, B))
+    s, _ = play(s, DrawFollowers(0, 4))
+    assert s.players[0].loading
+    s, events = play(s, FinishLoading(0))
+    assert s.players[0].tower == () and len(s.players[0].market) == 6
+    assert TowerLoadingEnded(0) in events
+
+
+def test_one_character_may_go_on_the_tower_and_a_second_one_in_a_later_round():
+    s = tower_state(market=(F, B))
+    s, _ = play(s, DrawFollowers(0, 0))
+    s, _ = play(s, LoadTower(0, F))
+    s, _ = play(s, FinishLoading(0))
+    assert s.players[0].tower == (F,)
+    s = in_followers(s)
+    s, _ = play(s, DrawFollowers(0, 0))
+    assert [m for m in RULES.legal_moves(s, 0) if isinstance(m, LoadTower)] == [LoadTower(0, B)]
+    s, events = play(s, LoadTower(0, B))
+    assert TowerLoadingEnded(0) in events and s.players[0].tower == (F, B)
+
+
+def test_no_loading_step_without_the_tower_or_without_room():
     s = followers_state()
-    s = with_player(s, 0, market=(F, F, B, B, C, C, T, T))
-    s = with_place(s, 0, "gunpowder_tower")
+    s, events = play(s, DrawFollowers(0, 4))
+    assert not of_type(events, TowerLoadingBegan) and not s.players[0].loading
+    s = tower_state(market=(F,), tower=(K, S))
+    s, events = play(s, DrawFollowers(0, 2))
+    assert not of_type(events, TowerLoadingBegan)
+    rejected(s, LoadTower(0, F), RejectKind.NOT_YOUR_TURN, listed_check=False)
+
+
+def test_followers_phase_waits_for_a_seat_loading_its_tower():
+    s = tower_state(market=(F,))
+    for seat in (1, 2, 3):
+        s, _ = play(s, DrawFollowers(seat, 0))
+    s, events = play(s, DrawFollowers(0, 0))
+    assert s.phase is Phase.FOLLOWERS and RULES.to_act(s) == frozenset({0})
+    s, events = play(s, FinishLoading(0))
+    assert PhaseBegan(Phase.PLANNING) in events
+
+
+def test_a_recall_stays_on_the_market_until_the_seat_loads_the_tower():
+    s = tower_state(knights=0)
     s = with_place(s, 0, "monastery", (S, T))
     s, _ = play(s, RecallFollower(0, "monastery", 0))
-    assert len(s.players[0].market) == 8 and s.players[0].tower == (S,)  # F§7.4: 8 spaces, tower +2
-    s, events = play(s, DrawFollowers(0, 1))
-    assert len(s.players[0].market) == 8 and len(s.players[0].tower) == 2
+    assert len(s.players[0].market) == 9 and s.players[0].tower == ()
+    s, _ = play(s, DrawFollowers(0, 1))
+    rejected(s, FinishLoading(0))
+    s, _ = play(s, LoadTower(0, S))
+    s, _ = play(s, LoadTower(0, F))
+    assert s.players[0].tower == (F, S) and len(s.players[0].market) == 8
+
+
+def test_a_timeout_while_loading_leaves_the_tower_or_loads_what_must_go():
+    s = tower_state(market=(F, B))
+    s, _ = play(s, DrawFollowers(0, 0))
+    assert RULES.default_move(s, 0) == FinishLoading(0)
+    s = tower_state()
+    s, _ = play(s, DrawFollowers(0, 1))
+    assert isinstance(RULES.default_move(s, 0), LoadTower)
+
+
+def test_rules_2_games_overflowed_onto_the_tower_by_themselves():
+    s = tower_state(rules_version=2)
+    s2, events = play(s, DrawFollowers(0, 2))
+    (drawn,) = of_type(events, FollowersDrawn)
+    assert sorted(s2.players[0].tower) == sorted(drawn.tiles) and len(s2.players[0].market) == 8
+    assert not of_type(events, TowerLoadingBegan)
+    s = tower_state(knights=0, rules_version=2)
+    s = with_place(s, 0, "monastery", (S, T))
+    s, _ = play(s, RecallFollower(0, "monastery", 0))
+    assert len(s.players[0].market) == 8 and s.players[0].tower == (S,)
 
 
 def test_followers_phase_ends_when_every_seat_has_drawn():

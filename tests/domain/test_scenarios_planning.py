@@ -5,14 +5,18 @@ from domain.core import RejectKind
 from domain.orleans import RULES
 from domain.orleans.evolve import with_player
 from domain.orleans.model import (
+    RULES_VERSION,
     FinishPlanning,
     FollowerPlaced,
+    FollowerTakenBack,
+    LoadTower,
     MoveToTower,
     Phase,
     PhaseBegan,
     PlaceFollower,
     PlansRevealed,
     TakeAction,
+    TakeBackFollower,
 )
 from tests.domain.scenario_helpers import (
     SB,
@@ -36,8 +40,8 @@ from tests.domain.scenario_helpers import (
 )
 
 
-def planning(market, players=4, seat=0, edition="classic"):
-    s = in_planning(fresh(edition, players))
+def planning(market, players=4, seat=0, edition="classic", rules_version=RULES_VERSION):
+    s = in_planning(fresh(edition, players, rules_version=rules_version))
     return with_player(s, seat, market=tuple(market))
 
 
@@ -195,13 +199,64 @@ def test_gunpowder_tower_characters_can_be_planned_onto_action_spaces():
     assert slots(s, 0, "scriptorium") == ("knight", None)
 
 
-def test_gunpowder_tower_holds_at_most_two():
-    s = planning((F, K, S))
+def test_the_gunpowder_tower_is_not_loaded_during_planning():
+    # R14 l.675-677: characters go on the tower "during Phase 3"; planning only takes them off
+    s = with_place(planning((F, K)), 0, "gunpowder_tower")
+    rejected(s, MoveToTower(0, F), RejectKind.WRONG_PHASE)
+    rejected(s, LoadTower(0, F), RejectKind.WRONG_PHASE)
+
+
+def test_rules_2_games_loaded_the_tower_during_planning_at_most_two():
+    s = planning((F, K, S), rules_version=2)
     rejected(s, MoveToTower(0, F))  # no tower
     s = with_place(s, 0, "gunpowder_tower")
     s, _ = play(s, MoveToTower(0, F))
     s, _ = play(s, MoveToTower(0, K))
     rejected(s, MoveToTower(0, S))
+
+
+# --- taking placements back until done (R23 l.375-376, D10) -----------------------------------------
+
+
+def test_a_placement_can_be_taken_back_until_the_seat_is_done():
+    s = planning((K, F, B))
+    s, _ = play(s, PlaceFollower(0, K, "ship", 2))
+    assert TakeBackFollower(0, "ship", 2) in RULES.legal_moves(s, 0)
+    s, events = play(s, TakeBackFollower(0, "ship", 2))
+    assert events == [FollowerTakenBack(0, "ship", 2, K)]
+    assert s.players[0].pending == () and sorted(s.players[0].market) == sorted((K, F, B))
+    s, _ = play(s, PlaceFollower(0, F, "ship", 0))
+    s, _ = play(s, PlaceFollower(0, K, "ship", 2))  # the space is free again
+    s, _ = play(s, FinishPlanning(0))
+    rejected(s, TakeBackFollower(0, "ship", 2), RejectKind.NOT_YOUR_TURN, listed_check=False)
+    s, _ = finish_all(s)
+    assert slots(s, 0, "ship") == ("farmer", None, "knight")
+
+
+def test_only_this_rounds_own_placements_can_be_taken_back():
+    s = planning((K,))
+    s = with_place(s, 0, "scriptorium", (K, None))  # placed in an earlier round: never moves again
+    rejected(s, TakeBackFollower(0, "scriptorium", 0))
+    s, _ = play(s, PlaceFollower(0, K, "ship", 2))
+    rejected(s, TakeBackFollower(0, "ship", 1))
+    rejected(s, TakeBackFollower(1, "ship", 2))
+
+
+def test_a_character_taken_back_returns_to_the_gunpowder_tower_it_left():
+    s = with_place(planning((K, F)), 0, "gunpowder_tower")
+    s = with_player(s, 0, tower=(K, S))
+    s, _ = play(s, PlaceFollower(0, S, "scriptorium", 1))  # from the tower
+    s, _ = play(s, PlaceFollower(0, K, "scriptorium", 0))  # from the market, which has a knight
+    s, _ = play(s, TakeBackFollower(0, "scriptorium", 1))
+    assert s.players[0].tower == (K, S) and sorted(s.players[0].market) == sorted((F,))
+    s, _ = play(s, TakeBackFollower(0, "scriptorium", 0))
+    assert s.players[0].tower == (K, S) and sorted(s.players[0].market) == sorted((K, F))
+
+
+def test_rules_2_games_could_not_take_a_placement_back():
+    s = planning((K, F), rules_version=2)
+    s, _ = play(s, PlaceFollower(0, K, "ship", 2))
+    rejected(s, TakeBackFollower(0, "ship", 2), RejectKind.WRONG_PHASE)
 
 
 def test_timeouts_draw_the_most_then_finish_planning_then_pass():

@@ -14,9 +14,13 @@ from domain.orleans.model import (
     ChoiceKind,
     ChoosePlaceTile,
     ExcludePlaceTile,
+    ExclusionSkipped,
     Phase,
+    PhaseBegan,
     PlaceTileExcluded,
     RevealHourglass,
+    SkipExclusion,
+    TurnMoved,
 )
 from tests.domain.scenario_helpers import STARTING, fresh, in_actions, play, rejected
 
@@ -227,6 +231,37 @@ def test_excluded_tile_cannot_be_excluded_twice_or_taken_by_a_trader():
     a = replace(in_actions(s), choice=Choice(0, ChoiceKind.PLACE_TILE, "village", stacks=(1, 2)))
     assert ChoosePlaceTile(0, "bathhouse") not in RULES.legal_moves(a, 0)
     rejected(a, ChoosePlaceTile(0, "bathhouse"))
+
+
+def test_each_player_may_skip_the_exclusion():
+    # R14 l.448-449: "each player may exclude one Place Tile"
+    s = fresh("classic", 4, exclusion=True, start_player=2)
+    assert SkipExclusion(2) in RULES.legal_moves(s, 2)
+    s, events = play(s, SkipExclusion(2))
+    assert events == [ExclusionSkipped(2), TurnMoved(3)]
+    s, _ = play(s, ExcludePlaceTile(3, "school"))
+    s, _ = play(s, SkipExclusion(0))
+    s, events = play(s, SkipExclusion(1))
+    assert events[-1] == PhaseBegan(Phase.HOURGLASS)
+    assert s.excluded == ("school",) and len(s.place_tiles) == 19
+
+
+def test_with_two_players_the_exclusion_cannot_be_skipped():
+    # R14 l.449-450: "In a 2-player game, each player excludes 2 tiles" (no "may")
+    s = fresh("classic", 2, exclusion=True)
+    assert rejected(s, SkipExclusion(0)).message.startswith("with 2 players each seat excludes 2")
+    assert RULES.default_move(s, 0) == ExcludePlaceTile(0, s.place_tiles[0])
+
+
+def test_a_timeout_skips_an_optional_exclusion():
+    s = fresh("2023", 5, exclusion=True)
+    assert RULES.default_move(s, 0) == SkipExclusion(0)
+
+
+def test_rules_2_games_had_every_seat_exclude_a_tile():
+    s = fresh("classic", 4, exclusion=True, rules_version=2)
+    rejected(s, SkipExclusion(0), RejectKind.WRONG_PHASE)
+    assert RULES.default_move(s, 0) == ExcludePlaceTile(0, s.place_tiles[0])
 
 
 def test_without_exclusion_the_game_starts_with_the_hourglass():

@@ -1,0 +1,303 @@
+"""decide, step, to_act, legal_moves and default_move for Orléans: the fixed order of guards and
+the table that names, for every seat command, its validator, its applier and its candidates.
+
+Every seat command has one validator (None or why it is illegal), one applier (emits events) and
+one candidate generator, all in the module of its phase or rule. ``legal_moves`` keeps the
+candidates the validator accepts, so "accepted by decide" and "listed by legal_moves" cannot
+drift apart. Generators marked exact build only valid moves from the validator's own predicates
+and skip the re-check (the hot path of self-play); the random playout test validates every
+listed move against ``decide``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from domain.core import SYSTEM, Actor, Rejected, RejectKind
+from domain.orleans import actions, deeds, events, followers, places, planning, scoring, setup, torture, tracks, travel
+from domain.orleans import data as D
+from domain.orleans.common import Tx, Why, always_valid
+from domain.orleans.memo import memo, memo_key
+from domain.orleans.model import (
+    SEAT_COMMANDS,
+    ApplyTimeout,
+    ChoiceKind,
+    ChoosePlaceTile,
+    Command,
+    DrawFollowers,
+    EndGame,
+    Event,
+    ExcludePlaceTile,
+    FinishLoading,
+    FinishPlanning,
+    FinishSending,
+    GiveUp,
+    KeepTechnology,
+    LoadTower,
+    MoveToTower,
+    Pass,
+    PassStartPlayer,
+    PayFood,
+    Phase,
+    PlaceDrawn,
+    PlaceFollower,
+    PlaceTechnology,
+    RecallFollower,
+    ResolveEvent,
+    RevealHourglass,
+    SeatCommand,
+    SendToDeed,
+    SkipExclusion,
+    State,
+    SystemCommand,
+    TakeAction,
+    TakeBackFollower,
+    TakeCensus,
+    TakeGood,
+    TimeoutApplied,
+    Travel,
+    UsePharmacy,
+    UseVillage,
+    rules_at_least,
+)
+from domain.rng import Rng
+
+C = TypeVar("C", bound=SeatCommand)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRule(Generic[C]):
+    """How one seat command is checked, applied and listed; the three agree on its type."""
+
+    validate: Callable[[State, C], Why]
+    apply: Callable[[Tx, C], None]
+    candidates: Callable[[State, int], Iterable[C]]
+    exact: bool = False  # the candidates are valid by construction: legal_moves skips the validator
+
+
+COMMAND_RULES: dict[type[SeatCommand], CommandRule[Any]] = {
+    ExcludePlaceTile: CommandRule(setup.validate_exclude, setup.apply_exclude, setup.candidates_exclude),
+    SkipExclusion: CommandRule(setup.validate_skip_exclusion, setup.apply_skip_exclusion,
+                               setup.candidates_skip_exclusion),
+    RecallFollower: CommandRule(followers.validate_recall, followers.apply_recall, followers.candidates_recall,
+                                exact=True),
+    DrawFollowers: CommandRule(followers.validate_draw, followers.apply_draw, followers.candidates_draw, exact=True),
+    LoadTower: CommandRule(followers.validate_load_tower, followers.apply_load_tower, followers.candidates_load_tower,
+                           exact=True),
+    FinishLoading: CommandRule(followers.validate_finish_loading, followers.apply_finish_loading,
+                               followers.candidates_finish_loading),
+    PlaceFollower: CommandRule(planning.validate_place, planning.apply_place, planning.candidates_place, exact=True),
+    TakeBackFollower: CommandRule(planning.validate_take_back, planning.apply_take_back, planning.candidates_take_back,
+                                  exact=True),
+    MoveToTower: CommandRule(planning.validate_move_to_tower, planning.apply_move_to_tower,
+                             planning.candidates_move_to_tower, exact=True),
+    FinishPlanning: CommandRule(always_valid, planning.apply_finish_planning, planning.candidates_finish_planning,
+                                exact=True),
+    TakeAction: CommandRule(actions.validate_take_action, actions.apply_take_action, actions.candidates_take_action),
+    UseVillage: CommandRule(tracks.validate_village, tracks.apply_village, tracks.candidates_village),
+    Travel: CommandRule(travel.validate_travel, travel.apply_travel, travel.candidates_travel),
+    UsePharmacy: CommandRule(places.validate_pharmacy, places.apply_pharmacy, places.candidates_pharmacy),
+    Pass: CommandRule(always_valid, actions.apply_pass, actions.candidates_pass, exact=True),
+    TakeGood: CommandRule(travel.validate_take_good, travel.apply_take_good, travel.candidates_take_good),
+    ChoosePlaceTile: CommandRule(tracks.validate_choose_place_tile, tracks.apply_choose_place_tile,
+                                 tracks.candidates_choose_place_tile),
+    SendToDeed: CommandRule(deeds.validate_send, deeds.apply_send, deeds.candidates_send),
+    FinishSending: CommandRule(deeds.validate_finish_sending, deeds.apply_finish_sending,
+                               deeds.candidates_finish_sending),
+    PlaceDrawn: CommandRule(places.validate_place_drawn, places.apply_place_drawn, places.candidates_place_drawn),
+    PlaceTechnology: CommandRule(actions.validate_place_technology, actions.apply_place_technology,
+                                 actions.candidates_place_technology),
+    KeepTechnology: CommandRule(always_valid, actions.apply_keep_technology, actions.candidates_keep_technology,
+                                exact=True),
+    PayFood: CommandRule(events.validate_pay_food, events.apply_pay_food, events.candidates_pay_food),
+    GiveUp: CommandRule(torture.validate_give_up, torture.apply_give_up, torture.torture_options),
+}
+
+SYSTEM_STEPS: dict[type[SystemCommand], Callable[[Tx, Any], None]] = {
+    RevealHourglass: events.reveal_hourglass, TakeCensus: followers.take_census, ResolveEvent: events.resolve_event,
+    PassStartPlayer: scoring.pass_start_player, EndGame: scoring.end_game,
+}
+
+APPLY: dict[type, Callable[[Tx, Any], None]] = {
+    **{cls: rule.apply for cls, rule in COMMAND_RULES.items()}, **SYSTEM_STEPS,
+}
+
+CHOICE_COMMANDS: dict[ChoiceKind, tuple[type[SeatCommand], ...]] = {
+    ChoiceKind.GOOD: (TakeGood,), ChoiceKind.PLACE_TILE: (ChoosePlaceTile,),
+    ChoiceKind.DEEDS: (SendToDeed, FinishSending), ChoiceKind.BATHHOUSE: (PlaceDrawn,),
+    ChoiceKind.TECHNOLOGY: (PlaceTechnology, KeepTechnology),
+}
+PHASE_COMMANDS: dict[Phase, tuple[type[SeatCommand], ...]] = {
+    Phase.EXCLUSION: (ExcludePlaceTile, SkipExclusion), Phase.FOLLOWERS: (RecallFollower, DrawFollowers),
+    Phase.PLANNING: (PlaceFollower, TakeBackFollower, FinishPlanning),
+    Phase.ACTIONS: (TakeAction, UseVillage, Travel, UsePharmacy, Pass),
+}
+LOADING_COMMANDS: tuple[type[SeatCommand], ...] = (LoadTower, FinishLoading)  # phase 3, after the draw
+# Rules 2 (games recorded before orleans-3): the exclusion could not be skipped, the tower was
+# loaded during planning and a placement could not be taken back.
+LEGACY_PHASE_COMMANDS: dict[Phase, tuple[type[SeatCommand], ...]] = {
+    **PHASE_COMMANDS,
+    Phase.EXCLUSION: (ExcludePlaceTile,), Phase.PLANNING: (PlaceFollower, MoveToTower, FinishPlanning),
+}
+
+
+# --- who acts ---------------------------------------------------------------------------------------
+
+
+TO_ACT = memo_key(State, "_to_act")
+
+
+def to_act(state: State) -> frozenset[Actor]:
+    return memo(state, TO_ACT, _to_act)
+
+
+def _to_act(state: State) -> frozenset[Actor]:
+    if state.phase is Phase.FINISHED:
+        return frozenset()
+    if state.dues:
+        return frozenset(d.seat for d in state.dues)
+    if state.choice is not None:
+        return frozenset({state.choice.seat})
+    phase = state.phase
+    if phase in (Phase.EXCLUSION, Phase.ACTIONS):
+        assert state.turn is not None  # both phases go round the table one seat at a time
+        return frozenset({state.turn})
+    if phase is Phase.FOLLOWERS:
+        return frozenset(i for i, p in enumerate(state.players) if not p.drew or p.loading)
+    if phase is Phase.PLANNING:
+        return frozenset(i for i, p in enumerate(state.players) if not p.planned)
+    return frozenset({SYSTEM})
+
+
+def allowed_types(state: State, seat: int) -> tuple[type[SeatCommand], ...]:
+    if any(d.seat == seat for d in state.dues):
+        kinds = {d.kind for d in state.dues if d.seat == seat}
+        return (PayFood,) if "food" in kinds else (GiveUp,)
+    if state.choice is not None:
+        return CHOICE_COMMANDS[state.choice.kind]
+    if not rules_at_least(state, 3):
+        return LEGACY_PHASE_COMMANDS.get(state.phase, ())
+    if state.phase is Phase.FOLLOWERS and state.players[seat].loading:
+        return LOADING_COMMANDS
+    return PHASE_COMMANDS.get(state.phase, ())
+
+
+def system_step(state: State) -> SystemCommand:
+    steps: dict[Phase, SystemCommand] = {
+        Phase.HOURGLASS: RevealHourglass(), Phase.CENSUS: TakeCensus(), Phase.EVENT: ResolveEvent(),
+        Phase.START_PLAYER: EndGame() if state.round >= D.ROUNDS else PassStartPlayer(),
+    }
+    return steps[state.phase]
+
+
+# --- decide -------------------------------------------------------------------------------------------
+
+
+def guard(state: State, command: Command) -> None:
+    """The fixed order of checks before any rule runs."""
+    if state.phase is Phase.FINISHED:
+        raise Rejected(RejectKind.GAME_OVER, "the game is over")
+    seat = command.seat
+    if isinstance(command, ApplyTimeout):
+        if seat != SYSTEM:
+            raise Rejected(RejectKind.NOT_YOUR_TURN, "only the system applies timeouts")
+        if command.target not in to_act(state):
+            raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {command.target} is not to act")
+        return
+    acting = to_act(state)
+    if seat not in acting:
+        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(seat)} is not to act; waiting for {_list(acting)}")
+    if not isinstance(command, SEAT_COMMANDS):
+        if command != system_step(state):
+            raise Rejected(RejectKind.WRONG_PHASE, f"the next system step is {type(system_step(state)).__name__}")
+        return
+    types = allowed_types(state, command.seat)
+    if type(command) not in types:
+        names = ", ".join(t.__name__ for t in types)
+        raise Rejected(RejectKind.WRONG_PHASE, f"{type(command).__name__} is not allowed now; allowed: {names}")
+    why = COMMAND_RULES[type(command)].validate(state, command)
+    if why:
+        raise Rejected(RejectKind.ILLEGAL_MOVE, why)
+
+
+def _who(seat: Actor) -> str:
+    return "the system" if seat == SYSTEM else f"seat {seat}"
+
+
+def _list(acting: frozenset[Actor]) -> str:
+    return ", ".join(_who(s) for s in sorted(acting, key=str)) or "nobody"
+
+
+def decide(state: State, command: Command, rng: Rng) -> list[Event]:
+    return transact(state, command, rng).events
+
+
+def step(state: State, command: Command, rng: Rng) -> tuple[list[Event], State]:
+    """``decide`` and the state after its events, which the transaction has already folded."""
+    tx = transact(state, command, rng)
+    return tx.events, tx.state
+
+
+def transact(state: State, command: Command, rng: Rng) -> Tx:
+    guard(state, command)
+    tx = Tx(state, rng)
+    move: Command
+    if isinstance(command, ApplyTimeout):
+        move = default_move(state, command.target)
+        tx.emit(TimeoutApplied(command.target, type(move).__name__))
+    else:
+        move = command
+    APPLY[type(move)](tx, move)
+    if state.phase is Phase.ACTIONS and move.seat != SYSTEM and not state.dues:
+        actions.end_turn(tx)  # one action (with its choices) or a pass per turn
+    return tx
+
+
+# --- legal moves --------------------------------------------------------------------------------------
+
+
+def legal_moves(state: State, actor: Actor) -> list[Command]:
+    if state.phase is Phase.FINISHED:
+        return []
+    acting = to_act(state)
+    if isinstance(actor, str):  # SYSTEM: its step, or a timeout for each seat to act
+        if SYSTEM in acting:
+            return [system_step(state)]
+        return [ApplyTimeout(seat) for seat in sorted(s for s in acting if isinstance(s, int))]
+    if actor not in acting:
+        return []
+    moves: list[Command] = []
+    for cls in allowed_types(state, actor):
+        rule = COMMAND_RULES[cls]
+        if rule.exact:
+            moves.extend(rule.candidates(state, actor))
+        else:
+            validate = rule.validate
+            moves.extend(m for m in rule.candidates(state, actor) if validate(state, m) is None)
+    return moves
+
+
+# The move a timeout applies when the seat has no draw to make: skip the exclusion, leave the
+# tower as it is, finish planning, pass, or the finishing move of a choice; otherwise the first
+# listed (a compulsory exclusion: the first tile; goods: the most valuable; torture: the D12
+# order; food: grain first).
+DEFAULTS: tuple[type[SeatCommand], ...] = (
+    SkipExclusion, FinishLoading, FinishPlanning, Pass, FinishSending, KeepTechnology,
+)
+
+
+def default_move(state: State, actor: Actor) -> Command:
+    """The move a timeout applies: draw the most, else the first of ``DEFAULTS`` listed, else
+    the first listed move."""
+    moves = legal_moves(state, actor)
+    if not moves:
+        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(actor)} has no move to make")
+    draws = [m for m in moves if isinstance(m, DrawFollowers)]
+    if draws:
+        return draws[-1]
+    for wanted in DEFAULTS:
+        for m in moves:
+            if isinstance(m, wanted):
+                return m
+    return moves[0]

@@ -1,0 +1,163 @@
+"""Phases 2 and 3: the census on the Farmers track, then recalling characters from action spaces,
+drawing followers from the bag onto the market and loading the Gunpowder Tower (R14 "Phase 2",
+"Phase 3", "Placed Character Tiles", "Gunpowder Tower"; F§2.1, F§2.6, F§6)."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from domain.orleans import data as D
+from domain.orleans.common import Tx, Why, draw_from_bag, gain_coins
+from domain.orleans.data import Char, Tile
+from domain.orleans.evolve import TRACK_INDEX
+from domain.orleans.model import (
+    TECH,
+    DrawFollowers,
+    FinishLoading,
+    FollowerRecalled,
+    FollowersDrawn,
+    LoadTower,
+    Phase,
+    PhaseBegan,
+    Player,
+    RecallFollower,
+    State,
+    TakeCensus,
+    TowerLoaded,
+    TowerLoadingBegan,
+    TowerLoadingEnded,
+    rules_at_least,
+)
+from domain.orleans.queries import draw_limit, free_market, max_draw, owns, slots_of, turn_order
+from domain.orleans.torture import charge
+
+
+def take_census(tx: Tx, c: TakeCensus) -> None:
+    """The single leader on the Farmers track gains a coin, the single last pays one (nobody pays
+    with two players). Rules 3 settle both in turn order from the start player (R14 l.533-536), so
+    the last player's coin can reach an empty classic supply before the leader is paid."""
+    state = tx.state
+    positions = [p.tracks[TRACK_INDEX[Char.FARMER]] for p in state.players]
+    top, bottom = max(positions), min(positions)
+    if top == bottom:
+        tx.emit(PhaseBegan(Phase.FOLLOWERS))
+        return
+    coins: dict[int, int] = {}
+    if positions.count(top) == 1:
+        coins[positions.index(top)] = D.CENSUS_COIN
+    if positions.count(bottom) == 1 and state.config.players > 2:
+        coins[positions.index(bottom)] = -D.CENSUS_COIN
+    order = turn_order(state) if rules_at_least(state, 3) else list(coins)  # rules 2: the leader first
+    for seat in order:
+        amount = coins.get(seat, 0)
+        if amount > 0:
+            gain_coins(tx, seat, amount, "census")
+        elif amount < 0:
+            charge(tx, seat, -amount, "census")
+    tx.emit(PhaseBegan(Phase.FOLLOWERS))
+
+
+def validate_recall(state: State, c: RecallFollower) -> Why:
+    p = state.players[c.seat]
+    slots = slots_of(p, c.place)
+    if slots is None or not 0 <= c.space < len(slots):
+        return f"you have no space {c.space} at {c.place!r}"
+    if slots[c.space] in (None, TECH):
+        return f"no character on space {c.space} of {c.place}"
+    if p.recalls + 1 > draw_limit(p):
+        return "each recalled character costs one draw and you have none left"
+    if free_market(p) <= 0:
+        return "your market is full"
+    return None
+
+
+def apply_recall(tx: Tx, c: RecallFollower) -> None:
+    slots = slots_of(tx.state.players[c.seat], c.place)
+    assert slots is not None  # validate_recall checked it
+    tile = Tile(slots[c.space])
+    tx.emit(FollowerRecalled(c.seat, c.place, c.space, tile))
+
+
+def candidates_recall(state: State, seat: int) -> Iterator[RecallFollower]:
+    """Exact: every character on an action space, while a draw and a market space are left."""
+    p = state.players[seat]
+    if p.recalls + 1 > draw_limit(p) or free_market(p) <= 0:
+        return
+    for x in p.places:
+        for i, v in enumerate(x.slots):
+            if v is not None and v != TECH:
+                yield RecallFollower(seat, x.place, i)
+
+
+def validate_draw(state: State, c: DrawFollowers) -> Why:
+    top = max_draw(state.players[c.seat])
+    return None if 0 <= c.count <= top else f"you may draw 0 to {top} followers"
+
+
+def apply_draw(tx: Tx, c: DrawFollowers) -> None:
+    tiles = draw_from_bag(tx, tx.state.players[c.seat].bag, c.count)
+    tx.emit(FollowersDrawn(c.seat, tiles, tx.rng.counter))
+    if rules_at_least(tx.state, 3) and can_load_tower(tx.state.players[c.seat]):
+        tx.emit(TowerLoadingBegan(c.seat))
+    end_of_followers(tx)
+
+
+def candidates_draw(state: State, seat: int) -> Iterator[DrawFollowers]:
+    return (DrawFollowers(seat, n) for n in range(max_draw(state.players[seat]) + 1))
+
+
+def end_of_followers(tx: Tx) -> None:
+    if all(p.drew and not p.loading for p in tx.state.players):
+        tx.emit(PhaseBegan(Phase.PLANNING))
+
+
+# --- the Gunpowder Tower, rules 3 (R14 l.673-681, R23 l.593-600) ---------------------------------------
+# In phase 3 its owner may put 1 or 2 characters of its choice on the tower: after drawing, any
+# character on the market (drawn now or left from earlier rounds, starting followers included:
+# they may be planned from the tower, only deeds refuse them). Optional, except that the market
+# proper holds 8, so whatever the draw brought beyond that must go onto the tower.
+
+
+def can_load_tower(p: Player) -> bool:
+    return bool(p.market) and len(p.tower) < D.TOWER_SPACES and owns(p, D.GUNPOWDER_TOWER)
+
+
+def validate_load_tower(state: State, c: LoadTower) -> Why:
+    p = state.players[c.seat]
+    if not owns(p, D.GUNPOWDER_TOWER):
+        return "you do not own the Gunpowder Tower"
+    if c.tile not in p.market:
+        return f"no {c.tile.value} on your market"
+    if len(p.tower) >= D.TOWER_SPACES:
+        return "the Gunpowder Tower is full"
+    return None
+
+
+def apply_load_tower(tx: Tx, c: LoadTower) -> None:
+    tx.emit(TowerLoaded(c.seat, c.tile))
+    if not can_load_tower(tx.state.players[c.seat]):
+        tx.emit(TowerLoadingEnded(c.seat))
+        end_of_followers(tx)
+
+
+def candidates_load_tower(state: State, seat: int) -> Iterator[LoadTower]:
+    """Exact: each kind of market tile, while the tower has room."""
+    p = state.players[seat]
+    if len(p.tower) < D.TOWER_SPACES and owns(p, D.GUNPOWDER_TOWER):
+        for tile in dict.fromkeys(p.market):
+            yield LoadTower(seat, tile)
+
+
+def validate_finish_loading(state: State, c: FinishLoading) -> Why:
+    over = len(state.players[c.seat].market) - D.MARKET_SPACES
+    return None if over <= 0 else f"the market holds {D.MARKET_SPACES}: put {over} more on the Gunpowder Tower"
+
+
+def apply_finish_loading(tx: Tx, c: FinishLoading) -> None:
+    tx.emit(TowerLoadingEnded(c.seat))
+    end_of_followers(tx)
+
+
+def candidates_finish_loading(state: State, seat: int) -> Iterator[FinishLoading]:
+    return iter((FinishLoading(seat),))
+
+

@@ -1,0 +1,133 @@
+"""Phase 4, sealed planning (R14 "Phase 4", R23 l.373-376, D10): place characters from the market
+(or the Gunpowder Tower) on action spaces of owned places, take placements back until done; the
+plans of every seat are revealed together once the last seat is done."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+
+from domain.orleans import data as D
+from domain.orleans.common import Tx, Why
+from domain.orleans.data import Char, Tile
+from domain.orleans.model import (
+    CHARS,
+    FinishPlanning,
+    FollowerPlaced,
+    FollowerTakenBack,
+    MovedToTower,
+    MoveToTower,
+    Phase,
+    PhaseBegan,
+    PlaceFollower,
+    PlanningFinished,
+    PlansRevealed,
+    State,
+    TakeBackFollower,
+)
+from domain.orleans.queries import available_tiles, owns, placement_why, tile_fits
+
+
+def validate_place(state: State, c: PlaceFollower) -> Why:
+    p = state.players[c.seat]
+    if c.tile not in available_tiles(p):
+        return f"no {c.tile.value} on your market"
+    return placement_why(p, c.tile, c.place, c.space)
+
+
+def apply_place(tx: Tx, c: PlaceFollower) -> None:
+    tx.emit(FollowerPlaced(c.seat, c.tile, c.place, c.space))
+
+
+def candidates_place(state: State, seat: int) -> Iterator[PlaceFollower]:
+    """Every tile on every free space it fits (the validator still has the last word)."""
+    p = state.players[seat]
+    tiles = tuple(dict.fromkeys(available_tiles(p)))
+    taken = {(x.place, x.space) for x in p.pending}
+    fit = _fit_table(tiles, owns(p, D.HERB_GARDEN), owns(p, D.SCHOOL))
+    for s in p.places:
+        keys = _SPACE_KEYS[s.place]
+        for i, held in enumerate(s.slots):
+            if held is None:
+                fitting = fit[keys[i]]
+                if fitting and (s.place, i) not in taken:
+                    for tile in fitting:
+                        yield PlaceFollower(seat, tile, s.place, i)
+
+
+SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
+
+# place -> per action space, the key of ``_fit_table``
+_SPACE_KEYS: dict[str, tuple[SpaceKey, ...]] = {
+    place.id: tuple((place.id == D.TOWN_HALL, need) for need in place.spaces) for place in D.PLACES.values()
+}
+
+
+@lru_cache(maxsize=4096)
+def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict[SpaceKey, list[Tile]]:
+    """(is Town Hall, needed character) -> the tiles that fit. A pure function of its arguments."""
+    table: dict[SpaceKey, list[Tile]] = {}
+    for need in (None, *CHARS):
+        table[(False, need)] = [t for t in tiles if tile_fits(t, False, need, herb_garden, school)]
+    table[(True, None)] = [t for t in tiles if not t.starting]
+    return table
+
+
+def validate_take_back(state: State, c: TakeBackFollower) -> Why:
+    if not any(x.place == c.place and x.space == c.space for x in state.players[c.seat].pending):
+        return f"you placed nothing on space {c.space} of {c.place!r} this round"
+    return None
+
+
+def apply_take_back(tx: Tx, c: TakeBackFollower) -> None:
+    """Rules 3 (R23 l.375, D10): until done, a seat may change its mind; the tile goes back
+    where it came from (the market, or the Gunpowder Tower)."""
+    tile = next(x.tile for x in tx.state.players[c.seat].pending if x.place == c.place and x.space == c.space)
+    tx.emit(FollowerTakenBack(c.seat, c.place, c.space, tile))
+
+
+def candidates_take_back(state: State, seat: int) -> Iterator[TakeBackFollower]:
+    """Exact: every placement of this round."""
+    return (TakeBackFollower(seat, x.place, x.space) for x in state.players[seat].pending)
+
+
+# Rules 2 loaded the Gunpowder Tower during planning, hidden until the reveal.
+
+
+def validate_move_to_tower(state: State, c: MoveToTower) -> Why:
+    p = state.players[c.seat]
+    if not owns(p, D.GUNPOWDER_TOWER):
+        return "you do not own the Gunpowder Tower"
+    if c.tile not in p.market:
+        return f"no {c.tile.value} on your market"
+    if len(p.tower) + len(p.tower_pending) >= D.TOWER_SPACES:
+        return "the Gunpowder Tower is full"
+    return None
+
+
+def apply_move_to_tower(tx: Tx, c: MoveToTower) -> None:
+    tx.emit(MovedToTower(c.seat, c.tile))
+
+
+def candidates_move_to_tower(state: State, seat: int) -> Iterator[MoveToTower]:
+    """Exact: each kind of market tile, while the seat owns a Gunpowder Tower with room."""
+    p = state.players[seat]
+    if owns(p, D.GUNPOWDER_TOWER) and len(p.tower) + len(p.tower_pending) < D.TOWER_SPACES:
+        for t in dict.fromkeys(p.market):
+            yield MoveToTower(seat, t)
+
+
+def apply_finish_planning(tx: Tx, c: FinishPlanning) -> None:
+    tx.emit(PlanningFinished(c.seat))
+    state = tx.state
+    if not all(p.planned for p in state.players):
+        return
+    placements = tuple((i, x) for i, p in enumerate(state.players) for x in p.pending)
+    tower = tuple((i, t) for i, p in enumerate(state.players) for t in p.tower_pending)
+    tx.emit(PlansRevealed(placements, tower))
+    tx.emit(PhaseBegan(Phase.ACTIONS, state.start_player))
+
+
+def candidates_finish_planning(state: State, seat: int) -> Iterator[FinishPlanning]:
+    return iter((FinishPlanning(seat),))
+
+
