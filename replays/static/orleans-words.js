@@ -71,9 +71,16 @@ const PHRASES = {
   FollowerRecalled: (d, ctx) => [d.seat, `takes ${article(character(d.tile))} back from the ${place(ctx, d.place)}`],
   FollowersDrawn: (d) => [d.seat, d.tiles.length ? `draws ${plural(d.tiles.length, "follower")} (${followers(d.tiles)})`
     : "draws no followers"],
-  FollowerPlaced: (d, ctx) => [d.seat, d.hidden ? "places a follower"
-    : `plans ${article(character(d.tile))} on the ${place(ctx, d.place)}`],
-  MovedToTower: (d) => [d.seat, d.hidden ? "moves a follower to the tower" : `moves ${article(character(d.tile))} to the tower`],
+  ExclusionSkipped: (d) => [d.seat, "keeps every place tile in the game"],
+  TowerLoadingBegan: (d) => [d.seat, "may load the Gunpowder Tower"],
+  TowerLoaded: (d) => [d.seat, `puts ${article(character(d.tile))} on the Gunpowder Tower`],
+  TowerLoadingEnded: (d) => [d.seat, "is done loading the Gunpowder Tower"],
+  // Another seat's placement, take-back or tower move while plans are sealed (D10): all alike.
+  SealedPlanning: (d) => [d.seat, "changes their plan (hidden until the plans are revealed)"],
+  FollowerPlaced: (d, ctx) => [d.seat, `plans ${article(character(d.tile))} on the ${place(ctx, d.place)}`],
+  FollowerTakenBack: (d, ctx) => [d.seat,
+    `takes ${article(character(d.tile))} back from the plan for the ${place(ctx, d.place)}`],
+  MovedToTower: (d) => [d.seat, `moves ${article(character(d.tile))} to the tower`],
   PlanningFinished: (d) => [d.seat, "finishes planning"],
   PlansRevealed: (d) => `The plans are revealed (${plural(d.placements.length, "follower")} placed).`,
   ActionTaken: (d, ctx) => [d.seat, `uses the ${place(ctx, d.place)}`],

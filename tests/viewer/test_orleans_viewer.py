@@ -115,7 +115,7 @@ def test_the_log_reads_in_game_terms_for_spectators_and_seats(open_page: Any, se
     assert re.search(rf"{NAMES[moved[1]['seat']]} .*travels to ", lines[_step_of(game, moved[0])])
     placed = [(seq, data) for seq, actor, data in game["events"] if data["type"] == "FollowerPlaced" and data["seat"] == 0]
     spectator_line = lines[_step_of(game, placed[0][0])]
-    assert "Ann places a follower" in spectator_line  # hidden until the plans are revealed (D10)
+    assert "Ann changes their plan (hidden until the plans are revealed)" in spectator_line  # D10
 
     view_as(page, seat_token(game, 0), 0)
     assert page.inner_text("[data-testid=viewer]") == "Ann's view"
