@@ -259,6 +259,12 @@ def test_docs_page_has_no_broken_intra_repo_links(page: Path) -> None:
     assert not broken, "\n".join(broken)
 
 
+def test_the_docs_index_names_every_page() -> None:
+    index = (DOCS / "README.md").read_text(encoding="utf-8")
+    unlisted = [page.name for page in sorted(DOCS.glob("*.md")) if page.name != "README.md" and page.name not in index]
+    assert not unlisted, f"docs/README.md does not name these pages: {unlisted}"
+
+
 def test_docs_pages_named_in_code_exist() -> None:
     missing = [f"{path.relative_to(ROOT)}:{n}: {m.group(0)}"
                for path in _scanned_files()
