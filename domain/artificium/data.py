@@ -1,7 +1,8 @@
 """Artificium's rules tables: cards, resources, the bank and the score board.
 
-Citations: ``A-rules l.N`` is a line of the rulebook (seed 003); ``A§2``/``A§4`` are sections of
-the facts sheet (docs/artificium-data.md mirrors its numbering). The printed prices, resource
+Citations resolve in docs/ (tests/test_citations.py): ``A-rules l.N`` is a line of the rulebook,
+paraphrased in docs/rules-index.md; ``A§2``/``A§4`` are sections of docs/artificium-data.md, which
+lists every reconstructed constant below. The printed prices, resource
 levels and score-board bonus spaces were never found (A§3); every value marked
 ``RECONSTRUCTION`` is the facts sheet's proposal, kept as one named constant each so that a
 correction is a data change and nothing else.

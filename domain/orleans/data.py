@@ -1,7 +1,9 @@
 """Orléans rules tables as frozen data.
 
-Every value cites its row in ../shared/orleans-facts.md ("F§x" = section x of the facts sheet,
-"D<n>" = row n of its "Engine defaults" table). A correction is a one-line change here.
+Every value cites where it comes from, and every citation resolves in docs/ (tests/test_citations.py):
+"F§x" = section x of docs/orleans-data.md, "D<n>" = row n of its "Engine defaults" table, and
+"R14 l.N" / "R23 l.N" = lines of the classic / 2023 rulebook, paraphrased in docs/rules-index.md.
+A correction is a one-line change here.
 """
 from __future__ import annotations
 
