@@ -11,7 +11,8 @@ from flask import current_app, g, request
 
 from core.games import Game, GameService, token_digest
 from core.store import StoredEntry
-from domain.core import SYSTEM
+from core.table import is_table_event
+from domain.core import SYSTEM, Rejected, RejectKind
 from service.problems import ApiProblem
 from service.schemas import MAX_SEQ
 
@@ -49,6 +50,29 @@ def caller_seat(game: Game, *, required: bool = False) -> int | None:
                          headers={"WWW-Authenticate": 'Bearer realm="hourglass", error="invalid_token"'})
     _rate_limit(game.game_id, token)
     return seat
+
+
+def acting_seat(game: Game) -> int:
+    """The caller's seat for a request that acts: a token is required, and a seat that left the
+    game (resigned, or abandoned on a claim) acts no more."""
+    seat = caller_seat(game, required=True)
+    assert seat is not None
+    reason = game.table.departure(seat)
+    if reason is not None:
+        raise Rejected(RejectKind.NOT_YOUR_TURN, f"seat {seat} left this game ({reason}); it plays no more")
+    return seat
+
+
+ETAG_HEADER = {"ETag": {"description": "the game's version, quoted", "required": True, "schema": {"type": "string"}}}
+REPLAYED_HEADERS = {**ETAG_HEADER, "Idempotent-Replayed": {
+    "description": "true when an Idempotency-Key repeated an earlier request: nothing new was appended",
+    "required": False, "schema": {"type": "string", "enum": ["true"]}}}
+ACTION_HEADERS = [
+    {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
+     "description": "the version the move was chosen at; 412 if the game moved on"},
+    {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "maxLength": 128},
+     "description": "retry-safe key: same key and body -> the same response, nothing appended"},
+]
 
 
 def _rate_limit(game_id: str, token: str) -> None:
@@ -102,7 +126,8 @@ def idempotency_key(seat: int) -> str | None:
 
 def event_view(game: Game, entry: StoredEntry, seat: int | None) -> dict[str, Any]:
     rules = game.rules
-    data = rules.event_view(rules.event_from_json(entry.data), seat)
+    public = is_table_event(entry.data)  # joins, resignations, aborts: the same for everyone
+    data = dict(entry.data) if public else rules.event_view(rules.event_from_json(entry.data), seat)
     return {"seq": entry.seq, "type": data.get("type", entry.type), "actor": entry.actor,
             "time": entry.entry["time"], "data": data}
 
