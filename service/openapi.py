@@ -160,8 +160,17 @@ def _one_game(name: str) -> dict[str, S.Schema]:
                              **S.options_schema(schema.config)},
         f"Create{prefix}Game": _create(name, editions, f"{prefix}Options"),
         f"{prefix}View": {"description": f"a seat's (or a spectator's) view of a {name} game", **schema.view},
-        f"{prefix}Result": {**schema.result, "properties": {**schema.result["properties"], "departed": DEPARTED}},
+        f"{prefix}Result": _with_departures(schema.result),
     }
+
+
+def _with_departures(result: S.Mapping[str, Any]) -> S.Schema:
+    """A game's result as ``core.table.result`` may extend it: the seats that left, and (for a
+    game whose result has none) the ranking that puts them last."""
+    extra = {"departed": {**DEPARTED, "description": "seats that left the game; they rank below the others"}}
+    if "ranking" not in result["properties"]:
+        extra["ranking"] = S.array(S.obj({"seat": S.INT, "rank": S.INT, "score": S.INT}))
+    return {**result, "properties": {**result["properties"], **extra}}
 
 
 def _create(name: str, editions: list[Any], options: str) -> S.Schema:

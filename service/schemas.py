@@ -13,6 +13,13 @@ from core.lobby import STATUSES
 from service.openapi import Typed
 
 MAX_SEATS = 8
+ACTOR_DOC = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": ["system"]}],
+             "description": "a seat number, or 'system' for the service's own steps"}
+
+
+def actors() -> fields.List:
+    return fields.List(fields.Raw(metadata=ACTOR_DOC), required=True,
+                       metadata={"description": "who may act now: seat numbers, then 'system'"})
 STATUS_TEXT = "open (waiting for players), active, finished or aborted"
 
 
@@ -94,7 +101,7 @@ class SummarySchema(Schema):
     phase = fields.Raw(allow_none=True, required=True)
     round = fields.Raw(allow_none=True, required=True)
     summary = fields.Dict(required=True, metadata={"description": "the game's own summary (phase, round, event…)"})
-    to_act = fields.List(fields.Raw(), required=True, metadata={"description": "seat numbers and/or 'system'"})
+    to_act = actors()
     seats = fields.List(fields.Nested(SeatSchema), required=True)
     result = Typed("GameResult", allow_none=True, required=True)
     clocks = CLOCKS
@@ -109,7 +116,7 @@ class StateSchema(Schema):
     version = fields.Integer(required=True)
     seat = fields.Integer(allow_none=True, required=True, metadata={"description": "the caller's seat; null for spectators"})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
-    to_act = fields.List(fields.Raw(), required=True)
+    to_act = actors()
     view = Typed("GameView", required=True, metadata={"description": "the game's view for this seat"})
     clocks = CLOCKS
     full = fields.Dict(metadata={"description": "time travel after the game ended: the full state, hidden parts included"})
@@ -134,7 +141,7 @@ class MoveBodySchema(Schema):
 class EventSchema(Schema):
     seq = fields.Integer(required=True)
     type = fields.String(required=True)
-    actor = fields.Raw(required=True, metadata={"description": "a seat number or 'system'"})
+    actor = fields.Raw(required=True, metadata=ACTOR_DOC)
     time = fields.String(required=True)
     data = fields.Dict(required=True, metadata={"description": "the event as this viewer may see it"})
 
