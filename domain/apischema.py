@@ -106,7 +106,7 @@ def dataclass_schema(cls: type, *, exclude: Iterable[str] = (), tag: str | None 
 
 def move_schema(cls: type) -> Schema:
     """A move as a client posts it: the command without its ``seat``, tagged with its type."""
-    return {"title": cls.__name__, **dataclass_schema(cls, exclude=("seat",), tag=cls.__name__)}
+    return dataclass_schema(cls, exclude=("seat",), tag=cls.__name__)
 
 
 def options_schema(config: type) -> Schema:

@@ -19,7 +19,7 @@ each path is registered, and :func:`tidy` drops components nothing refers to any
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -64,6 +64,32 @@ AUTH = {
 }
 # operation id -> the component its JSON request body really is (the parsing schema is looser)
 REQUEST_BODIES = {"createGame": "CreateGame", "postMove": "Move"}
+# operation id -> its success content, for the routes that answer without a response schema
+BINARY = {"type": "string", "format": "binary"}
+REQUEST_CONTENT = {  # operation id -> a non-JSON request body
+    # the server also takes the multipart field "bundle" (curl -F); one media type is declared
+    # because openapi-python-client 0.29 generates a broken function for two binary ones
+    "verifyReplay": {NDJSON: {"schema": BINARY}},
+}
+SUCCESS_CONTENT = {
+    "getReplay": {NDJSON: {"schema": {**BINARY, "description": "hourglass-replay/1: JSON Lines, see "
+                                                                "docs/replay-format.md"}}},
+    "verifyReplay": {"application/json": {"schema": {"$ref": REF + "VerifyReport"}}},
+    "getTimeline": {"application/json": {"schema": {"$ref": REF + "Timeline"}}},
+    "viewerPage": {"text/html": {"schema": {"type": "string"}}},
+}
+VERIFY_REPORT: S.Schema = S.obj({
+    "ok": S.BOOL, "game": S.nullable(S.STR), "game_id": S.nullable(S.STR), "lines": S.INT, "batches": S.INT,
+    "entries": S.INT, "final_hash": S.nullable(S.STR),
+    "result": {"description": "the recomputed result (null for an aborted game or a failed check)"},
+    "divergence": S.nullable(S.obj({"line": S.INT, "what": S.STR, "expected": S.STR, "found": S.STR})),
+    "warnings": S.array(S.STR),
+})
+TIMELINE: S.Schema = S.obj({
+    "id": S.STR, "status": S.enum(["open", "active", "finished", "aborted"]), "version": S.INT,
+    "steps": S.array(S.obj({"version": S.INT, "actor": S.ACTOR, "command": {"type": "object"}},
+                           required=("version", "actor"))),
+})
 
 PROBLEM_SCHEMA: S.Schema = S.obj({
     "type": {**S.STR, "description": "urn:hourglass:problem:<kind>"},
@@ -164,7 +190,7 @@ def _one_game(name: str) -> dict[str, S.Schema]:
     }
 
 
-def _with_departures(result: S.Mapping[str, Any]) -> S.Schema:
+def _with_departures(result: Mapping[str, Any]) -> S.Schema:
     """A game's result as ``core.table.result`` may extend it: the seats that left, and (for a
     game whose result has none) the ranking that puts them last."""
     extra = {"departed": {**DEPARTED, "description": "seats that left the game; they rank below the others"}}
@@ -234,6 +260,9 @@ def finish_operation(operation: dict[str, Any]) -> None:
             del responses[status]  # flask-smorest's own error entries: replaced below
     for status in (*PROBLEMS.get(op_id, ()), *EVERYWHERE):
         responses[str(status)] = problem_response(status)
+    content = SUCCESS_CONTENT.get(op_id)
+    if content is not None:
+        responses.setdefault("200", {"description": "OK"})["content"] = content
     for response in responses.values():
         if isinstance(response, dict):
             response.setdefault("headers", {}).update(
@@ -241,6 +270,8 @@ def finish_operation(operation: dict[str, Any]) -> None:
     auth = AUTH.get(op_id)
     operation["security"] = ([{"bearerAuth": []}] if auth == "required"
                              else [{"bearerAuth": []}, {}] if auth == "optional" else [])
+    if op_id in REQUEST_CONTENT:
+        operation["requestBody"] = {"required": True, "content": REQUEST_CONTENT[op_id]}
     body = REQUEST_BODIES.get(op_id)
     if body is not None:
         operation["requestBody"] = {"required": True,
@@ -250,6 +281,8 @@ def finish_operation(operation: dict[str, Any]) -> None:
 def register(spec: APISpec) -> None:
     """The games' components, the Problem schema and the bearer scheme."""
     spec.components.schema("Problem", component=PROBLEM_SCHEMA)
+    spec.components.schema("VerifyReport", component=VERIFY_REPORT)
+    spec.components.schema("Timeline", component=TIMELINE)
     for name, (text, required) in HEADERS.items():
         spec.components.header(name, {"description": text, "required": required,
                                       "schema": {"type": "integer", "minimum": 0}})
