@@ -69,7 +69,7 @@ BINARY = {"type": "string", "format": "binary"}
 REQUEST_CONTENT = {  # operation id -> a non-JSON request body
     # the server also takes the multipart field "bundle" (curl -F); one media type is declared
     # because openapi-python-client 0.29 generates a broken function for two binary ones
-    "verifyReplay": {NDJSON: {"schema": BINARY}},
+    "verifyReplay": {NDJSON: {"schema": {**BINARY, "minLength": 1}}},
 }
 SUCCESS_CONTENT = {
     "getReplay": {NDJSON: {"schema": {**BINARY, "description": "hourglass-replay/1: JSON Lines, see "
@@ -109,6 +109,19 @@ PROBLEM_HEADERS = {
     412: {"ETag": "the game's current version"},
     429: {"Retry-After": "seconds to wait before trying again"},
     503: {"Retry-After": "seconds to wait before trying again"},
+}
+
+
+CLOCK_FIGURES: S.Schema = S.mapping(S.obj({"remaining_ms": S.INT, "running": S.BOOL, "deadline_ms": S.nullable(S.INT)}))
+STREAM_LINE: S.Schema = {
+    "description": "one line of the NDJSON stream: an event, the clocks after a batch, or the end",
+    "oneOf": [
+        S.obj({"kind": S.enum(["event"]), "seq": S.INT, "type": S.STR, "actor": S.ACTOR, "time": S.STR,
+               "data": {"type": "object"}}),
+        S.obj({"kind": S.enum(["clocks"]), "version": S.INT, "clocks": S.nullable(CLOCK_FIGURES)}),
+        S.obj({"kind": S.enum(["end"]), "version": S.INT, "status": S.enum(["finished", "aborted"])}),
+    ],
+    "discriminator": {"propertyName": "kind"},
 }
 
 
@@ -202,7 +215,7 @@ def _with_departures(result: Mapping[str, Any]) -> S.Schema:
 def _create(name: str, editions: list[Any], options: str) -> S.Schema:
     return S.obj({
         "game": S.enum([name]),
-        "edition": S.enum(editions) if editions else dict(S.STR),
+        "edition": S.enum(editions) if editions else {**S.STR, "minLength": 1, "maxLength": 32},
         "seats": {**S.array({"$ref": REF + "SeatSpec"}), "minItems": 1, "maxItems": 8},
         "options": {"$ref": REF + options},
         "seed": {**S.nullable({**S.STR, "minLength": 1, "maxLength": 256}),
@@ -283,6 +296,7 @@ def register(spec: APISpec) -> None:
     spec.components.schema("Problem", component=PROBLEM_SCHEMA)
     spec.components.schema("VerifyReport", component=VERIFY_REPORT)
     spec.components.schema("Timeline", component=TIMELINE)
+    spec.components.schema("StreamLine", component=STREAM_LINE)
     for name, (text, required) in HEADERS.items():
         spec.components.header(name, {"description": text, "required": required,
                                       "schema": {"type": "integer", "minimum": 0}})

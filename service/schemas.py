@@ -21,6 +21,7 @@ def actors() -> fields.List:
     return fields.List(fields.Raw(metadata=ACTOR_DOC), required=True,
                        metadata={"description": "who may act now: seat numbers, then 'system'"})
 STATUS_TEXT = "open (waiting for players), active, finished or aborted"
+URL_PATTERN = r"^https?://[^\s/?#@]+([/?#]\S*)?$"  # the rest is core.seats.check_bot_url's (a 422)
 
 
 class ClockSchema(Schema):
@@ -36,7 +37,9 @@ class SeatSpecSchema(Schema):
                          metadata={"description": "open: a seat any player (or, if private, the invite's "
                                                   "holder) takes with POST .../seats/{n}/join"})
     bot = fields.String(validate=validate.Length(1, 64))
-    url = fields.Url(require_tld=False, schemes={"http", "https"})
+    url = fields.String(validate=[validate.Length(1, 2048), validate.Regexp(URL_PATTERN)],
+                        metadata={"format": "uri", "description": "http seats: where the bot answers (the host "
+                                                                  "must be on the server's allow-list)"})
     clock = fields.Nested(ClockSchema, metadata={"description": "a chess clock for this seat"})
     private = fields.Boolean(metadata={"description": "open seats: only the invite token's holder may take it"})
 

@@ -67,11 +67,15 @@ ETAG_HEADER = {"ETag": {"description": "the game's version, quoted", "required":
 REPLAYED_HEADERS = {**ETAG_HEADER, "Idempotent-Replayed": {
     "description": "true when an Idempotency-Key repeated an earlier request: nothing new was appended",
     "required": False, "schema": {"type": "string", "enum": ["true"]}}}
+IDEMPOTENCY_KEY = {"in": "header", "name": "Idempotency-Key", "required": False,
+                   "schema": {"type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[ -~]+$"},
+                   "description": "retry-safe key (printable ASCII): the same key and request answer the first "
+                                  "result again, nothing appended; the same key with another request is a 409"}
 ACTION_HEADERS = [
-    {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
-     "description": "the version the move was chosen at; 412 if the game moved on"},
-    {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "maxLength": 128},
-     "description": "retry-safe key: same key and body -> the same response, nothing appended"},
+    {"in": "header", "name": "If-Match", "required": False,
+     "schema": {"type": "string", "pattern": '^\\s*(W/)?"?([0-9]{1,12}|1000000000000)"?\\s*$'},
+     "description": 'the version the move was chosen at (3, "3" or W/"3"); 412 if the game moved on'},
+    IDEMPOTENCY_KEY,
 ]
 
 
@@ -119,8 +123,8 @@ def idempotency_key(seat: int) -> str | None:
     raw = request.headers.get("Idempotency-Key")
     if raw is None:
         return None
-    if not 1 <= len(raw) <= 128 or not raw.isprintable():
-        raise ApiProblem(400, "MALFORMED", "Idempotency-Key must be 1..128 printable characters")
+    if not 1 <= len(raw) <= 128 or not (raw.isascii() and raw.isprintable()):
+        raise ApiProblem(400, "MALFORMED", "Idempotency-Key must be 1..128 printable ASCII characters")
     return f"http:{seat}:{raw}"
 
 

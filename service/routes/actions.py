@@ -11,14 +11,20 @@ from flask_smorest import Blueprint
 
 from core.games import Applied
 from service.schemas import ClaimSchema, MoveResultSchema
-from service.web import REPLAYED_HEADERS, caller_seat, event_views, idempotency_key, service, version_etag
+from service.web import (
+    IDEMPOTENCY_KEY,
+    REPLAYED_HEADERS,
+    caller_seat,
+    event_views,
+    idempotency_key,
+    service,
+    version_etag,
+)
 
 blp = Blueprint("actions", __name__, url_prefix="/api/v1/games",
                 description="Resign, abort, and claims against a seat that has gone")
 
-IDEMPOTENCY = [{"in": "header", "name": "Idempotency-Key", "required": False,
-                "schema": {"type": "string", "maxLength": 128},
-                "description": "retry-safe key: the same key and request answer the first result again"}]
+IDEMPOTENCY = [IDEMPOTENCY_KEY]
 
 
 def _seat(game_id: str) -> int:

@@ -26,10 +26,14 @@ from service.web import caller_seat, event_view, event_views, header_number, ser
 blp = Blueprint("events", __name__, url_prefix="/api/v1/games", description="Event log and live stream")
 
 SSE, NDJSON = "text/event-stream", "application/x-ndjson"
+SSE_EVENT = {"type": "object", "description": "one Server-Sent Event; data is the JSON text of an Event, or of "
+             "{version, clocks} for event 'clocks', or {version, status} for event 'end'",
+             "properties": {"event": {"type": "string", "enum": ["message", "clocks", "end"]},
+                            "data": {"type": "string"}, "id": {"type": "string"}, "retry": {"type": "integer"}}}
 STREAM_DOC = {
-    SSE: {"schema": {"type": "string"}, "example": 'retry: 2000\n\nid: 8\ndata: {"seq":8,"type":"...",...}\n\n'
+    SSE: {"schema": SSE_EVENT, "example": 'retry: 2000\n\nid: 8\ndata: {"seq":8,"type":"...",...}\n\n'
           'event: clocks\ndata: {"version":8,"clocks":{...}}\n\nevent: end\ndata: {"version":90,"status":"finished"}\n\n'},
-    NDJSON: {"schema": {"type": "string"}, "example": '{"kind":"event","seq":8,"type":"...",...}\n'
+    NDJSON: {"schema": {"$ref": "#/components/schemas/StreamLine"}, "example": '{"kind":"event","seq":8,"type":"...",...}\n'
              '{"kind":"clocks","version":8,"clocks":{...}}\n\n{"kind":"end","version":90,"status":"finished"}\n'},
 }
 
@@ -56,7 +60,8 @@ def list_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
                           "'end'; comment heartbeats) or, for Accept: application/x-ndjson, one JSON object per "
                           "line (kind event, clocks or end; empty keep-alive lines)", "content": STREAM_DOC}},
          parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
-                      "schema": {"type": "integer", "minimum": 0}, "description": "resume after this seq"}])
+                      "schema": {"type": "integer", "minimum": 0, "maximum": 10**12},
+                      "description": "resume after this seq (at most the game's version)"}])
 @blp.arguments(StreamQuerySchema, location="query", error_status_code=400)
 def stream_events(query: dict[str, Any], game_id: str) -> Response:
     """The caller's live stream (seat token or spectator), as SSE or NDJSON; resume with
