@@ -146,7 +146,7 @@ def _stream(game: Game, seat: int | None, after: int, heartbeat: float, form: An
                 if clocked or batch.finished:
                     now = service().load(game.game_id)
                     if clocked:
-                        yield form.named("clocks", {"version": batch.version, "clocks": timing.figures(service(), now)})
+                        yield form.named("clocks", {"version": now.version, "clocks": timing.figures(service(), now)})
                     if batch.finished:
                         yield _end(now, form)
                         return
