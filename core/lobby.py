@@ -155,11 +155,11 @@ class Lobby:
         """The next entries of ``key`` below (top, after) in (score, id) descending order."""
         rows = self.conn.zrevrangebyscore(key, top, "-inf", start=0, num=CHUNK, withscores=True)
         page = [(_text(m), float(s)) for m, s in rows]
-        skipped = [(m, s) for m, s in page if not (s == top and after is not None and m >= after)]
-        if page and not skipped and len(page) == CHUNK:  # a whole chunk of one score: step below it
+        unseen = [(m, s) for m, s in page if not (s == top and after is not None and m >= after)]
+        if page and not unseen and len(page) == CHUNK:  # a whole chunk of one score: step below it
             rows = self.conn.zrevrangebyscore(key, f"({top}", "-inf", start=0, num=CHUNK, withscores=True)
             return [(_text(m), float(s)) for m, s in rows]
-        return skipped
+        return unseen
 
     def _check(self, game_id: str, rest: list[str], f: Filters, driver: str) -> dict[str, Any] | None:
         if rest:

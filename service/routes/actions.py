@@ -48,8 +48,9 @@ def _answer(game_id: str, seat: int, applied: Applied) -> Any:
 @blp.doc(operationId="resign", parameters=IDEMPOTENCY)
 @blp.response(200, MoveResultSchema, headers=REPLAYED_HEADERS)
 def resign(game_id: str) -> Any:
-    """Leave the game. With two seats or fewer left playing, it ends and the other seat wins;
-    otherwise it goes on and your seat plays its default moves, ranked below every other seat."""
+    """Leave the game. When at most one seat is then left playing, the game ends and that seat
+    wins; otherwise it goes on, the service plays your seat's default moves, and your seat ranks
+    below every seat that stayed."""
     svc = service()
     seat = _seat(game_id)
     return _answer(game_id, seat, svc.resign(game_id, seat, idempotency_key(seat)))
