@@ -21,13 +21,15 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 import redis
 
-from core.seats import new_seat_secret, seat_entry
+from core import seating, table
+from core.lobby import Lobby
+from core.seats import new_seat_secret
 from core.store import (
     AppendResult,
     EventStore,
@@ -37,9 +39,11 @@ from core.store import (
     build_entries,
     fingerprint,
 )
+from core.table import EMPTY as EMPTY_TABLE
+from core.table import Table
 from domain.canonical import GENESIS_HASH, canonical_json
 from domain.core import SYSTEM, Actor, GameRules, Rejected, RejectKind
-from domain.games import fold, get_game, step
+from domain.games import get_game
 from domain.rng import Rng, seed_commitment, seed_from_text
 
 __all__ = [
@@ -48,6 +52,8 @@ __all__ = [
 ]
 
 MAX_APPLY_ATTEMPTS = 8
+DEFAULT_ABORT_MOVES = 4
+DEFAULT_INACTIVITY_S = 86_400.0
 CLIENT_SEED_POLICIES = ("bots-only", "any")
 
 
@@ -64,6 +70,16 @@ class VersionNotFound(LookupError):
 def iso_time(moment: datetime) -> str:
     """ISO-8601 UTC with milliseconds and a Z, e.g. 2025-01-31T12:00:00.123Z."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _parse_time(stamp: str) -> datetime:
+    return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+def _command_json(rules: GameRules, command: Any) -> dict[str, Any]:
+    if isinstance(command, table.TABLE_COMMANDS):
+        return table.command_to_json(command)
+    return rules.command_to_json(command)
 
 
 def utc_now() -> datetime:
@@ -106,13 +122,14 @@ class GameInfo:
 
 @dataclass(frozen=True)
 class Game:
-    """A game folded up to ``version``."""
+    """A game folded up to ``version``: the game's own state and the table around it."""
 
     info: GameInfo
     rules: GameRules
     state: Any
     version: int
     last_hash: str
+    table: Table = EMPTY_TABLE
 
     @property
     def game_id(self) -> str:
@@ -120,18 +137,28 @@ class Game:
 
     @property
     def finished(self) -> bool:
-        return self.rules.result(self.state) is not None
+        """Over: finished by the rules or by departures, or aborted (the seed is revealed)."""
+        return self.status() in ("finished", "aborted")
 
     @property
     def to_act(self) -> frozenset[Actor]:
-        return frozenset() if self.finished else self.rules.to_act(self.state)
+        return table.to_act(self.rules, self.state, self.table)
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        return table.result(self.rules, self.state, self.table)
 
     def needs_worker(self) -> bool:
-        """True when SYSTEM or a non-human seat is to act: a worker has to advance the game."""
-        return any(isinstance(a, str) or self.info.seat_kind(a) != "human" for a in self.to_act)  # str: SYSTEM
+        """True when SYSTEM, a non-human seat or a seat that left is to act: a worker plays it."""
+        return any(isinstance(a, str) or self.info.seat_kind(a) != "human" or a in self.table.left
+                   for a in self.to_act)  # str: SYSTEM
 
     def status(self) -> str:
-        return "finished" if self.finished else "active"
+        return table.status(self.rules, self.state, self.table)
+
+    def seats(self) -> list[dict[str, Any]]:
+        """The seats as clients see them (no bot URLs), each with its ``status`` at the table."""
+        return table.seat_views(self.info.seats, self.table)
 
 
 @dataclass(frozen=True)
@@ -157,6 +184,9 @@ class GameService:
     ``advance(game_id, version)`` is called after a create or an applied command that leaves
     SYSTEM or a bot seat to act (the web app passes ``workers.enqueue.enqueue_advance``;
     workers, which loop themselves, pass nothing). ``clock`` returns an aware datetime.
+    ``abort_moves``: a game may be aborted while its seats have made fewer moves than this;
+    ``inactivity_s``: how long a game must have waited on a human seat without a clock before
+    another seat may claim against it.
     """
 
     def __init__(
@@ -167,11 +197,16 @@ class GameService:
         advance: Callable[[str, int], None] | None = None,
         cache_size: int = 512,
         client_seeds: str = "bots-only",
+        abort_moves: int = DEFAULT_ABORT_MOVES,
+        inactivity_s: float = DEFAULT_INACTIVITY_S,
     ) -> None:
         if client_seeds not in CLIENT_SEED_POLICIES:
             raise ValueError(f"client_seeds must be one of {', '.join(CLIENT_SEED_POLICIES)}")
         self.client_seeds = client_seeds
+        self.abort_moves = abort_moves
+        self.inactivity_s = inactivity_s
         self.store = EventStore(conn)
+        self.lobby = Lobby(conn)
         self.clock = clock
         self.advance = advance
         self._cache: OrderedDict[str, Game] = OrderedDict()
@@ -184,21 +219,41 @@ class GameService:
         """Create a game from ``{game, edition?, seats, options?, seed?}`` (no edition: the game's default).
 
         Returns ``{id, game, edition, version, seed_commitment, seats}`` where every human seat
-        carries its bearer token (shown only here; the store keeps its sha256). Raises
-        ``Rejected(INVALID_CONFIG)`` for a bad game, edition, seat list or options.
+        carries its bearer token and every open seat its invite token (shown only here; the
+        store keeps their sha256). Raises ``Rejected(INVALID_CONFIG)`` for a bad game, edition,
+        seat list or options.
         """
         rules = get_game(body["game"])
-        seats = [seat_entry(i, s) for i, s in enumerate(body["seats"])]
-        config = rules.config_from_json(_config_json(body, len(seats)))
-        config_json = rules.config_to_json(config)
+        seats = [seating.seat_spec(i, s) for i, s in enumerate(body["seats"])]
+        config_json = rules.config_to_json(rules.config_from_json(_config_json(body, len(seats))))
         seed = self._seed(body.get("seed"), seats)
-        game_id = secrets.token_hex(8)
-        events = [rules.event_to_json(e) for e in rules.setup(config, Rng(seed, game_id, 0))]
+        plan = seating.Plan(
+            tokens={s["seat"]: secrets.token_urlsafe(24) for s in seats if s["kind"] == "human"},
+            secrets={s["seat"]: new_seat_secret() for s in seats if s["kind"] == "http"},
+            invites={s["seat"]: secrets.token_urlsafe(18) for s in seats if s["kind"] == "open"},
+        )
+        created = self.create_planned(secrets.token_hex(8), rules, seats, config_json, seed, plan)
+        assert created is not None  # a fresh random id is never taken
+        return created
+
+    def create_planned(self, game_id: str, rules: GameRules, seats: list[dict[str, Any]],
+                       config_json: dict[str, Any], seed: bytes, plan: seating.Plan) -> dict[str, Any] | None:
+        """Write a new game with the given seats, config, seed and credentials.
+
+        The set-up batch, then (when seats are open) the SYSTEM batch that opens them. Returns
+        None when ``game_id`` already exists (a rematch another seat created first).
+        """
         now = iso_time(self.clock())
-        entries = build_entries(0, GENESIS_HASH, events, actor=SYSTEM, time=now,
+        setup = [rules.event_to_json(e) for e in rules.setup(rules.config_from_json(config_json), Rng(seed, game_id, 0))]
+        entries = build_entries(0, GENESIS_HASH, setup, actor=SYSTEM, time=now,
                                 command={"type": "CreateGame", "config": config_json})
-        tokens = {s["seat"]: secrets.token_urlsafe(24) for s in seats if s["kind"] == "human"}
-        bot_secrets = {s["seat"]: new_seat_secret() for s in seats if s["kind"] == "http"}
+        open_seats = tuple(s["seat"] for s in seats if s["kind"] == "open")
+        if open_seats:
+            state, tbl = table.fold(rules, setup, None, EMPTY_TABLE)
+            command = table.OpenSeats(open_seats)
+            events, _, _ = table.step(rules, state, tbl, command, None, len(seats))
+            entries += build_entries(len(entries), entries[-1].hash, events, actor=SYSTEM, time=now,
+                                     command=table.command_to_json(command))
         meta = {
             "game": rules.name,
             "engine_version": rules.engine_version,
@@ -207,20 +262,24 @@ class GameService:
             "seed": seed.hex(),
             "seed_commitment": seed_commitment(seed),
             "created": now,
-            "status": "active",
-            **{f"token:{token_digest(t)}": str(seat) for seat, t in tokens.items()},
-            **{f"secret:{seat}": secret for seat, secret in bot_secrets.items()},
+            "status": "open" if open_seats else "active",
+            **plan.meta_fields(),
         }
-        result = self.store.create(game_id, meta, entries)
-        self._after_change(self.load(game_id))
+        try:
+            result = self.store.create(game_id, meta, entries)
+        except StaleVersion:
+            return None
+        game = self.load(game_id)
+        self.lobby.add(game_id, rules.name, config_json.get("edition"), meta["status"], now, seats)
+        self._after_change(game)
         return {
             "id": game_id,
             "game": rules.name,
-            "edition": config_json.get("edition", body.get("edition")),
+            "edition": config_json.get("edition"),
             "version": result.version,
+            "status": meta["status"],
             "seed_commitment": meta["seed_commitment"],
-            "seats": [{**s, **({"token": tokens[s["seat"]]} if s["seat"] in tokens else {}),
-                       **({"secret": bot_secrets[s["seat"]]} if s["seat"] in bot_secrets else {})} for s in seats],
+            "seats": [plan.shown(s) for s in seats],
         }
 
     def _seed(self, client_seed: str | None, seats: Sequence[Mapping[str, Any]]) -> bytes:
@@ -232,7 +291,7 @@ class GameService:
         """
         if client_seed is None:
             return secrets.token_bytes(32)
-        if self.client_seeds == "bots-only" and any(s["kind"] == "human" for s in seats):
+        if self.client_seeds == "bots-only" and any(s["kind"] in ("human", "open") for s in seats):
             raise Rejected(RejectKind.INVALID_CONFIG,
                            "a client seed is accepted only when no seat is human: a known seed reveals "
                            "every hidden draw; leave 'seed' out and the server draws one")
@@ -311,8 +370,11 @@ class GameService:
         expected_version: int | None = None,
         idempotency_key: str | None = None,
         meta: dict[str, Any] | None = None,
+        meta_fields: Mapping[str, str] | None = None,
     ) -> Applied:
-        """Decide ``command`` for ``actor`` and append the events it causes.
+        """Decide ``command`` (the game's, or a table command of ``core.table``) for ``actor``
+        and append the events it causes; ``meta_fields`` are written to the game's meta hash in
+        the same atomic append.
 
         Order of checks: unknown game (GameNotFound) -> idempotency key (the stored result for
         the same request, IdempotencyConflict for another) -> ``expected_version``
@@ -321,7 +383,7 @@ class GameService:
         """
         for _ in range(MAX_APPLY_ATTEMPTS):
             game = self.load(game_id)
-            command_json = game.rules.command_to_json(command)
+            command_json = _command_json(game.rules, command)
             request = fingerprint(actor, command_json)
             if idempotency_key:
                 replay = self._replay(game, idempotency_key, request)
@@ -329,34 +391,83 @@ class GameService:
                     return replay
             if expected_version is not None and expected_version != game.version:
                 raise StaleVersion(expected_version, game.version)
-            entries, new_state = self._decide(game, actor, command, command_json, meta)
-            new_game = Game(game.info, game.rules, new_state, game.version + len(entries),
-                            entries[-1].hash if entries else game.last_hash)
-            updates = {"status": "finished", "finished": entries[0].entry["time"]} if (
-                entries and new_game.finished) else None
+            entries, new_game = self._decide(game, actor, command, command_json, meta)
+            updates = dict(meta_fields or {})
+            if new_game.status() != game.status():
+                updates["status"] = new_game.status()
+                if new_game.finished:
+                    updates["finished"] = entries[0].entry["time"]
             try:
                 result = self.store.append(game_id, game.version, entries, idempotency_key=idempotency_key,
-                                           request_fingerprint=request, meta_updates=updates)
+                                           request_fingerprint=request, meta_updates=updates or None)
             except StaleVersion as stale:
                 if expected_version is not None:
                     raise StaleVersion(expected_version, stale.current) from None
                 continue
             if result.replayed:
                 return self._replayed(self.load(game_id), result)
+            if meta_fields:
+                new_game = replace(new_game, info=self._info(game_id))
             self._remember(new_game)
+            if "status" in updates or meta_fields:
+                self.lobby.reindex(game_id)
             self._after_change(new_game)
             return Applied(result, tuple(entries), new_game)
         raise StaleVersion(expected_version if expected_version is not None else -1, self.store.version(game_id))
 
     def _decide(self, game: Game, actor: Actor, command: Any, command_json: dict[str, Any],
-                meta: dict[str, Any] | None) -> tuple[list[StoredEntry], Any]:
-        if game.finished:
-            raise Rejected(RejectKind.GAME_OVER, "the game is over; no more moves")
+                meta: dict[str, Any] | None) -> tuple[list[StoredEntry], Game]:
         rng = Rng(game.info.seed, game.game_id, game.rules.draw_counter(game.state))
-        events, state = step(game.rules, game.state, command, rng)
-        entries = build_entries(game.version, game.last_hash, [game.rules.event_to_json(e) for e in events],
-                                actor=actor, time=iso_time(self.clock()), command=command_json, meta=meta)
-        return entries, state
+        events, state, tbl = table.step(game.rules, game.state, game.table, command, rng, len(game.info.seats))
+        entries = build_entries(game.version, game.last_hash, events, actor=actor, time=iso_time(self.clock()),
+                                command=command_json, meta=meta)
+        return entries, Game(game.info, game.rules, state, game.version + len(entries),
+                             entries[-1].hash if entries else game.last_hash, tbl)
+
+    # -- table actions (core.table, core.seating) -------------------------------------------------
+
+    def join(self, game_id: str, seat: int, name: str, invite: str | None = None) -> dict[str, Any]:
+        """Take an open seat; returns the joiner's bearer token (see ``core.seating``)."""
+        return seating.join(self, game_id, seat, name, invite)
+
+    def rematch(self, game_id: str, seat: int, token: str) -> dict[str, Any]:
+        return seating.rematch(self, game_id, seat, token)
+
+    def resign(self, game_id: str, seat: int, idempotency_key: str | None = None) -> Applied:
+        return self.apply(game_id, seat, table.Resign(seat), idempotency_key=idempotency_key)
+
+    def abort(self, game_id: str, seat: int, idempotency_key: str | None = None) -> Applied:
+        """Call the game off, while fewer than ``abort_moves`` moves of seats are in its log."""
+        if self.load(game_id).finished:
+            return self.apply(game_id, seat, table.Abort(seat))  # refused: GAME_OVER
+        made = sum(1 for e in self.store.read(game_id) if e.command is not None and isinstance(e.actor, int)
+                   and e.command.get("type") not in table.COMMAND_TYPES)
+        if made >= self.abort_moves:
+            raise Rejected(RejectKind.ILLEGAL_MOVE, f"too late to abort: seats have made {made} moves and a game "
+                           f"may be aborted only before {self.abort_moves}; resign instead")
+        return self.apply(game_id, seat, table.Abort(seat), idempotency_key=idempotency_key)
+
+    def claim(self, game_id: str, seat: int, absent: int, remedy: str,
+              idempotency_key: str | None = None) -> Applied:
+        """``remedy`` ``victory`` (``absent`` is deemed to have left) or ``default_move`` (one
+        default move is played for it), once the game has waited ``inactivity_s`` on ``absent``."""
+        game = self.load(game_id)
+        if not 0 <= absent < len(game.info.seats):
+            raise Rejected(RejectKind.ILLEGAL_MOVE, f"seats are numbered 0..{len(game.info.seats) - 1}")
+        kind = game.info.seats[absent]
+        if kind["kind"] != "human" or kind.get("clock"):
+            raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {absent} is a {'clocked ' if kind.get('clock') else ''}"
+                           f"{kind['kind']} seat: {'its clock' if kind.get('clock') else 'the service'} moves for it")
+        if absent == seat:
+            raise Rejected(RejectKind.ILLEGAL_MOVE, "a seat cannot claim against itself")
+        if absent not in game.to_act or absent in game.table.left:
+            raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {absent} is not to act: nobody is waiting for it")
+        waited = (self.clock() - _parse_time(self.store.last(game_id).entry["time"])).total_seconds()  # type: ignore[union-attr]
+        if waited < self.inactivity_s:
+            raise Rejected(RejectKind.ILLEGAL_MOVE, f"the game has waited {int(waited)} s; a claim needs "
+                           f"{self.inactivity_s:g} s without a move (another {int(self.inactivity_s - waited) + 1} s)")
+        command = table.ClaimVictory(seat, absent) if remedy == "victory" else table.ForceMove(seat, absent)
+        return self.apply(game_id, seat, command, expected_version=game.version, idempotency_key=idempotency_key)
 
     def _replay(self, game: Game, key: str, request: str) -> Applied | None:
         found = self.store.idempotent_result(game.game_id, key)
@@ -375,8 +486,17 @@ class GameService:
 
     def _folded(self, start: Game, entries: Sequence[StoredEntry]) -> Game:
         rules = start.rules
-        state = fold(rules, (rules.event_from_json(e.data) for e in entries), start.state)
-        return Game(start.info, rules, state, entries[-1].seq, entries[-1].hash)
+        state, tbl = table.fold(rules, (e.data for e in entries), start.state, start.table)
+        info = start.info
+        if any(e.type == "SeatJoined" for e in entries):  # a joiner's name and kind are in the meta hash
+            info = self._info(info.game_id)
+        return Game(info, rules, state, entries[-1].seq, entries[-1].hash, tbl)
+
+    def _info(self, game_id: str) -> GameInfo:
+        meta = self.store.meta(game_id)
+        if meta is None:
+            raise GameNotFound(game_id)
+        return GameInfo.from_meta(game_id, meta)
 
     def _remember(self, game: Game) -> None:
         with self._lock:

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from core import table
 from domain.canonical import GENESIS_HASH, canonical_json, json_hash
 from domain.core import GameRules
-from domain.games import fold, get_game
+from domain.games import get_game
 from replays.entries import ENTRY_KEYS, Entry, chain_hashes, event_json, split_batches
 from replays.statehash import StateHasher
 
@@ -26,6 +27,7 @@ FOOTER_KEYS = frozenset({
     "kind", "batches", "entries", "version", "result", "final_state_hash", "final_hash", "header_hash",
 })
 CONFIG_CORE_KEYS = ("edition", "players")
+OVER = ("finished", "aborted")  # an aborted game has a bundle too, with a null result
 
 RulesLookup = Callable[[str], GameRules]
 
@@ -81,14 +83,14 @@ def build_lines(
     hashes = chain_hashes(entries)
     hasher = StateHasher(rules)
     lines: list[dict[str, Any]] = [header]
-    state, done = None, 0
+    state, tbl, done = None, table.EMPTY, 0
     for index, batch in enumerate(split_batches(entries)):
-        state = fold(rules, (rules.event_from_json(event_json(e)) for e in batch), state)
+        state, tbl = table.fold(rules, (event_json(e) for e in batch), state, tbl)
         done += len(batch)
         lines.append(batch_line(index, batch, hasher(state), hashes[done - 1]))
-    result = rules.result(state) if state is not None else None
-    if result is None:
+    if state is None or table.status(rules, state, tbl) not in OVER:
         raise NotFinished(f"game {game_id} is not finished")
+    result = table.result(rules, state, tbl)
     lines.append({
         "kind": "footer",
         "batches": len(lines) - 1,

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from core.table import is_table_event
 from domain.core import GameRules, Seat
 from domain.games import fold
 from replays.entries import Entry, event_json
@@ -27,8 +28,8 @@ def state_at(rules: GameRules, entries: Sequence[Entry], version: int, base: Any
     last = entries[-1]["seq"] if entries else 0
     if not 1 <= version <= last or base_version > version:
         raise VersionOutOfRange(version, last)
-    todo = (e for e in entries if base_version < e["seq"] <= version)
-    return fold(rules, (rules.event_from_json(event_json(e)) for e in todo), base)
+    todo = (event_json(e) for e in entries if base_version < e["seq"] <= version)
+    return fold(rules, (rules.event_from_json(e) for e in todo if not is_table_event(e)), base)
 
 
 def view_at(

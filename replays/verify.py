@@ -16,9 +16,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from core import table
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
 from domain.core import GameRules, Rejected
-from domain.games import fold, for_engine, get_game, step
+from domain.games import fold, for_engine, get_game
 from domain.rng import Rng
 from replays.bundle import BATCH_ENTRY_KEYS, BATCH_KEYS, FOOTER_KEYS, FORMAT, HEADER_KEYS, state_hash
 from replays.entries import ENTRY_KEYS, event_json
@@ -131,25 +132,29 @@ class _Replayer:
         self.seed = seed
         self.game_id: str = header["game_id"]
         self.state: Any = None
+        self.table = table.EMPTY
+        self.seats = len(header["seats"]) if isinstance(header.get("seats"), list) else 0
         self.hasher = StateHasher(rules)
         self.last_state_hash = ""
         self.chain = GENESIS_HASH
         self.seq = 0
         self.entries = 0
 
-    def expected_events(self, number: int, index: int, command: Any) -> tuple[list[Any], Any]:
-        """The events the engine produces for this batch's command, and the state after them."""
+    def expected_events(self, number: int, index: int, command: Any) -> tuple[list[dict[str, Any]], Any, table.Table]:
+        """The events (as stored JSON) the engine produces for this batch's command, and the
+        game's state and the table after them."""
         rules = self.rules
         try:
             if index == 0:
                 _expect_equal(number, "setup command", {"type": "CreateGame", "config": self.header["config"]}, command)
                 events = rules.setup(rules.config_from_json(self.header["config"]), Rng(self.seed, self.game_id, 0))
-                return events, fold(rules, events, self.state)
-            else:
-                if not isinstance(command, dict):
-                    raise _Diverged(number, "command", "a command object", command)
-                rng = Rng(self.seed, self.game_id, rules.draw_counter(self.state))
-                return step(rules, self.state, rules.command_from_json(command), rng)
+                stored = [rules.event_to_json(e) for e in events]
+                return stored, fold(rules, events, self.state), self.table
+            if not isinstance(command, dict):
+                raise _Diverged(number, "command", "a command object", command)
+            decoded = table.command_from_json(command) or rules.command_from_json(command)
+            rng = Rng(self.seed, self.game_id, rules.draw_counter(self.state))
+            return table.step(rules, self.state, self.table, decoded, rng, self.seats)
         except Rejected as exc:
             raise _Diverged(number,
                             "the engine rejects this command", "an accepted command", f"{exc}: {_show(command)}") from None
@@ -163,15 +168,14 @@ class _Replayer:
         stored = line["entries"]
         if not isinstance(stored, list) or not stored:
             raise _Diverged(number, "entries", "a non-empty list", stored)
-        events, after = self.expected_events(number, index, line["command"])
-        expected = [self.rules.event_to_json(e) for e in events]
+        expected, after, tbl = self.expected_events(number, index, line["command"])
         _expect_equal(number, "number of events", len(expected), len(stored))
         # one comparison of the whole batch; entry by entry only to locate a difference
         found = [e.get("data") if isinstance(e, dict) else e for e in stored]
         same = canonical_json(expected) == canonical_json(found)
         for position, (event, entry) in enumerate(zip(expected, stored)):
             self.entry(number, position, line, event, entry, check_event=not same)
-        self.state = after
+        self.state, self.table = after, tbl
         _expect_equal(number, "chain hash after the batch", self.chain, line["chain_hash"])
         self.last_state_hash = self.hasher(self.state)
         _expect_equal(number, "state hash after the batch", self.last_state_hash, line["state_hash"])
@@ -197,9 +201,10 @@ class _Replayer:
 
     def footer(self, number: int, line: dict[str, Any], batches: int) -> Any:
         _expect_keys(number, line, "footer", FOOTER_KEYS)
-        result = self.rules.result(self.state)
-        if result is None:
-            raise _Diverged(number, "the game is not finished after the last batch", "a result", "none")
+        status = table.status(self.rules, self.state, self.table)
+        if status not in ("finished", "aborted"):
+            raise _Diverged(number, "the game is not over after the last batch", "finished or aborted", status)
+        result = table.result(self.rules, self.state, self.table)  # None for an aborted game
         _expect_equal(number, "result", result, line["result"])
         _expect_equal(number, "batch count", batches, line["batches"])
         _expect_equal(number, "entry count", self.entries, line["entries"])

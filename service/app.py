@@ -11,6 +11,9 @@
   same window; ``TRUSTED_PROXIES`` reverse proxies in front (for the client address); env
   ``HOURGLASS_<NAME>`` for each;
 - ``SSE_HEARTBEAT`` seconds between heartbeats on an idle stream (15);
+- ``ABORT_MOVES``: a game may be aborted while its seats have made fewer moves than this (4);
+  ``INACTIVITY_S``: how long a game must wait on an unclocked human seat before another seat may
+  claim victory or a default move against it (86400); env ``HOURGLASS_<NAME>`` for each;
 - ``MAX_CONTENT_LENGTH`` bytes of request body (64 KiB);
 - ``CORS_ORIGINS``: origins allowed to call ``/api/*`` from a browser, comma-separated, or
   ``*`` (the default: the API authenticates with bearer tokens, never cookies); env
@@ -20,26 +23,32 @@
 """
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Flask, request
+from flask import Flask, Response, current_app, request
 from flask_cors import CORS
 from flask_smorest import Api
 from flask_swagger_ui import get_swaggerui_blueprint
 
 from core.games import GameService
 from domain.games import game_names, get_game
-from service import limits
+from service import apidocs, limits, openapi
 from service.problems import ApiProblem, register_error_handlers
 
 
 class _Api(Api):
-    """flask-smorest Api whose errors are problem+json (see service.problems)."""
+    """flask-smorest Api whose errors are problem+json (see service.problems) and whose OpenAPI
+    document carries only the components something refers to (service.openapi)."""
 
     def _register_error_handlers(self) -> None:
         register_error_handlers(self._app)
+
+    def _openapi_json(self) -> Response:
+        return current_app.response_class(json.dumps(openapi.tidy(self.spec.to_dict()), indent=2),
+                                          mimetype="application/json")
 
 
 MAX_JSON_DEPTH = 32
@@ -74,7 +83,7 @@ def _check_depth(raw: bytes) -> None:
 DEFAULTS: dict[str, Any] = {
     "API_TITLE": "hourglass",
     "API_VERSION": "v1",
-    "OPENAPI_VERSION": "3.0.3",
+    "OPENAPI_VERSION": "3.1.0",
     "OPENAPI_URL_PREFIX": "/",
     "OPENAPI_JSON_PATH": "openapi.json",
     "MAX_CONTENT_LENGTH": 64 * 1024,
@@ -88,13 +97,19 @@ DEFAULTS: dict[str, Any] = {
     "ADVANCE": "rq",
     "CLIENT_SEEDS": "bots-only",
     "CORS_ORIGINS": "*",
+    "ABORT_MOVES": 4,
+    "INACTIVITY_S": 86_400.0,
     "JSON_SORT_KEYS": True,
 }
+API_DESCRIPTION = ("Play board games over REST and audit their replays. Start with docs/api.md in the "
+                   "repository: auth, versions and ETags, idempotency, errors, streams, the lobby and the "
+                   "game-level actions. Swagger UI is at /docs, ReDoc at /redoc.")
 
 _ENV = {"HOURGLASS_RATE_LIMIT": ("RATE_LIMIT", int), "HOURGLASS_RATE_LIMIT_WINDOW": ("RATE_LIMIT_WINDOW", float),
         "HOURGLASS_ADVANCE": ("ADVANCE", str), "HOURGLASS_CLIENT_SEEDS": ("CLIENT_SEEDS", str),
         "HOURGLASS_CORS_ORIGINS": ("CORS_ORIGINS", str),
         "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float),
+        "HOURGLASS_ABORT_MOVES": ("ABORT_MOVES", int), "HOURGLASS_INACTIVITY_S": ("INACTIVITY_S", float),
         **{f"HOURGLASS_{name}": (name, int)
            for name in ("ANON_RATE_LIMIT", "AUTH_FAIL_LIMIT", "CREATE_RATE_LIMIT", "TRUSTED_PROXIES")}}
 
@@ -117,23 +132,26 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
         conn = get_redis()
     app.extensions["hourglass"] = GameService(conn, advance=_advance(app.config["ADVANCE"], conn),
-                                                 client_seeds=app.config["CLIENT_SEEDS"])
+                                                 client_seeds=app.config["CLIENT_SEEDS"],
+                                                 abort_moves=int(app.config["ABORT_MOVES"]),
+                                                 inactivity_s=float(app.config["INACTIVITY_S"]))
 
     _allow_cross_origin(app)
     limits.install(app, conn)
     app.after_request(limits.token_headers)
 
-    api = _Api(app, spec_kwargs={"info": {"description": "Play board games over REST; audit replays."},
-                                 "security": [{"bearerAuth": []}, {}]})  # a seat token, or none (spectator)
-    api.spec.components.security_scheme("bearerAuth", {
-        "type": "http", "scheme": "bearer",
-        "description": "A seat's token from the game's creation; without one you are a spectator."})
+    api = _Api(app, spec_kwargs={"info": {"description": API_DESCRIPTION},
+                                 "security": [{"bearerAuth": []}, {}],  # a seat token, or none (spectator)
+                                 "extra_plugins": [openapi.SpecPlugin()]})
+    api.ma_plugin.converter.add_attribute_function(openapi.typed2properties)
+    openapi.register(api.spec)
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={
         "app_name": "hourglass API", "persistAuthorization": True}))
+    app.register_blueprint(apidocs.blp)
     from service import replay_api, viewer_api
-    from service.routes import events, games, moves, state
+    from service.routes import actions, events, games, lobby, moves, seats, state
 
-    for module in (games, state, moves, events, replay_api, viewer_api):
+    for module in (games, lobby, state, moves, actions, seats, events, replay_api, viewer_api):
         api.register_blueprint(module.blp)
     for name in game_names():  # import every rules package now, not on some player's first request
         get_game(name)

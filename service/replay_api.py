@@ -44,7 +44,7 @@ def _bundle_or_problem(game_id: str) -> str:
     if stored is not None:
         return stored
     meta, entries = load_game(store, game_id)
-    if meta.get("status") != "finished":
+    if meta.get("status") not in ("finished", "aborted"):
         raise ApiProblem(409, "GAME_NOT_FINISHED",
                          f"game {game_id} is still being played; its replay (and seed) is published when it ends")
     try:
@@ -102,7 +102,7 @@ def verify() -> Any:
 def timeline(game_id: str) -> Any:
     """The version after each batch with who acted; finished games also list each command."""
     meta, entries = load_game(_store(), game_id)
-    finished = meta.get("status") == "finished"
+    finished = meta.get("status") in ("finished", "aborted")
     ends = versions_of_batches(entries)
     firsts = [e for e in entries if e.get("command") is not None]
     steps = []
@@ -111,4 +111,4 @@ def timeline(game_id: str) -> Any:
         if finished:
             step["command"] = first["command"]
         steps.append(step)
-    return {"id": game_id, "status": "finished" if finished else "active", "version": ends[-1], "steps": steps}
+    return {"id": game_id, "status": meta.get("status", "active"), "version": ends[-1], "steps": steps}

@@ -1,26 +1,51 @@
 """Marshmallow schemas: the only place the HTTP edge describes its JSON.
 
-Game-specific payloads (a seat's view, a move, an event's data) are open JSON objects whose
-shape belongs to the game; everything around them is typed here. Request schemas reject
-unknown fields (marshmallow's default RAISE) except the move body, whose fields the game parses.
+Game-specific payloads (a seat's view, a move, a config, a result) are :class:`Typed` fields
+whose OpenAPI schemas ``service.openapi`` builds per game; everything around them is typed here.
+Request schemas reject unknown fields (marshmallow's default RAISE) except the move body, whose
+fields the game parses (its documented schema is the typed ``Move`` union).
 """
 from __future__ import annotations
 
 from marshmallow import INCLUDE, Schema, fields, validate
 
+from core.lobby import STATUSES
+from service.openapi import Typed
+
 MAX_SEATS = 8
+ACTOR_DOC = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": ["system"]}],
+             "description": "a seat number, or 'system' for the service's own steps"}
+
+
+def actors() -> fields.List:
+    return fields.List(fields.Raw(metadata=ACTOR_DOC), required=True,
+                       metadata={"description": "who may act now: seat numbers, then 'system'"})
+STATUS_TEXT = "open (waiting for players), active, finished or aborted"
+URL_PATTERN = r"^https?://[^\s/?#@]+([/?#]\S*)?$"  # the rest is core.seats.check_bot_url's (a 422)
+
+
+class ClockSchema(Schema):
+    """Seconds as JSON numbers (checked by ``core.clocks.TimeControl``, which keeps ints as ints)."""
+
+    initial_s = fields.Raw(required=True, metadata={"type": "number", "exclusiveMinimum": 0, "maximum": 2_592_000})
+    increment_s = fields.Raw(metadata={"type": "number", "minimum": 0, "maximum": 2_592_000})
 
 
 class SeatSpecSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(1, 64))
-    kind = fields.String(load_default="human", validate=validate.OneOf(["human", "bot", "http"]))
+    name = fields.String(validate=validate.Length(1, 64), metadata={"description": "required except for open seats"})
+    kind = fields.String(load_default="human", validate=validate.OneOf(["human", "bot", "http", "open"]),
+                         metadata={"description": "open: a seat any player (or, if private, the invite's "
+                                                  "holder) takes with POST .../seats/{n}/join"})
     bot = fields.String(validate=validate.Length(1, 64))
-    url = fields.Url(require_tld=False, schemes={"http", "https"})
-    clock = fields.Dict(keys=fields.String(), metadata={"description": "optional {initial_s, increment_s}"})
+    url = fields.String(validate=[validate.Length(1, 2048), validate.Regexp(URL_PATTERN)],
+                        metadata={"format": "uri", "description": "http seats: where the bot answers (the host "
+                                                                  "must be on the server's allow-list)"})
+    clock = fields.Nested(ClockSchema, metadata={"description": "a chess clock for this seat"})
+    private = fields.Boolean(metadata={"description": "open seats: only the invite token's holder may take it"})
 
 
-class CreateGameSchema(Schema):
-    game = fields.String(load_default="orleans", validate=validate.Length(1, 32))
+class CreateGameBodySchema(Schema):
+    game = fields.String(required=True, validate=validate.Length(1, 32))
     edition = fields.String(load_default=None, validate=validate.Length(1, 32),
                             metadata={"description": "the game's edition; left out: the game's default"})
     seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(1, MAX_SEATS))
@@ -31,63 +56,84 @@ class CreateGameSchema(Schema):
 class SeatSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
-    kind = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(["human", "bot", "http", "open"]))
     bot = fields.String()
-    url = fields.String()
-    clock = fields.Dict()
+    clock = fields.Nested(ClockSchema)
+    status = fields.String(validate=validate.OneOf(["open", "playing", "resigned", "abandoned"]),
+                           metadata={"description": "the seat at the table: waiting for a player, playing, or left"})
 
 
 class CreatedSeatSchema(SeatSchema):
+    url = fields.String()
+    private = fields.Boolean()
     token = fields.String(metadata={"description": "bearer token of a human seat; shown only once"})
     secret = fields.String(metadata={"description": "HMAC key of an http bot seat; shown only once"})
+    invite = fields.String(metadata={"description": "an open seat's invite token (POST .../seats/{n}/join with "
+                                                    "it); shown only once"})
+    reserved = fields.Boolean(metadata={"description": "a rematch seat kept for its previous player"})
 
 
 class CreatedSchema(Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
-    edition = fields.String(required=True)
+    edition = fields.Raw(required=True)
     version = fields.Integer(required=True)
+    status = fields.String(required=True, metadata={"description": STATUS_TEXT})
     seed_commitment = fields.String(required=True, metadata={"description": "hex sha256 of the seed"})
     seats = fields.List(fields.Nested(CreatedSeatSchema), required=True)
+
+
+class ClockFiguresSchema(Schema):
+    remaining_ms = fields.Integer(required=True)
+    running = fields.Boolean(required=True)
+    deadline_ms = fields.Integer(allow_none=True, required=True,
+                                 metadata={"description": "when the running clock runs out (ms since the epoch)"})
+
+
+CLOCKS = fields.Dict(keys=fields.String(), values=fields.Nested(ClockFiguresSchema), allow_none=True,
+                     metadata={"description": "remaining time per clocked seat (keyed by seat number); "
+                                              "null when no seat has a clock"})
 
 
 class SummarySchema(Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
-    edition = fields.String()
-    config = fields.Dict()
-    status = fields.String(required=True, metadata={"description": "active or finished"})
+    edition = fields.Raw(required=True)
+    config = Typed("GameConfig", required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_TEXT})
     version = fields.Integer(required=True)
-    phase = fields.Raw(allow_none=True)
-    round = fields.Raw(allow_none=True)
-    summary = fields.Dict(metadata={"description": "the game's own summary (phase, round, event…)"})
-    to_act = fields.List(fields.Raw(), required=True, metadata={"description": "seat numbers and/or 'system'"})
+    phase = fields.Raw(allow_none=True, required=True)
+    round = fields.Raw(allow_none=True, required=True)
+    summary = fields.Dict(required=True, metadata={"description": "the game's own summary (phase, round, event…)"})
+    to_act = actors()
     seats = fields.List(fields.Nested(SeatSchema), required=True)
-    result = fields.Dict(allow_none=True)
+    result = Typed("GameResult", allow_none=True, required=True)
+    clocks = CLOCKS
     seed_commitment = fields.String(required=True)
-    seed = fields.String(allow_none=True, metadata={"description": "hex seed, revealed when the game ends"})
-    created = fields.String()
+    seed = fields.String(allow_none=True, required=True, metadata={"description": "hex seed, revealed when the game ends"})
+    created = fields.String(required=True)
+    rematch = fields.String(allow_none=True, metadata={"description": "the id of this game's rematch, once asked for"})
 
 
 class StateSchema(Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
-    seat = fields.Integer(allow_none=True, metadata={"description": "the caller's seat; null for spectators"})
-    status = fields.String(required=True)
-    to_act = fields.List(fields.Raw(), required=True)
-    view = fields.Dict(required=True, metadata={"description": "the game's view for this seat"})
+    seat = fields.Integer(allow_none=True, required=True, metadata={"description": "the caller's seat; null for spectators"})
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    to_act = actors()
+    view = Typed("GameView", required=True, metadata={"description": "the game's view for this seat"})
+    clocks = CLOCKS
     full = fields.Dict(metadata={"description": "time travel after the game ended: the full state, hidden parts included"})
 
 
 class MovesSchema(Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
-    seat = fields.Integer(allow_none=True)
-    moves = fields.List(fields.Dict(), required=True,
-                        metadata={"description": "ready-to-post move objects for this seat"})
+    seat = fields.Integer(allow_none=True, required=True)
+    moves = fields.List(Typed("Move"), required=True, metadata={"description": "ready-to-post moves for this seat"})
 
 
-class MoveSchema(Schema):
+class MoveBodySchema(Schema):
     """A move as listed by GET .../moves; the game validates the remaining fields."""
 
     class Meta:
@@ -99,7 +145,7 @@ class MoveSchema(Schema):
 class EventSchema(Schema):
     seq = fields.Integer(required=True)
     type = fields.String(required=True)
-    actor = fields.Raw(required=True, metadata={"description": "a seat number or 'system'"})
+    actor = fields.Raw(required=True, metadata=ACTOR_DOC)
     time = fields.String(required=True)
     data = fields.Dict(required=True, metadata={"description": "the event as this viewer may see it"})
 
@@ -111,14 +157,17 @@ class MoveResultSchema(Schema):
 
 
 class EventsSchema(MoveResultSchema):
-    pass
+    next = fields.Integer(allow_none=True, required=True,
+                          metadata={"description": "more events follow: ask again with after=next; null at the end"})
 
 
 MAX_SEQ = 10**12  # the same bound as service.web.MAX_SEQ: inside Redis' stream-id range
+MAX_PAGE = 1000
 
 
 class EventsQuerySchema(Schema):
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
+    limit = fields.Integer(load_default=MAX_PAGE, validate=validate.Range(min=1, max=MAX_PAGE))
 
 
 class StreamQuerySchema(Schema):
@@ -126,11 +175,49 @@ class StreamQuerySchema(Schema):
                            metadata={"description": "resume after this seq (Last-Event-ID wins)"})
 
 
-class ProblemSchema(Schema):
-    type = fields.String(required=True)
-    title = fields.String(required=True)
-    status = fields.Integer(required=True)
-    detail = fields.String(required=True)
-    kind = fields.String(required=True)
-    errors = fields.Raw()
-    current_version = fields.Integer()
+class ListQuerySchema(Schema):
+    game = fields.String(validate=validate.Length(1, 32))
+    edition = fields.String(validate=validate.Length(1, 32))
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    open = fields.Boolean(metadata={"description": "true: only games with a public open seat; false: none"})
+    player = fields.String(validate=validate.Length(1, 64), metadata={"description": "a human seat's name"})
+    bot = fields.String(validate=validate.Length(1, 64), metadata={"description": "a bot seat's bot name"})
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = fields.String(validate=validate.Length(1, 200), metadata={"description": "the previous page's next"})
+
+
+class ListedGameSchema(Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    edition = fields.Raw(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    created = fields.String(required=True)
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    open_seats = fields.List(fields.Integer(), required=True, metadata={"description": "public seats to join"})
+
+
+class GameListSchema(Schema):
+    games = fields.List(fields.Nested(ListedGameSchema), required=True)
+    next = fields.String(allow_none=True, required=True, metadata={"description": "cursor of the next page; null at the end"})
+
+
+class JoinSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(1, 64))
+    invite = fields.String(validate=validate.Length(1, 128), metadata={"description": "the seat's invite token"})
+
+
+class SeatTokenSchema(Schema):
+    id = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True, metadata={"description": "your bearer token for this seat; keep it"})
+    version = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+
+
+class RematchSchema(SeatTokenSchema):
+    created = fields.Boolean(required=True, metadata={"description": "true for the seat that created the rematch"})
+
+
+class ClaimSchema(Schema):
+    absent = fields.Integer(required=True, validate=validate.Range(min=0, max=MAX_SEATS - 1))
+    remedy = fields.String(required=True, validate=validate.OneOf(["victory", "default_move"]))

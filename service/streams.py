@@ -35,22 +35,23 @@ QUEUE_BATCHES = 1_000
 class Batch:
     """Entries appended together, and whether the game is over after them.
 
-    ``rendered`` keeps each viewer's text of the batch, so a thousand spectators (all seat
-    None) cost one rendering, not a thousand.
+    ``rendered`` keeps each viewer's text of the batch per stream format, so a thousand
+    spectators (all seat None) cost one rendering, not a thousand.
     """
 
     entries: tuple[StoredEntry, ...]
     finished: bool
-    rendered: dict[int | None, str] = field(default_factory=dict, compare=False, repr=False)
+    rendered: dict[tuple[str, int | None], str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def version(self) -> int:
         return self.entries[-1].seq
 
-    def text_for(self, seat: int | None, render: Callable[[Iterable[StoredEntry], int | None], str]) -> str:
-        text = self.rendered.get(seat)
+    def text_for(self, seat: int | None, render: Callable[[Iterable[StoredEntry], int | None], str],
+                 form: str = "sse") -> str:
+        text = self.rendered.get((form, seat))
         if text is None:
-            text = self.rendered[seat] = render(self.entries, seat)
+            text = self.rendered[(form, seat)] = render(self.entries, seat)
         return text
 
 

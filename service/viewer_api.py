@@ -20,7 +20,6 @@ from flask_smorest import Blueprint
 from core.store import EventStore
 from replays.reference import reference
 from service.problems import ApiProblem
-from service.schemas import ProblemSchema
 from service.web import service
 
 STATIC_DIR = str(resources.files("replays").joinpath("static"))
@@ -63,7 +62,6 @@ def _not_found_page(game_id: str) -> Response:
 @blp.doc(operationId="getReference", responses={
     "200": {"description": "names, track lengths and bonus spaces of the game's printed parts",
             "content": {"application/json": {"schema": {"type": "object", "additionalProperties": True}}}}})
-@blp.alt_response(404, schema=ProblemSchema, description="no reference data for that game name")
 def game_reference(game: str) -> Any:
     """The printed reference data of a game (static per engine; cacheable)."""
     data = reference(game)

@@ -11,7 +11,8 @@ from flask import current_app, g, request
 
 from core.games import Game, GameService, token_digest
 from core.store import StoredEntry
-from domain.core import SYSTEM
+from core.table import is_table_event
+from domain.core import SYSTEM, Rejected, RejectKind
 from service.problems import ApiProblem
 from service.schemas import MAX_SEQ
 
@@ -49,6 +50,33 @@ def caller_seat(game: Game, *, required: bool = False) -> int | None:
                          headers={"WWW-Authenticate": 'Bearer realm="hourglass", error="invalid_token"'})
     _rate_limit(game.game_id, token)
     return seat
+
+
+def acting_seat(game: Game) -> int:
+    """The caller's seat for a request that acts: a token is required, and a seat that left the
+    game (resigned, or abandoned on a claim) acts no more."""
+    seat = caller_seat(game, required=True)
+    assert seat is not None
+    reason = game.table.departure(seat)
+    if reason is not None:
+        raise Rejected(RejectKind.NOT_YOUR_TURN, f"seat {seat} left this game ({reason}); it plays no more")
+    return seat
+
+
+ETAG_HEADER = {"ETag": {"description": "the game's version, quoted", "required": True, "schema": {"type": "string"}}}
+REPLAYED_HEADERS = {**ETAG_HEADER, "Idempotent-Replayed": {
+    "description": "true when an Idempotency-Key repeated an earlier request: nothing new was appended",
+    "required": False, "schema": {"type": "string", "enum": ["true"]}}}
+IDEMPOTENCY_KEY = {"in": "header", "name": "Idempotency-Key", "required": False,
+                   "schema": {"type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[ -~]+$"},
+                   "description": "retry-safe key (printable ASCII): the same key and request answer the first "
+                                  "result again, nothing appended; the same key with another request is a 409"}
+ACTION_HEADERS = [
+    {"in": "header", "name": "If-Match", "required": False,
+     "schema": {"type": "string", "pattern": '^\\s*(W/)?"?([0-9]{1,12}|1000000000000)"?\\s*$'},
+     "description": 'the version the move was chosen at (3, "3" or W/"3"); 412 if the game moved on'},
+    IDEMPOTENCY_KEY,
+]
 
 
 def _rate_limit(game_id: str, token: str) -> None:
@@ -95,14 +123,15 @@ def idempotency_key(seat: int) -> str | None:
     raw = request.headers.get("Idempotency-Key")
     if raw is None:
         return None
-    if not 1 <= len(raw) <= 128 or not raw.isprintable():
-        raise ApiProblem(400, "MALFORMED", "Idempotency-Key must be 1..128 printable characters")
+    if not 1 <= len(raw) <= 128 or not (raw.isascii() and raw.isprintable()):
+        raise ApiProblem(400, "MALFORMED", "Idempotency-Key must be 1..128 printable ASCII characters")
     return f"http:{seat}:{raw}"
 
 
 def event_view(game: Game, entry: StoredEntry, seat: int | None) -> dict[str, Any]:
     rules = game.rules
-    data = rules.event_view(rules.event_from_json(entry.data), seat)
+    public = is_table_event(entry.data)  # joins, resignations, aborts: the same for everyone
+    data = dict(entry.data) if public else rules.event_view(rules.event_from_json(entry.data), seat)
     return {"seq": entry.seq, "type": data.get("type", entry.type), "actor": entry.actor,
             "time": entry.entry["time"], "data": data}
 

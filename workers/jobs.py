@@ -20,11 +20,10 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from core import clocks
+from core import clocks, table
 from core.connection import get_redis
 from core.games import Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion
 from domain.core import SYSTEM, Rejected
-from domain.games import fold
 from replays.entries import split_batches
 from workers import httpbot
 from workers.enqueue import cancel_timeout, enqueue_advance, schedule_timeout
@@ -67,7 +66,7 @@ def run_advance(svc: GameService, game_id: str, limit: int = MAX_BATCHES_PER_JOB
             break
         game = svc.load(game_id)
         sync_clocks(svc, game)
-        actor = next_actor(game.rules, game.state, game.info.seats)
+        actor = next_actor(game.rules, game.state, game.info.seats, game.to_act, game.table.left)
         if actor is None:
             return {"game": game_id, "version": game.version, "appended": appended, "raced": raced}
         decision = decide(svc, game, actor)
@@ -96,6 +95,8 @@ def append(svc: GameService, game: Game, decision: Decision, key: str) -> int | 
 
 
 def decide(svc: GameService, game: Game, actor: Any) -> Decision:
+    if actor in game.table.left:  # a seat that resigned or was abandoned: its default moves
+        return default_command(game.rules, game.state, actor, {"departed": game.table.departure(actor)})
     if actor != SYSTEM and game.info.seat_kind(actor) == "http":
         return ask_http_seat(svc, game, actor)
     return decide_builtin(game.rules, game.state, actor, game.info.seats, game.info.seed, game.game_id,
@@ -176,21 +177,21 @@ def _batches(svc: GameService, game: Game, after: int) -> Iterator[clocks.Batch]
     """Every batch after version ``after`` with its time and who was to act after it."""
     rules = game.rules
     with _LOCK:
-        state = _STATES.get((game.game_id, after)) if after else None
-    base = after if state is not None else 0
+        folded = _STATES.get((game.game_id, after)) if after else None
+    base = after if folded is not None else 0
+    state, tbl = folded if folded is not None else (None, table.EMPTY)
     entries = [e.entry for e in svc.entries(game.game_id, after=base, until=game.version)]
     for batch in split_batches(entries):
-        state = fold(rules, (rules.event_from_json(e["data"]) for e in batch), state)
+        state, tbl = table.fold(rules, (e["data"] for e in batch), state, tbl)
         version = batch[-1]["seq"]
         if version <= after:
             continue
         command = batch[0].get("command") or {}
         target = command.get("target") if command.get("type") == "ApplyTimeout" else None
-        finished = rules.result(state) is not None
         yield clocks.Batch(version, _entry_ms(batch[0]["time"]), batch[0]["actor"], target,
-                           frozenset() if finished else rules.to_act(state))
+                           table.to_act(rules, state, tbl))
     with _LOCK:
-        _STATES[(game.game_id, game.version)] = state
+        _STATES[(game.game_id, game.version)] = (state, tbl)
         while len(_STATES) > _STATES_MAX:
             _STATES.popitem(last=False)
 

@@ -22,14 +22,21 @@ class Decision:
     meta: dict[str, Any]
 
 
-def next_actor(rules: GameRules, state: Any, seats: Sequence[Mapping[str, Any]]) -> Actor | None:
-    """SYSTEM first, then the lowest non-human seat to act; None when only humans may act."""
-    if rules.result(state) is not None:
-        return None
-    to_act = rules.to_act(state)
+def next_actor(rules: GameRules, state: Any, seats: Sequence[Mapping[str, Any]],
+               to_act: frozenset[Actor] | None = None, left: frozenset[int] = frozenset()) -> Actor | None:
+    """SYSTEM first, then the lowest non-human seat to act, or one that left the game (its
+    default moves are played for it); None when only humans may act.
+
+    ``to_act`` is who may act at the table (``core.games.Game.to_act``); None: the rules' own.
+    """
+    if to_act is None:
+        if rules.result(state) is not None:
+            return None
+        to_act = rules.to_act(state)
     if SYSTEM in to_act:
         return SYSTEM
-    machine = sorted(a for a in to_act if isinstance(a, int) and seats[a].get("kind", "human") != "human")
+    machine = sorted(a for a in to_act if isinstance(a, int)
+                     and (seats[a].get("kind", "human") != "human" or a in left))
     return machine[0] if machine else None
 
 

@@ -1,4 +1,11 @@
-"""/api/v1/games/{id}/events: the caller's view of the log, as a page or a Server-Sent Events stream."""
+"""/api/v1/games/{id}/events: the caller's view of the log, as pages or a live stream.
+
+The live stream is Server-Sent Events by default, or NDJSON (one JSON object per line,
+Lichess-style) for ``Accept: application/x-ndjson``. Both carry every event once, in order, as
+the caller may see it; for games with clocks, the remaining times after each batch; an end
+marker when the game is over; and keep-alives while nothing happens (an SSE comment, an empty
+NDJSON line).
+"""
 from __future__ import annotations
 
 import json
@@ -8,40 +15,58 @@ from typing import Any
 from flask import Response, current_app, request, stream_with_context
 from flask_smorest import Blueprint
 
+from core import timing
 from core.games import Game
 from core.store import StoredEntry
 from service.problems import ApiProblem
-from service.schemas import EventsQuerySchema, EventsSchema, ProblemSchema, StreamQuerySchema
+from service.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
 from service.streams import CUT_OFF, Hub
 from service.web import caller_seat, event_view, event_views, header_number, service
 
 blp = Blueprint("events", __name__, url_prefix="/api/v1/games", description="Event log and live stream")
 
+SSE, NDJSON = "text/event-stream", "application/x-ndjson"
+SSE_EVENT = {"type": "object", "description": "one Server-Sent Event; data is the JSON text of an Event, or of "
+             "{version, clocks} for event 'clocks', or {version, status} for event 'end'",
+             "properties": {"event": {"type": "string", "enum": ["message", "clocks", "end"]},
+                            "data": {"type": "string"}, "id": {"type": "string"}, "retry": {"type": "integer"}}}
+STREAM_DOC = {
+    SSE: {"schema": SSE_EVENT, "example": 'retry: 2000\n\nid: 8\ndata: {"seq":8,"type":"...",...}\n\n'
+          'event: clocks\ndata: {"version":8,"clocks":{...}}\n\nevent: end\ndata: {"version":90,"status":"finished"}\n\n'},
+    NDJSON: {"schema": {"$ref": "#/components/schemas/StreamLine"}, "example": '{"kind":"event","seq":8,"type":"...",...}\n'
+             '{"kind":"clocks","version":8,"clocks":{...}}\n\n{"kind":"end","version":90,"status":"finished"}\n'},
+}
+
 
 @blp.route("/<string:game_id>/events", methods=["GET"])
 @blp.doc(operationId="listEvents")
-@blp.arguments(EventsQuerySchema, location="query")
+@blp.arguments(EventsQuerySchema, location="query", error_status_code=400)
 @blp.response(200, EventsSchema)
-@blp.alt_response(404, schema=ProblemSchema, description="unknown game")
 def list_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """Events after seq ``after``, each redacted for the caller (seat token or spectator)."""
+    """Up to ``limit`` events after seq ``after``, each redacted for the caller (seat token or
+    spectator); ``next`` is the ``after`` of the next page, null once you have them all."""
     svc = service()
     game = svc.load(game_id)
     seat = caller_seat(game)
-    entries = svc.entries(game_id, after=query["after"], until=game.version)
-    return {"id": game_id, "version": game.version, "events": event_views(game, entries, seat)}
+    until = min(game.version, query["after"] + query["limit"])
+    entries = svc.entries(game_id, after=query["after"], until=until)
+    return {"id": game_id, "version": game.version, "events": event_views(game, entries, seat),
+            "next": until if until < game.version else None}
 
 
 @blp.route("/<string:game_id>/events/stream", methods=["GET"])
-@blp.doc(operationId="streamEvents")
-@blp.arguments(StreamQuerySchema, location="query")
-@blp.doc(responses={200: {"description": "text/event-stream: id = seq, data = the event as JSON; "
-                          "comment heartbeats; a final 'end' event when the game is over"}},
+@blp.doc(operationId="streamEvents",
+         responses={200: {"description": "the live stream: Server-Sent Events (id = seq; events 'clocks' and "
+                          "'end'; comment heartbeats) or, for Accept: application/x-ndjson, one JSON object per "
+                          "line (kind event, clocks or end; empty keep-alive lines)", "content": STREAM_DOC}},
          parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
-                      "schema": {"type": "integer"}, "description": "resume after this seq"}])
-@blp.alt_response(404, schema=ProblemSchema, description="unknown game")
+                      "schema": {"type": "integer", "minimum": 0, "maximum": 10**12},
+                      "description": "resume after this seq (at most the game's version)"}])
+@blp.arguments(StreamQuerySchema, location="query", error_status_code=400)
 def stream_events(query: dict[str, Any], game_id: str) -> Response:
-    """Server-Sent Events for the caller's seat (or a spectator); resume with Last-Event-ID."""
+    """The caller's live stream (seat token or spectator), as SSE or NDJSON; resume with
+    Last-Event-ID or ``after``."""
+    form = _negotiated()
     svc = service()
     game = svc.load(game_id)
     seat = caller_seat(game)
@@ -49,9 +74,17 @@ def stream_events(query: dict[str, Any], game_id: str) -> Response:
     if after > game.version:
         raise ApiProblem(400, "MALFORMED", f"cannot resume after seq {after}: the game is at version {game.version}")
     heartbeat = float(current_app.config["SSE_HEARTBEAT"])
-    body = stream_with_context(_sse(game, seat, after, heartbeat))
-    return Response(body, mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    body = stream_with_context(_stream(game, seat, after, heartbeat, FORMATS[form]))
+    return Response(body, mimetype=form, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _negotiated() -> str:
+    if "Accept" not in request.headers:
+        return SSE
+    best = request.accept_mimetypes.best_match([SSE, NDJSON])
+    if best is None:
+        raise ApiProblem(406, "NOT_ACCEPTABLE", f"the stream is {SSE} or {NDJSON}", title="Not acceptable")
+    return best
 
 
 def _resume_point(query: dict[str, Any]) -> int:
@@ -61,36 +94,73 @@ def _resume_point(query: dict[str, Any]) -> int:
     return header_number("Last-Event-ID", raw)
 
 
-def _sse(game: Game, seat: int | None, after: int, heartbeat: float) -> Iterator[str]:
-    """Every entry after ``after`` once, in order, for ``seat``; heartbeats while idle; ``end`` last."""
-    yield f"retry: 2000\n: resuming after {after}\n\n"
+class _Sse:
+    name = "sse"
+    opening = "retry: 2000\n: resuming after {after}\n\n"
+    keep_alive = ": heartbeat\n\n"
+
+    @staticmethod
+    def event(view: dict[str, Any]) -> str:
+        return f"id: {view['seq']}\ndata: {json.dumps(view, sort_keys=True)}\n\n"
+
+    @staticmethod
+    def named(kind: str, data: dict[str, Any]) -> str:
+        return f"event: {kind}\ndata: {json.dumps(data, sort_keys=True)}\n\n"
+
+
+class _Ndjson:
+    name = "ndjson"
+    opening = ""
+    keep_alive = "\n"
+
+    @staticmethod
+    def event(view: dict[str, Any]) -> str:
+        return json.dumps({"kind": "event", **view}, sort_keys=True) + "\n"
+
+    @staticmethod
+    def named(kind: str, data: dict[str, Any]) -> str:
+        return json.dumps({"kind": kind, **data}, sort_keys=True) + "\n"
+
+
+FORMATS: dict[str, Any] = {SSE: _Sse, NDJSON: _Ndjson}
+
+
+def _stream(game: Game, seat: int | None, after: int, heartbeat: float, form: Any) -> Iterator[str]:
+    """Every entry after ``after`` once, in order, for ``seat``; keep-alives while idle; ``end`` last."""
+    yield form.opening.format(after=after)
+    clocked = bool(timing.controls(game))
     if game.finished:
-        yield from _frames(game, service().entries(game.game_id, after=after), seat)
-        yield _end(game.version)
+        yield from _frames(game, service().entries(game.game_id, after=after), seat, form)
+        yield _end(game, form)
         return
     sub, gap, live = hub().subscribe(game, after)
     try:
         for batch in sub.batches(gap, live, heartbeat):
             if batch is None:
-                yield ": heartbeat\n\n"
+                yield form.keep_alive
             elif batch is CUT_OFF:
                 return  # too far behind, or the feed failed: the client resumes with Last-Event-ID
             else:
-                yield batch.text_for(seat, lambda entries, viewer: "".join(_frames(game, entries, viewer)))
-                if batch.finished:
-                    yield _end(batch.version)
-                    return
+                yield batch.text_for(seat, lambda entries, viewer: "".join(_frames(game, entries, viewer, form)),
+                                     form.name)
+                if clocked or batch.finished:
+                    now = service().load(game.game_id)
+                    if clocked:
+                        yield form.named("clocks", {"version": now.version, "clocks": timing.figures(service(), now)})
+                    if batch.finished:
+                        yield _end(now, form)
+                        return
     finally:
         sub.close()
 
 
-def _frames(game: Game, entries: Iterable[StoredEntry], seat: int | None) -> Iterator[str]:
+def _frames(game: Game, entries: Iterable[StoredEntry], seat: int | None, form: Any) -> Iterator[str]:
     for entry in entries:
-        yield f"id: {entry.seq}\ndata: {json.dumps(event_view(game, entry, seat), sort_keys=True)}\n\n"
+        yield form.event(event_view(game, entry, seat))
 
 
-def _end(version: int) -> str:
-    return f"event: end\ndata: {json.dumps({'version': version})}\n\n"
+def _end(game: Game, form: Any) -> str:
+    return str(form.named("end", {"version": game.version, "status": game.status()}))
 
 
 def hub() -> Hub:

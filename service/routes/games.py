@@ -5,8 +5,9 @@ from typing import Any
 
 from flask_smorest import Blueprint
 
+from core import timing
 from domain.core import Rejected, RejectKind
-from service.schemas import CreatedSchema, CreateGameSchema, ProblemSchema, SummarySchema
+from service.schemas import CreatedSchema, CreateGameBodySchema, SummarySchema
 from service.web import caller_seat, service, to_act_list
 
 blp = Blueprint("games", __name__, url_prefix="/api/v1/games", description="Create games and read summaries")
@@ -14,12 +15,10 @@ blp = Blueprint("games", __name__, url_prefix="/api/v1/games", description="Crea
 
 @blp.route("", methods=["POST"])
 @blp.doc(operationId="createGame")
-@blp.arguments(CreateGameSchema)
+@blp.arguments(CreateGameBodySchema, error_status_code=400)
 @blp.response(201, CreatedSchema)
-@blp.alt_response(400, schema=ProblemSchema, description="malformed body")
-@blp.alt_response(422, schema=ProblemSchema, description="invalid configuration")
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
-    """Create a game; human seats get a bearer token, shown only in this response."""
+    """Create a game; human seats get a bearer token and open seats an invite token, shown only here."""
     try:
         return service().create(body)
     except (ValueError, TypeError, KeyError) as exc:
@@ -29,10 +28,10 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
 @blp.route("/<string:game_id>", methods=["GET"])
 @blp.doc(operationId="getGame")
 @blp.response(200, SummarySchema)
-@blp.alt_response(404, schema=ProblemSchema, description="unknown game")
 def game_summary(game_id: str) -> dict[str, Any]:
-    """Status, version, phase, round, who is to act, seats, result (and the seed once finished)."""
-    game = service().load(game_id)
+    """Status, version, phase, round, who is to act, seats, clocks, result (and the seed once over)."""
+    svc = service()
+    game = svc.load(game_id)
     caller_seat(game)
     summary = game.rules.summary(game.state)
     info = game.info
@@ -47,9 +46,11 @@ def game_summary(game_id: str) -> dict[str, Any]:
         "round": summary.get("round"),
         "summary": summary,
         "to_act": to_act_list(game),
-        "seats": [{"seat": i, **{k: v for k, v in s.items() if k != "url"}} for i, s in enumerate(info.seats)],
-        "result": game.rules.result(game.state),
+        "seats": game.seats(),
+        "result": game.result,
+        "clocks": timing.figures(svc, game),
         "seed_commitment": info.seed_commitment,
         "seed": info.seed.hex() if game.finished else None,
         "created": info.created,
+        "rematch": svc.store.meta_field(game_id, "rematch"),
     }

@@ -6,9 +6,10 @@ from typing import Any
 from flask import request
 from flask_smorest import Blueprint
 
+from core import timing
 from core.games import Game
-from service.schemas import ProblemSchema, StateSchema
-from service.web import caller_seat, service, to_act_list, version_etag
+from service.schemas import StateSchema
+from service.web import ETAG_HEADER, caller_seat, service, to_act_list, version_etag
 
 blp = Blueprint("state", __name__, url_prefix="/api/v1/games", description="Seat and spectator views")
 
@@ -19,25 +20,26 @@ def _state(game: Game, seat: int | None) -> dict[str, Any]:
 
 
 @blp.route("/<string:game_id>/state", methods=["GET"])
-@blp.doc(operationId="getState")
-@blp.response(200, StateSchema)
-@blp.alt_response(304, description="If-None-Match matched the current version")
-@blp.alt_response(401, schema=ProblemSchema, description="bad token")
-@blp.alt_response(404, schema=ProblemSchema, description="unknown game")
+@blp.doc(operationId="getState", parameters=[
+    {"in": "header", "name": "If-None-Match", "required": False, "schema": {"type": "string"},
+     "description": "the ETag you hold: 304 while the game is still at that version"}])
+@blp.response(200, StateSchema, headers=ETAG_HEADER)
+@blp.alt_response(304, description="the game is still at the If-None-Match version", headers=ETAG_HEADER,
+                  success=True)
 def current_state(game_id: str) -> Any:
-    """The caller's view (bearer token -> that seat; none -> spectator). ETag = version."""
-    game = service().load(game_id)
+    """The caller's view (bearer token -> that seat; none -> spectator) and the clocks. ETag = version."""
+    svc = service()
+    game = svc.load(game_id)
     seat = caller_seat(game)
     etag = version_etag(game.version)
     if request.headers.get("If-None-Match", "").strip() in (etag, str(game.version)):
         return "", 304, {"ETag": etag}
-    return _state(game, seat), 200, {"ETag": etag}
+    return {**_state(game, seat), "clocks": timing.figures(svc, game)}, 200, {"ETag": etag}
 
 
 @blp.route("/<string:game_id>/states/<int:version>", methods=["GET"])
 @blp.doc(operationId="getStateAt")
-@blp.response(200, StateSchema)
-@blp.alt_response(404, schema=ProblemSchema, description="unknown game or version")
+@blp.response(200, StateSchema, headers=ETAG_HEADER)
 def state_at(game_id: str, version: int) -> Any:
     """Time travel: the caller's view as of ``version`` (a version that ends a batch)."""
     game = service().load(game_id)

@@ -64,9 +64,13 @@ def test_the_readme_curl_session_runs_as_written(served: str, conn: redis.Redis)
         assert created["game"] == "orleans" and len(created["seed_commitment"]) == 64
         assert '"events":[' in done.stdout and '"version":' in done.stdout
         assert "event: " in done.stdout or "data: " in done.stdout  # the stream printed events
+        assert '"reason": "resignation"' in done.stdout and "\ntrue\n" in done.stdout  # resigned; verified
+        last_two = done.stdout.splitlines()[-2:]  # the rematch, created then claimed
+        assert '"created":true' in last_two[0] and '"created":false' in last_two[1] and '"status":"active"' in last_two[1]
     finally:
+        ids = set(re.findall(r'"id":"([0-9a-f]{16})"', done.stdout))
         if created.get("id"):
-            EventStore(conn).delete([created["id"]])
+            EventStore(conn).delete(ids | {created["id"]})
             jobs = list(conn.scan_iter(f"rq:*{created['id']}*", count=1000))
             if jobs:
                 conn.delete(*jobs)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from domain.apischema import BOOL, INT, ApiSchema, array, enum, nullable, obj
 from domain.core import SYSTEM, Rejected, RejectKind
 
 BIDS = (1, 2, 3)
@@ -18,7 +19,7 @@ BIDS = (1, 2, 3)
 class Config:
     edition: str
     players: int
-    rounds: int
+    rounds: int = 3
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ class ToyRules:
         return self.legal_moves(state, actor)[0]
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        out = {"round": state.round, "rounds": state.rounds, "prize": state.prize,
+        out = {"game": "toy", "round": state.round, "rounds": state.rounds, "prize": state.prize,
                "scores": list(state.scores), "bid_placed": [b is not None for b in state.bids]}
         if seat is not None:
             out["my_bid"] = state.bids[seat]
@@ -136,6 +137,9 @@ class ToyRules:
 
     def draw_counter(self, state: State) -> int:
         return state.draws
+
+    def is_finished(self, state: State) -> bool:
+        return state.finished
 
     def command_from_json(self, data: Any, seat: Any = None) -> Any:
         if not isinstance(data, dict):
@@ -177,4 +181,9 @@ class ToyRules:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in state.__dict__.items()}
 
 
+RESULT = obj({"scores": array(INT), "winners": array(INT)})
+VIEW = obj({"game": enum(["toy"]), "round": INT, "rounds": INT, "prize": INT, "scores": array(INT),
+            "bid_placed": array(BOOL), "my_bid": nullable(enum(list(BIDS)))},
+           required=("game", "round", "rounds", "prize", "scores", "bid_placed"))
+ToyRules.api_schema = ApiSchema(moves=(Bid,), config=Config, view=VIEW, result=RESULT)  # type: ignore[attr-defined]
 RULES = ToyRules()

@@ -1,0 +1,323 @@
+"""The OpenAPI document, made truthful enough for generated clients.
+
+flask-smorest documents each route's success response from its marshmallow schema. This module
+adds what a client generator needs beyond that:
+
+- typed game payloads: per registered game, one schema per move (from the command dataclasses'
+  type hints), a ``<Game>Move`` union with a ``discriminator`` on ``type``, the config and the
+  create request's options (from the config dataclass), the view and the result (from the game's
+  ``schema.py``); and the unions across games (``Move``, ``GameView``, ``CreateGame``...);
+- every error an operation really answers, as ``application/problem+json`` with the ``Problem``
+  schema, and the headers that come with it (``Retry-After`` on 429 and 503,
+  ``WWW-Authenticate`` on 401, ``ETag`` on 412), plus the ``RateLimit-*`` headers on every
+  response; no catch-all default error response;
+- each operation's security: a seat token required, optional (spectators), or none.
+
+The tables below are keyed by operation id; ``SpecPlugin`` (an apispec plugin) applies them as
+each path is registered, and :func:`tidy` drops components nothing refers to any more.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from http import HTTPStatus
+from typing import Any
+
+from apispec import APISpec, BasePlugin
+from marshmallow import fields
+
+from domain import apischema as S
+from domain.games import game_names, get_game
+
+PROBLEM_JSON = "application/problem+json"
+NDJSON = "application/x-ndjson"
+SSE = "text/event-stream"
+HTML = "text/html"
+REF = "#/components/schemas/"
+
+# operation id -> statuses it may answer with a problem (429 and 503 are added to every one)
+PROBLEMS: dict[str, tuple[int, ...]] = {
+    "createGame": (400, 413, 422),
+    "listGames": (400,),
+    "getGame": (401, 404),
+    "getState": (401, 404),
+    "getStateAt": (401, 404),
+    "listMoves": (401, 404),
+    "postMove": (400, 401, 404, 409, 412, 413, 422),
+    "listEvents": (400, 401, 404),
+    "streamEvents": (400, 401, 404, 406),
+    "joinSeat": (400, 403, 404, 409, 413, 422),
+    "rematch": (401, 403, 404, 409),
+    "resign": (400, 401, 404, 409, 413, 422),
+    "abort": (400, 401, 404, 409, 413, 422),
+    "claim": (400, 401, 404, 409, 413, 422),
+    "getReplay": (404, 409),
+    "verifyReplay": (400, 413),
+    "getTimeline": (404,),
+    "getReference": (404,),
+}
+EVERYWHERE = (429, 503)
+# operation id -> "required" (a seat token), "optional" (none: a spectator); absent: no token read
+AUTH = {
+    "getGame": "optional", "getState": "optional", "getStateAt": "optional", "listMoves": "optional",
+    "listEvents": "optional", "streamEvents": "optional",
+    "postMove": "required", "rematch": "required", "resign": "required", "abort": "required", "claim": "required",
+}
+# operation id -> the component its JSON request body really is (the parsing schema is looser)
+REQUEST_BODIES = {"createGame": "CreateGame", "postMove": "Move"}
+# operation id -> its success content, for the routes that answer without a response schema
+BINARY = {"type": "string", "format": "binary"}
+REQUEST_CONTENT = {  # operation id -> a non-JSON request body
+    # the server also takes the multipart field "bundle" (curl -F); one media type is declared
+    # because openapi-python-client 0.29 generates a broken function for two binary ones
+    "verifyReplay": {NDJSON: {"schema": {**BINARY, "minLength": 1}}},
+}
+SUCCESS_CONTENT = {
+    "getReplay": {NDJSON: {"schema": {**BINARY, "description": "hourglass-replay/1: JSON Lines, see "
+                                                                "docs/replay-format.md"}}},
+    "verifyReplay": {"application/json": {"schema": {"$ref": REF + "VerifyReport"}}},
+    "getTimeline": {"application/json": {"schema": {"$ref": REF + "Timeline"}}},
+    "viewerPage": {"text/html": {"schema": {"type": "string"}}},
+}
+VERIFY_REPORT: S.Schema = S.obj({
+    "ok": S.BOOL, "game": S.nullable(S.STR), "game_id": S.nullable(S.STR), "lines": S.INT, "batches": S.INT,
+    "entries": S.INT, "final_hash": S.nullable(S.STR),
+    "result": {"description": "the recomputed result (null for an aborted game or a failed check)"},
+    "divergence": S.nullable(S.obj({"line": S.INT, "what": S.STR, "expected": S.STR, "found": S.STR})),
+    "warnings": S.array(S.STR),
+})
+TIMELINE: S.Schema = S.obj({
+    "id": S.STR, "status": S.enum(["open", "active", "finished", "aborted"]), "version": S.INT,
+    "steps": S.array(S.obj({"version": S.INT, "actor": S.ACTOR, "command": {"type": "object"}},
+                           required=("version", "actor"))),
+})
+
+PROBLEM_SCHEMA: S.Schema = S.obj({
+    "type": {**S.STR, "description": "urn:hourglass:problem:<kind>"},
+    "title": S.STR, "status": S.INT, "detail": S.STR,
+    "kind": {**S.STR, "description": "why: MALFORMED, UNAUTHORIZED, NOT_FOUND, STALE_VERSION, NOT_YOUR_TURN, ..."},
+    "errors": {"description": "field-level messages of a request that does not match its schema"},
+    "current_version": {**S.INT, "description": "412: the game's version now"},
+}, required=("type", "title", "status", "detail", "kind"), extra=True)
+
+HEADERS = {
+    "RateLimit-Limit": ("requests allowed in the current window", False),
+    "RateLimit-Remaining": ("requests left in the current window", False),
+    "RateLimit-Reset": ("seconds until the window resets", False),
+}
+PROBLEM_HEADERS = {
+    401: {"WWW-Authenticate": "the bearer challenge"},
+    412: {"ETag": "the game's current version"},
+    429: {"Retry-After": "seconds to wait before trying again"},
+    503: {"Retry-After": "seconds to wait before trying again"},
+}
+
+
+CLOCK_FIGURES: S.Schema = S.mapping(S.obj({"remaining_ms": S.INT, "running": S.BOOL, "deadline_ms": S.nullable(S.INT)}))
+STREAM_LINE: S.Schema = {
+    "description": "one line of the NDJSON stream: an event, the clocks after a batch, or the end",
+    "oneOf": [
+        S.obj({"kind": S.enum(["event"]), "seq": S.INT, "type": S.STR, "actor": S.ACTOR, "time": S.STR,
+               "data": {"type": "object"}}),
+        S.obj({"kind": S.enum(["clocks"]), "version": S.INT, "clocks": S.nullable(CLOCK_FIGURES)}),
+        S.obj({"kind": S.enum(["end"]), "version": S.INT, "status": S.enum(["finished", "aborted"])}),
+    ],
+    "discriminator": {"propertyName": "kind"},
+}
+
+
+def component_prefix(game: str) -> str:
+    """``orleans`` -> ``Orleans``: the prefix of a game's components."""
+    return "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", game) if part)
+
+
+class Typed(fields.Raw):
+    """A field whose value is described by a component of this module (``GameView``...)."""
+
+    def __init__(self, component: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.component = component
+
+
+def typed2properties(self: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+    """apispec attribute function: a :class:`Typed` field is a ``$ref`` (or it and null)."""
+    if not isinstance(field, Typed):
+        return {}
+    ref = {"$ref": REF + field.component}
+    return {"anyOf": [ref, dict(S.NULL)]} if field.allow_none else ref
+
+
+# --- the games' components -----------------------------------------------------------------------
+
+
+def game_components(names: Iterable[str] | None = None) -> dict[str, S.Schema]:
+    """Every game's typed schemas and the unions across games, by component name."""
+    out: dict[str, S.Schema] = {}
+    games = list(names if names is not None else game_names())
+    for name in games:
+        out.update(_one_game(name))
+    prefixes = {name: component_prefix(name) for name in games}
+    out["Move"] = {"description": "a move of any game: post one of those GET .../moves lists",
+                   "anyOf": [{"$ref": REF + f"{p}Move"} for p in prefixes.values()]}
+    out["GameView"] = {"oneOf": [{"$ref": REF + f"{p}View"} for p in prefixes.values()],
+                       "discriminator": {"propertyName": "game",
+                                         "mapping": {n: REF + f"{p}View" for n, p in prefixes.items()}}}
+    out["CreateGame"] = {"oneOf": [{"$ref": REF + f"Create{p}Game"} for p in prefixes.values()],
+                         "discriminator": {"propertyName": "game",
+                                           "mapping": {n: REF + f"Create{p}Game" for n, p in prefixes.items()}}}
+    out["GameConfig"] = {"anyOf": [{"$ref": REF + f"{p}Config"} for p in prefixes.values()]}
+    out["GameResult"] = {"anyOf": [{"$ref": REF + "DecidedResult"}]
+                         + [{"$ref": REF + f"{p}Result"} for p in prefixes.values()]}
+    out["DecidedResult"] = DECIDED_RESULT
+    return out
+
+
+DEPARTED: S.Schema = S.array(S.obj({"seat": S.INT, "reason": S.enum(["resigned", "abandoned"])}))
+DECIDED_RESULT: S.Schema = S.obj({
+    "reason": {**S.enum(["resignation", "abandonment"]), "description": "the game ended because seats left"},
+    "winners": S.array(S.INT),
+    "ranking": S.array(S.obj({"seat": S.INT, "rank": S.INT})),
+    "departed": DEPARTED,
+})
+
+
+def _one_game(name: str) -> dict[str, S.Schema]:
+    rules = get_game(name)
+    prefix = component_prefix(name)
+    schema = S.find(name, rules)
+    if schema is None:  # a game without schema.py: untyped, and tests/service/test_openapi_views.py fails
+        return _untyped(name, prefix)
+    moves = {f"{prefix}{cls.__name__}": S.move_schema(cls) for cls in schema.moves}
+    editions = S.edition_values(schema.config)
+    return {
+        **moves,
+        f"{prefix}Move": {"oneOf": [{"$ref": REF + m} for m in moves],
+                          "discriminator": {"propertyName": "type",
+                                            "mapping": {cls.__name__: REF + f"{prefix}{cls.__name__}"
+                                                        for cls in schema.moves}}},
+        f"{prefix}Config": S.dataclass_schema(schema.config),
+        f"{prefix}Options": {"description": f"{name}'s options (the config without edition and players)",
+                             **S.options_schema(schema.config)},
+        f"Create{prefix}Game": _create(name, editions, f"{prefix}Options"),
+        f"{prefix}View": {"description": f"a seat's (or a spectator's) view of a {name} game", **schema.view},
+        f"{prefix}Result": _with_departures(schema.result),
+    }
+
+
+def _with_departures(result: Mapping[str, Any]) -> S.Schema:
+    """A game's result as ``core.table.result`` may extend it: the seats that left, and (for a
+    game whose result has none) the ranking that puts them last."""
+    extra = {"departed": {**DEPARTED, "description": "seats that left the game; they rank below the others"}}
+    if "ranking" not in result["properties"]:
+        extra["ranking"] = S.array(S.obj({"seat": S.INT, "rank": S.INT, "score": S.INT}))
+    return {**result, "properties": {**result["properties"], **extra}}
+
+
+def _create(name: str, editions: list[Any], options: str) -> S.Schema:
+    return S.obj({
+        "game": S.enum([name]),
+        "edition": S.enum(editions) if editions else {**S.STR, "minLength": 1, "maxLength": 32},
+        "seats": {**S.array({"$ref": REF + "SeatSpec"}), "minItems": 1, "maxItems": 8},
+        "options": {"$ref": REF + options},
+        "seed": {**S.nullable({**S.STR, "minLength": 1, "maxLength": 256}),
+                 "description": "a seed of your own; only for games without a human seat"},
+    }, required=("game", "edition", "seats"))
+
+
+def _untyped(name: str, prefix: str) -> dict[str, S.Schema]:
+    anything = {"type": "object", "additionalProperties": True}
+    return {
+        f"{prefix}Move": {**anything, "properties": {"type": S.STR}, "required": ["type"]},
+        f"{prefix}Config": anything, f"{prefix}Options": anything,
+        f"Create{prefix}Game": _create(name, [], f"{prefix}Options"),
+        f"{prefix}View": {**anything, "properties": {"game": S.enum([name])}, "required": ["game"]},
+        f"{prefix}Result": anything,
+    }
+
+
+# --- operations ------------------------------------------------------------------------------------
+
+
+def problem_response(status: int) -> dict[str, Any]:
+    headers = {name: {"description": text, "required": True, "schema": _header_schema(name)}
+               for name, text in PROBLEM_HEADERS.get(status, {}).items()}
+    return {"description": HTTPStatus(status).phrase,
+            "headers": {**headers, **rate_headers()},
+            "content": {PROBLEM_JSON: {"schema": {"$ref": REF + "Problem"}}}}
+
+
+def _header_schema(name: str) -> dict[str, Any]:
+    return {"type": "string"} if name in ("WWW-Authenticate", "ETag") else {"type": "integer", "minimum": 0}
+
+
+def rate_headers() -> dict[str, Any]:
+    """The IETF draft rate-limit headers: present whenever a limit applied to the request."""
+    return {name: {"$ref": f"#/components/headers/{name}"} for name in HEADERS}
+
+
+class SpecPlugin(BasePlugin):
+    """Applies the tables above to every operation as flask-smorest registers it."""
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **kwargs: Any) -> None:
+        for operation in (operations or {}).values():
+            if isinstance(operation, dict) and "operationId" in operation:
+                finish_operation(operation)
+
+
+def finish_operation(operation: dict[str, Any]) -> None:
+    op_id = operation["operationId"]
+    responses = operation.setdefault("responses", {})
+    responses.pop("default", None)
+    for status, response in list(responses.items()):
+        if int(status) >= 400 and HTML not in response.get("content", {}):
+            del responses[status]  # flask-smorest's own error entries: replaced below (pages keep their HTML)
+    for status in (*PROBLEMS.get(op_id, ()), *EVERYWHERE):
+        responses[str(status)] = problem_response(status)
+    content = SUCCESS_CONTENT.get(op_id)
+    if content is not None:
+        responses.setdefault("200", {"description": "OK"})["content"] = content
+    for response in responses.values():
+        if isinstance(response, dict):
+            response.setdefault("headers", {}).update(
+                {k: v for k, v in rate_headers().items() if k not in response["headers"]})
+    auth = AUTH.get(op_id)
+    operation["security"] = ([{"bearerAuth": []}] if auth == "required"
+                             else [{"bearerAuth": []}, {}] if auth == "optional" else [])
+    if op_id in REQUEST_CONTENT:
+        operation["requestBody"] = {"required": True, "content": REQUEST_CONTENT[op_id]}
+    body = REQUEST_BODIES.get(op_id)
+    if body is not None:
+        operation["requestBody"] = {"required": True,
+                                    "content": {"application/json": {"schema": {"$ref": REF + body}}}}
+
+
+def register(spec: APISpec) -> None:
+    """The games' components, the Problem schema and the bearer scheme."""
+    spec.components.schema("Problem", component=PROBLEM_SCHEMA)
+    spec.components.schema("VerifyReport", component=VERIFY_REPORT)
+    spec.components.schema("Timeline", component=TIMELINE)
+    spec.components.schema("StreamLine", component=STREAM_LINE)
+    for name, (text, required) in HEADERS.items():
+        spec.components.header(name, {"description": text, "required": required,
+                                      "schema": {"type": "integer", "minimum": 0}})
+    for name, component in game_components().items():
+        spec.components.schema(name, component=component)
+    spec.components.security_scheme("bearerAuth", {
+        "type": "http", "scheme": "bearer",
+        "description": "A seat's token (from creating the game, joining a seat or a rematch); "
+                       "without one you are a spectator where the operation allows it."})
+
+
+def tidy(document: dict[str, Any]) -> dict[str, Any]:
+    """Drop the components nothing refers to (the looser parsing schemas, unused defaults)."""
+    components = document.get("components", {})
+    while True:
+        text = repr(document)
+        unused = [(kind, n) for kind in ("schemas", "responses", "headers", "parameters")
+                  for n in components.get(kind, {})
+                  if f"'#/components/{kind}/{n}'" not in text]
+        if not unused:
+            return document
+        for kind, n in unused:
+            del components[kind][n]
