@@ -55,6 +55,7 @@ PROBLEMS: dict[str, tuple[int, ...]] = {
     "verifyReplay": (400, 413),
     "getTimeline": (404,),
     "getReference": (404,),
+    "viewerPage": (),  # its 404 is a page for people (text/html), declared with the route
 }
 EVERYWHERE = (429, 503)
 # operation id -> "required" (a seat token), "optional" (none: a spectator); absent: no token read
@@ -270,7 +271,8 @@ def finish_operation(operation: dict[str, Any]) -> None:
     responses = operation.setdefault("responses", {})
     responses.pop("default", None)
     for status, response in list(responses.items()):
-        if int(status) >= 400 and HTML not in response.get("content", {}):
+        page = isinstance(response, dict) and HTML in response.get("content", {})
+        if int(status) >= 400 and not page:
             del responses[status]  # flask-smorest's own error entries: replaced below (pages keep their HTML)
     for status in (*PROBLEMS.get(op_id, ()), *EVERYWHERE):
         responses[str(status)] = problem_response(status)
