@@ -36,7 +36,9 @@ from core.store import (
     StoredEntry,
     build_entries,
     fingerprint,
+    meta_key,
 )
+from core.worklist import WorkList
 from domain.canonical import GENESIS_HASH, canonical_json
 from domain.core import SYSTEM, Actor, GameRules, Rejected, RejectKind
 from domain.games import fold, get_game, step
@@ -130,6 +132,14 @@ class Game:
         """True when SYSTEM or a non-human seat is to act: a worker has to advance the game."""
         return any(isinstance(a, str) or self.info.seat_kind(a) != "human" for a in self.to_act)  # str: SYSTEM
 
+    @property
+    def clocked(self) -> bool:
+        return any(s.get("clock") for s in self.info.seats)
+
+    def wants_worker(self) -> bool:
+        """A worker has something to do: a machine to act, or clocks to run (every move restarts one)."""
+        return not self.finished and (self.needs_worker() or self.clocked)
+
     def status(self) -> str:
         return "finished" if self.finished else "active"
 
@@ -172,6 +182,7 @@ class GameService:
             raise ValueError(f"client_seeds must be one of {', '.join(CLIENT_SEED_POLICIES)}")
         self.client_seeds = client_seeds
         self.store = EventStore(conn)
+        self.worklist = WorkList(conn)
         self.clock = clock
         self.advance = advance
         self._cache: OrderedDict[str, Game] = OrderedDict()
@@ -211,6 +222,9 @@ class GameService:
             **{f"token:{token_digest(t)}": str(seat) for seat, t in tokens.items()},
             **{f"secret:{seat}": secret for seat, secret in bot_secrets.items()},
         }
+        opening = self._folded(Game(GameInfo.from_meta(game_id, meta), rules, None, 0, GENESIS_HASH), entries)
+        if opening.wants_worker():
+            self.worklist.mark(game_id)  # before the append: a game that needs a worker is never off the list
         result = self.store.create(game_id, meta, entries)
         self._after_change(self.load(game_id))
         return {
@@ -296,6 +310,12 @@ class GameService:
     def entries(self, game_id: str, after: int = 0, until: int | None = None) -> list[StoredEntry]:
         return self.store.read(game_id, after=after, until=until)
 
+    def flags(self, game_id: str) -> dict[str, Any]:
+        """What the meta hash says beyond the fold: ``status`` "expired" (or None) and ``stuck``."""
+        status, stuck = self.store.conn.hmget(meta_key(game_id), ["status", "stuck"])  # type: ignore[misc]
+        return {"status": "expired" if status == b"expired" else None,
+                "stuck": json.loads(stuck) if stuck else None}
+
     def seat_for_token(self, game_id: str, token: str) -> int | None:
         value = self.store.meta_field(game_id, f"token:{token_digest(token)}")
         return None if value is None else int(value)
@@ -334,6 +354,8 @@ class GameService:
                             entries[-1].hash if entries else game.last_hash)
             updates = {"status": "finished", "finished": entries[0].entry["time"]} if (
                 entries and new_game.finished) else None
+            if new_game.wants_worker():
+                self.worklist.mark(game_id)  # before the append, see core.worklist
             try:
                 result = self.store.append(game_id, game.version, entries, idempotency_key=idempotency_key,
                                            request_fingerprint=request, meta_updates=updates)
@@ -388,8 +410,9 @@ class GameService:
                 self._cache.popitem(last=False)
 
     def _after_change(self, game: Game) -> None:
-        clocked = any(s.get("clock") for s in game.info.seats)  # every move restarts a clock
-        if self.advance is not None and (game.needs_worker() or (clocked and not game.finished)):
+        if game.finished:
+            self.worklist.drop(game.game_id)
+        elif self.advance is not None and game.wants_worker():
             self.advance(game.game_id, game.version)
 
 

@@ -263,9 +263,13 @@ class EventStore:
 
     def delete(self, game_ids: Iterable[str]) -> None:
         """Remove games entirely (tests and tooling only; never called by the service)."""
-        keys = [f(g) for g in game_ids for f in (events_key, meta_key, idem_key, bundle_key)]
+        ids = list(game_ids)
+        keys = [f(g) for g in ids for f in (events_key, meta_key, idem_key, bundle_key)]
+        keys += [f"hg:{{{g}}}:{name}" for g in ids for name in ("tries", "lease", "clock")]
         if keys:
             self.conn.delete(*keys)
+            self.conn.zrem("hg:{sweep}:due", *ids)  # core.worklist.DUE_KEY (no import cycle)
+            self.conn.hdel("hg:{sweep}:gen", *ids)
 
     @staticmethod
     def _decode(entry_id: bytes | str, fields: Mapping[Any, Any]) -> StoredEntry:

@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from contextlib import suppress
 
 from workers.backoff import Backoff
 
@@ -86,7 +87,10 @@ class Child:
         self.restart_at: float | None = None
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(self.argv, env=self.env)
+        # a process group of its own, so whatever the child forked (RQ's scheduler, a work horse,
+        # gunicorn's workers) goes with it: an orphan would hold the dead child's Redis sockets,
+        # and a blocking pop on one of them swallows the next job
+        self.proc = subprocess.Popen(self.argv, env=self.env, start_new_session=True)
         self.started, self.restart_at = time.monotonic(), None
         print(f"hourglass: {self.name} started (pid {self.proc.pid})", flush=True)
 
@@ -98,6 +102,7 @@ class Child:
             return
         if self.proc is None or self.proc.poll() is None:
             return
+        self._signal_group(signal.SIGKILL)  # the dead child's orphans
         if time.monotonic() - self.started >= HEALTHY_S:
             self.backoff.reset()
         delay = self.backoff.next()
@@ -117,6 +122,12 @@ class Child:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        self._signal_group(signal.SIGKILL)
+
+    def _signal_group(self, sig: int) -> None:
+        if self.proc is not None:
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, sig)
 
 
 def supervise(commands: dict[str, list[str]], env: dict[str, str]) -> int:

@@ -55,7 +55,9 @@ class SummarySchema(Schema):
     game = fields.String(required=True)
     edition = fields.String()
     config = fields.Dict()
-    status = fields.String(required=True, metadata={"description": "active or finished"})
+    status = fields.String(required=True, metadata={"description": "active, finished, or expired (abandoned)"})
+    stuck = fields.Dict(allow_none=True, metadata={
+        "description": "set when workers gave up on the game: {version, reason, tries}; an operator's matter"})
     version = fields.Integer(required=True)
     phase = fields.Raw(allow_none=True)
     round = fields.Raw(allow_none=True)

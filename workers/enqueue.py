@@ -64,6 +64,26 @@ def enqueue_advance(conn: Redis, game_id: str, version: int) -> None:
               job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy())
 
 
+def requeue_advance(conn: Redis, game_id: str, version: int, attempt: int) -> bool:
+    """The sweeper's enqueue: like :func:`enqueue_advance`, except that a job of that id which
+    claims to be running (its worker died without a word) does not count, nor does one that a
+    dead worker popped: RQ moves a job to the queue's intermediate list as a worker takes it,
+    and a worker whose blocking pop outlived it (its socket held open by a forked child) leaves
+    it there. False when a job for that version is still waiting to run."""
+    job_id = f"advance-{game_id}-{version}"
+    q = queue(conn)
+    try:
+        status = Job.fetch(job_id, connection=conn, serializer=JSONSerializer).get_status(refresh=False)
+    except NoSuchJobError:
+        status = None
+    popped_by_the_dead = conn.lpos(q.intermediate_queue_key, job_id) is not None
+    if status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED) and not popped_by_the_dead:
+        return False
+    q.enqueue("workers.jobs.advance", game_id, job_id=f"{job_id}-sweep{attempt}", result_ttl=60,
+              failure_ttl=86_400, job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy())
+    return True
+
+
 def timeout_job_id(game_id: str, seat: int, stint: int, again: bool = False) -> str:
     return f"timeout-{game_id}-{seat}-{stint}" + ("-again" if again else "")
 

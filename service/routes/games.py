@@ -36,12 +36,14 @@ def game_summary(game_id: str) -> dict[str, Any]:
     caller_seat(game)
     summary = game.rules.summary(game.state)
     info = game.info
+    flags = service().flags(game_id)
     return {
         "id": game_id,
         "game": info.game,
         "edition": info.config.get("edition"),
         "config": info.config,
-        "status": game.status(),
+        "status": flags["status"] or game.status(),
+        "stuck": flags["stuck"],
         "version": game.version,
         "phase": summary.get("phase"),
         "round": summary.get("round"),

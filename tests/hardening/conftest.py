@@ -94,6 +94,20 @@ def private_redis(tmp_path: Path) -> Iterator[RedisServer]:
         server.kill()
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (Linux /proc), children before grandchildren."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            with suppress(OSError):
+                kids = [int(p) for p in (task / "children").read_text().split()]
+                found += kids
+                todo += kids
+    return found
+
+
 class Children:
     """Child processes of one test, each in its own session (process group), logs under tmp."""
 
@@ -119,6 +133,18 @@ class Children:
     def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
         with suppress(ProcessLookupError):
             os.killpg(proc.pid, sig)
+
+    @staticmethod
+    def kill_tree(proc: subprocess.Popen[bytes]) -> list[int]:
+        """SIGKILL the process and every descendant, whatever group it moved to (an RQ work
+        horse calls setpgrp): what a host or container crash does to a worker. Frozen first,
+        so nobody reacts to the others' deaths."""
+        tree = descendants(proc.pid) + [proc.pid]
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in tree:
+                with suppress(ProcessLookupError):
+                    os.kill(pid, sig)
+        return tree
 
     def stop_all(self) -> None:
         for proc in self.procs:
