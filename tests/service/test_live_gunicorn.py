@@ -39,7 +39,7 @@ def server() -> Iterator[str]:
             try:
                 requests.get(f"{base}/openapi.json", timeout=1)
                 break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # gunicorn listens while its worker boots
                 assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
                 time.sleep(0.1)
         yield base

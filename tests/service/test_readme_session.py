@@ -51,7 +51,7 @@ def served() -> Iterator[str]:
             try:
                 requests.get(f"{base}/openapi.json", timeout=1)
                 break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # gunicorn listens while its worker boots
                 assert proc.poll() is None, "hourglass serve exited"
                 time.sleep(0.1)
         yield base
