@@ -27,10 +27,12 @@ from typing import Any
 
 import redis
 
+from core.retention import LiveCaps, LiveGames, Retention, TooManyGames
 from core.seats import new_seat_secret, seat_entry
 from core.store import (
     AppendResult,
     EventStore,
+    GameExpired,
     IdempotencyConflict,
     StaleVersion,
     StoredEntry,
@@ -45,8 +47,8 @@ from domain.games import fold, get_game, step
 from domain.rng import Rng, seed_commitment, seed_from_text
 
 __all__ = [
-    "Applied", "Game", "GameInfo", "GameNotFound", "GameService", "IdempotencyConflict",
-    "StaleVersion", "VersionNotFound", "iso_time", "token_digest",
+    "Applied", "Game", "GameInfo", "GameNotFound", "GameService", "IdempotencyConflict", "LiveCaps",
+    "StaleVersion", "TooManyGames", "VersionNotFound", "iso_time", "token_digest",
 ]
 
 MAX_APPLY_ATTEMPTS = 8
@@ -167,6 +169,8 @@ class GameService:
     ``advance(game_id, version)`` is called after a create or an applied command that leaves
     SYSTEM or a bot seat to act (the web app passes ``workers.enqueue.enqueue_advance``;
     workers, which loop themselves, pass nothing). ``clock`` returns an aware datetime.
+    ``live_caps`` bounds the live games per creating address and overall; ``retention`` says
+    how long the keys of finished and abandoned games are kept (``core.retention``).
     """
 
     def __init__(
@@ -177,12 +181,16 @@ class GameService:
         advance: Callable[[str, int], None] | None = None,
         cache_size: int = 512,
         client_seeds: str = "bots-only",
+        live_caps: LiveCaps | None = None,
+        retention: Retention | None = None,
     ) -> None:
         if client_seeds not in CLIENT_SEED_POLICIES:
             raise ValueError(f"client_seeds must be one of {', '.join(CLIENT_SEED_POLICIES)}")
         self.client_seeds = client_seeds
         self.store = EventStore(conn)
         self.worklist = WorkList(conn)
+        self.live = LiveGames(conn, retention)
+        self.live_caps = live_caps or LiveCaps()
         self.clock = clock
         self.advance = advance
         self._cache: OrderedDict[str, Game] = OrderedDict()
@@ -191,12 +199,13 @@ class GameService:
 
     # -- create ----------------------------------------------------------------------------
 
-    def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    def create(self, body: Mapping[str, Any], creator: str | None = None) -> dict[str, Any]:
         """Create a game from ``{game, edition, seats, options?, seed?}``.
 
         Returns ``{id, game, edition, version, seed_commitment, seats}`` where every human seat
         carries its bearer token (shown only here; the store keeps its sha256). Raises
-        ``Rejected(INVALID_CONFIG)`` for a bad game, edition, seat list or options.
+        ``Rejected(INVALID_CONFIG)`` for a bad game, edition, seat list or options, and
+        ``TooManyGames`` when ``creator`` (a client address) or the service is at its cap.
         """
         rules = get_game(body["game"])
         seats = [seat_entry(i, s) for i, s in enumerate(body["seats"])]
@@ -223,6 +232,7 @@ class GameService:
             **{f"secret:{seat}": secret for seat, secret in bot_secrets.items()},
         }
         opening = self._folded(Game(GameInfo.from_meta(game_id, meta), rules, None, 0, GENESIS_HASH), entries)
+        self.live.reserve(game_id, creator, self.live_caps)
         if opening.wants_worker():
             self.worklist.mark(game_id)  # before the append: a game that needs a worker is never off the list
         result = self.store.create(game_id, meta, entries)
@@ -363,8 +373,14 @@ class GameService:
                 if expected_version is not None:
                     raise StaleVersion(expected_version, stale.current) from None
                 continue
+            except GameExpired as exc:
+                raise Rejected(RejectKind.GAME_OVER, f"{exc}; no more moves") from None
             if result.replayed:
                 return self._replayed(self.load(game_id), result)
+            if new_game.finished:
+                self.live.finished(game_id)
+            else:
+                self.live.touch(game_id)
             self._remember(new_game)
             self._after_change(new_game)
             return Applied(result, tuple(entries), new_game)

@@ -11,6 +11,10 @@
   same window; ``TRUSTED_PROXIES`` reverse proxies in front (for the client address); env
   ``HOURGLASS_<NAME>`` for each;
 - ``SSE_HEARTBEAT`` seconds between heartbeats on an idle stream (15);
+- ``SSE_PER_ADDRESS`` and ``SSE_PER_TOKEN``: open event streams per client address (16) and
+  per seat token (4); ``MAX_LIVE_GAMES_PER_ADDRESS`` (20) and ``MAX_LIVE_GAMES`` (10,000) live
+  games by creating address and overall (``service.limits``, ``core.retention``); 0 lifts one,
+  and ``RATE_LIMIT=0`` lifts them all;
 - ``MAX_CONTENT_LENGTH`` bytes of request body (64 KiB);
 - ``CORS_ORIGINS``: origins allowed to call ``/api/*`` from a browser, comma-separated, or
   ``*`` (the default: the API authenticates with bearer tokens, never cookies); env
@@ -85,6 +89,10 @@ DEFAULTS: dict[str, Any] = {
     "CREATE_RATE_LIMIT": 30,
     "TRUSTED_PROXIES": 0,
     "SSE_HEARTBEAT": 15.0,
+    "SSE_PER_ADDRESS": 16,
+    "SSE_PER_TOKEN": 4,
+    "MAX_LIVE_GAMES_PER_ADDRESS": 20,
+    "MAX_LIVE_GAMES": 10_000,
     "ADVANCE": "rq",
     "CLIENT_SEEDS": "bots-only",
     "CORS_ORIGINS": "*",
@@ -96,7 +104,8 @@ _ENV = {"HOURGLASS_RATE_LIMIT": ("RATE_LIMIT", int), "HOURGLASS_RATE_LIMIT_WINDO
         "HOURGLASS_CORS_ORIGINS": ("CORS_ORIGINS", str),
         "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float),
         **{f"HOURGLASS_{name}": (name, int)
-           for name in ("ANON_RATE_LIMIT", "AUTH_FAIL_LIMIT", "CREATE_RATE_LIMIT", "TRUSTED_PROXIES")}}
+           for name in ("ANON_RATE_LIMIT", "AUTH_FAIL_LIMIT", "CREATE_RATE_LIMIT", "TRUSTED_PROXIES", "SSE_PER_ADDRESS",
+                        "SSE_PER_TOKEN", "MAX_LIVE_GAMES_PER_ADDRESS", "MAX_LIVE_GAMES")}}
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -117,7 +126,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
         conn = get_redis()
     app.extensions["hourglass"] = GameService(conn, advance=_advance(app.config["ADVANCE"], conn),
-                                                 client_seeds=app.config["CLIENT_SEEDS"])
+                                                 client_seeds=app.config["CLIENT_SEEDS"],
+                                                 live_caps=limits.live_caps(app.config))
 
     _allow_cross_origin(app)
     limits.install(app, conn)

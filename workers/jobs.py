@@ -99,8 +99,10 @@ def _advance_steps(svc: GameService, game_id: str, limit: int) -> dict[str, Any]
     appended = raced = 0
     stop_at = time.monotonic() + MAX_SECONDS_PER_JOB
     work = svc.worklist
-    if work.stuck(game_id) is not None:
-        return {"game": game_id, "stuck": work.stuck(game_id)}
+    flags = svc.flags(game_id)
+    if flags["stuck"] is not None or flags["status"] == "expired":  # an operator's matter, or over
+        work.drop(game_id)
+        return {"game": game_id, **{k: v for k, v in flags.items() if v}}
     for _ in range(limit):
         if time.monotonic() > stop_at:
             break

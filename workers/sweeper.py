@@ -13,18 +13,21 @@ refreshes ``hg:{<id>}:lease`` before every step), looks at the game:
 
 Each sweep of one game at one version counts as a try (``WorkList.count_try``), and so does each
 failed job (``workers.jobs``): after ``MAX_TRIES`` the game is marked stuck, logged and counted
-instead of being retried for ever. The pass also expires abandoned games (``core.retention``).
+instead of being retried for ever. The pass also expires abandoned games: live games with no
+append for ``HOURGLASS_ABANDON_AFTER_S`` (``core.retention``).
 """
 from __future__ import annotations
 
 import logging
 import threading
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import redis
 
-from core.games import GameNotFound, GameService
+from core.games import GameNotFound, GameService, iso_time
+from core.retention import LIVE_KEY
 from core.worklist import GRACE_MS, WorkList, now_ms
 from workers.enqueue import requeue_advance
 from workers.policy import next_actor
@@ -69,10 +72,30 @@ def sweep_once(svc: GameService, limit: int = BATCH) -> dict[str, int]:
             work.postpone(game_id, now_ms() + lease_left)
             continue
         counts[_sweep_game(svc, work, game_id)] += 1
-    if counts["requeued"] or counts["stuck"]:
+    counts["expired"] = expire_abandoned(svc, limit)
+    if counts["requeued"] or counts["stuck"] or counts["expired"]:
         work.count("sweeper_requeued", counts["requeued"])
         log.warning("hourglass sweeper: %s", counts)
     return counts
+
+
+def expire_abandoned(svc: GameService, limit: int = BATCH) -> int:
+    """Expire live games whose last append is older than the retention's ``abandon_after_s``."""
+    expired = 0
+    for game_id in svc.live.idle(limit):
+        last = svc.store.last(game_id)
+        if last is None:  # gone (deleted, or its keys expired): nothing to keep track of
+            svc.live.forget(game_id)
+            continue
+        moved_ms = int(datetime.strptime(last.entry["time"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC).timestamp() * 1000)
+        if now_ms() - moved_ms < svc.live.retention.abandon_after_s * 1000:  # the index lagged behind
+            svc.live.conn.zadd(LIVE_KEY, {game_id: moved_ms}, xx=True)
+            continue
+        svc.live.expire(game_id, iso_time(svc.clock()))
+        svc.worklist.drop(game_id)
+        log.warning("hourglass: game %s expired after %d s without a move", game_id, svc.live.retention.abandon_after_s)
+        expired += 1
+    return expired
 
 
 def _sweep_game(svc: GameService, work: WorkList, game_id: str) -> str:
@@ -82,7 +105,8 @@ def _sweep_game(svc: GameService, work: WorkList, game_id: str) -> str:
     except GameNotFound:
         work.drop(game_id)
         return "retired"
-    if game.finished or work.stuck(game_id) is not None:
+    flags = svc.flags(game_id)
+    if game.finished or flags["stuck"] is not None or flags["status"] == "expired":
         work.drop(game_id)
         return "retired"
     if next_actor(game.rules, game.state, game.info.seats) is None and not game.clocked:

@@ -10,10 +10,11 @@ from flask_smorest import Blueprint
 
 from core.games import Game
 from core.store import StoredEntry
+from service.limits import counted, stream_slot
 from service.problems import ApiProblem
 from service.schemas import EventsQuerySchema, EventsSchema, ProblemSchema, StreamQuerySchema
 from service.streams import CUT_OFF, Hub
-from service.web import caller_seat, event_view, event_views, header_number, service
+from service.web import bearer_token, caller_seat, event_view, event_views, header_number, service
 
 blp = Blueprint("events", __name__, url_prefix="/api/v1/games", description="Event log and live stream")
 
@@ -40,6 +41,7 @@ def list_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
          parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
                       "schema": {"type": "integer"}, "description": "resume after this seq"}])
 @blp.alt_response(404, schema=ProblemSchema, description="unknown game")
+@blp.alt_response(429, schema=ProblemSchema, description="too many open streams for this address or token")
 def stream_events(query: dict[str, Any], game_id: str) -> Response:
     """Server-Sent Events for the caller's seat (or a spectator); resume with Last-Event-ID."""
     svc = service()
@@ -49,9 +51,13 @@ def stream_events(query: dict[str, Any], game_id: str) -> Response:
     if after > game.version:
         raise ApiProblem(400, "MALFORMED", f"cannot resume after seq {after}: the game is at version {game.version}")
     heartbeat = float(current_app.config["SSE_HEARTBEAT"])
-    body = stream_with_context(_sse(game, seat, after, heartbeat))
-    return Response(body, mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    slot = stream_slot(svc.store.conn, bearer_token())  # 429 past the open-stream caps
+    body = stream_with_context(counted(slot, _sse(game, seat, after, heartbeat)))
+    response = Response(body, mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    if slot is not None:
+        response.call_on_close(slot.close)  # also when the client left before the first frame
+    return response
 
 
 def _resume_point(query: dict[str, Any]) -> int:

@@ -6,6 +6,7 @@ from typing import Any
 from flask_smorest import Blueprint
 
 from domain.core import Rejected, RejectKind
+from service.limits import client_address
 from service.schemas import CreatedSchema, CreateGameSchema, ProblemSchema, SummarySchema
 from service.web import caller_seat, service, to_act_list
 
@@ -18,10 +19,12 @@ blp = Blueprint("games", __name__, url_prefix="/api/v1/games", description="Crea
 @blp.response(201, CreatedSchema)
 @blp.alt_response(400, schema=ProblemSchema, description="malformed body")
 @blp.alt_response(422, schema=ProblemSchema, description="invalid configuration")
+@blp.alt_response(429, schema=ProblemSchema, description="rate limit, or too many live games from this address")
+@blp.alt_response(503, schema=ProblemSchema, description="the service is at its live-game capacity, or Redis is away")
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
     """Create a game; human seats get a bearer token, shown only in this response."""
     try:
-        return service().create(body)
+        return service().create(body, creator=client_address())
     except (ValueError, TypeError, KeyError) as exc:
         raise Rejected(RejectKind.INVALID_CONFIG, f"configuration not accepted: {type(exc).__name__}") from exc
 
