@@ -36,7 +36,7 @@ from flask_swagger_ui import get_swaggerui_blueprint
 from core.games import GameService
 from domain.games import game_names, get_game
 from service import limits
-from service.problems import ApiProblem, register_error_handlers
+from service.problems import ApiProblem, ProblemContentPlugin, register_error_handlers
 
 
 class _Api(Api):
@@ -134,7 +134,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.after_request(limits.token_headers)
 
     api = _Api(app, spec_kwargs={"info": {"description": "Play board games over REST; audit replays."},
-                                 "security": [{"bearerAuth": []}, {}]})  # a seat token, or none (spectator)
+                                 "security": [{"bearerAuth": []}, {}],  # a seat token, or none (spectator)
+                                 "extra_plugins": [ProblemContentPlugin()]})
     api.spec.components.security_scheme("bearerAuth", {
         "type": "http", "scheme": "bearer",
         "description": "A seat's token from the game's creation; without one you are a spectator."})

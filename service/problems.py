@@ -15,6 +15,7 @@ import logging
 from typing import Any
 
 import redis
+from apispec import BasePlugin
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
@@ -134,3 +135,28 @@ def _unavailable(exc: Exception) -> Response:
 def _internal(exc: Exception) -> Response:
     log.exception("unhandled error")
     return problem_response(ApiProblem(500, "INTERNAL", "an internal error occurred; it has been logged"))
+
+
+class ProblemContentPlugin(BasePlugin):  # type: ignore[misc]
+    """apispec plugin: error responses are documented as ``application/problem+json``, which is
+    what every error answer carries (flask-smorest documents every response as application/json)."""
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **kwargs: Any) -> None:
+        for operation in (operations or {}).values():
+            for status, response in (operation.get("responses") or {}).items():
+                if str(status) == "default" or str(status)[:1] in ("4", "5"):
+                    as_problem(response)
+
+
+    def response_helper(self, response: dict[str, Any], **kwargs: Any) -> dict[str, Any] | None:
+        """flask-smorest's shared error responses (DEFAULT_ERROR, …) carry our Problem body too."""
+        if "application/json" not in (response.get("content") or {}):
+            return None
+        return {"content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+
+
+def as_problem(response: Any) -> None:
+    content = response.get("content") if isinstance(response, dict) else None
+    if content and "application/json" in content:
+        content[PROBLEM_JSON] = content.pop("application/json")

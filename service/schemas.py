@@ -15,7 +15,9 @@ class SeatSpecSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(1, 64))
     kind = fields.String(load_default="human", validate=validate.OneOf(["human", "bot", "http"]))
     bot = fields.String(validate=validate.Length(1, 64))
-    url = fields.Url(require_tld=False, schemes={"http", "https"})
+    # any string here: whether it is a usable bot URL (scheme, host and port on the allow-list) is
+    # the game service's 422 INVALID_CONFIG, not a schema error
+    url = fields.String(validate=validate.Length(1, 2048), metadata={"format": "uri"})
     clock = fields.Dict(keys=fields.String(), metadata={"description": "optional {initial_s, increment_s}"})
 
 
