@@ -137,7 +137,7 @@ def _internal(exc: Exception) -> Response:
     return problem_response(ApiProblem(500, "INTERNAL", "an internal error occurred; it has been logged"))
 
 
-class ProblemContentPlugin(BasePlugin):  # type: ignore[misc]
+class ProblemContentPlugin(BasePlugin):
     """apispec plugin: error responses are documented as ``application/problem+json``, which is
     what every error answer carries (flask-smorest documents every response as application/json)."""
 
