@@ -3,7 +3,8 @@ restart on the same port, and child processes (``hourglass worker``, ``hourglass
 their own process groups and always cleaned up. Every wait is bounded.
 
 The private servers are empty servers of their own, started with ``--save '' --appendonly no``
-so a restart comes back empty. Tests that need the shared test Redis use the worker tests'
+so a restart comes back empty (or, ``durable``, with an append-only file fsynced on every write, so
+a restart comes back with everything it acknowledged). Tests that need the shared test Redis use the worker tests'
 fixtures (``svc``, ``new_game``, ``created``, ``queue_name``), which clean up after themselves.
 """
 from __future__ import annotations
@@ -49,9 +50,10 @@ def wait_until(predicate: Callable[[], Any], timeout: float, interval: float = 0
 class RedisServer:
     """A ``redis-server`` child on a fixed free port that can be killed and started again."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, durable: bool = False) -> None:
         self.port = free_port()
         self.directory = directory
+        self.durable = durable  # append-only file, fsync on every write: a kill loses nothing acknowledged
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -62,8 +64,9 @@ class RedisServer:
         return redis.Redis.from_url(self.url, socket_timeout=2, socket_connect_timeout=2)
 
     def start(self) -> None:
+        persistence = ["--appendonly", "yes", "--appendfsync", "always"] if self.durable else ["--appendonly", "no"]
         command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                   "--appendonly", "no", "--dir", str(self.directory)]
+                   *persistence, "--dir", str(self.directory)]
         with open(self.directory / "redis.log", "ab") as log:
             self.proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         wait_until(self._answers, 10, 0.05, "redis-server to answer")
