@@ -243,9 +243,10 @@ def sync_clocks(svc: GameService, game: Game) -> clocks.Clocks | None:
         clocks.save(conn, game.game_id, current)
     for seat, clock in current.seats.items():
         before = cached.seats.get(seat) if cached is not None else None
-        if before is not None and before.running and before.stint != clock.stint:
+        if before is not None and before.running and before.stint is not None and before.stint != clock.stint:
             cancel_timeout(conn, game.game_id, seat, before.stint)
-        if game.to_act and clock.running and game.info.seat_kind(seat) != "bot":  # bots never run out
+        if (game.to_act and clock.running and clock.stint is not None and clock.deadline_ms is not None
+                and game.info.seat_kind(seat) != "bot"):  # bots never run out
             schedule_timeout(conn, game.game_id, seat, clock.stint, clock.deadline_ms)
     return current
 
@@ -303,7 +304,7 @@ def _apply_timeout(svc: GameService, game_id: str, seat: int, stint: int) -> dic
         game = svc.load(game_id)
         current = sync_clocks(svc, game)
         clock = current.seats.get(seat) if current else None
-        if clock is None or not clock.running or clock.stint != stint or not game.to_act:
+        if clock is None or not clock.running or clock.stint != stint or not game.to_act or clock.deadline_ms is None:
             return {"game": game_id, "seat": seat, "applied": False, "reason": "stale"}
         late = now_ms(svc) - clock.deadline_ms
         if late < 0:  # fired early (clock skew): try again at the deadline

@@ -29,7 +29,7 @@ def next_actor(rules: GameRules, state: Any, seats: Sequence[Mapping[str, Any]])
     to_act = rules.to_act(state)
     if SYSTEM in to_act:
         return SYSTEM
-    machine = sorted(a for a in to_act if a != SYSTEM and seats[a].get("kind", "human") != "human")
+    machine = sorted(a for a in to_act if isinstance(a, int) and seats[a].get("kind", "human") != "human")
     return machine[0] if machine else None
 
 
@@ -52,7 +52,7 @@ def default_command(rules: GameRules, state: Any, seat: int, why: Mapping[str, A
 def decide_builtin(rules: GameRules, state: Any, actor: Actor, seats: Sequence[Mapping[str, Any]],
                    seed: bytes, game_id: str, version: int) -> Decision:
     """The move of SYSTEM or a built-in bot seat (not an HTTP seat)."""
-    if actor == SYSTEM:
+    if not isinstance(actor, int):  # SYSTEM is the one actor that is not a seat number
         return system_command(rules, state)
     seat = seats[actor]
     if seat.get("kind") != "bot":
