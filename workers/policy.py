@@ -41,7 +41,7 @@ def system_command(rules: GameRules, state: Any) -> Decision:
 def bot_command(rules: GameRules, state: Any, seat: int, name: str, seed: bytes, game_id: str,
                 version: int) -> Decision:
     moves = rules.legal_moves(state, seat)
-    command = get_bot(name)(rules, state, seat, moves, bot_rng(seed, game_id, seat, version))
+    command = get_bot(name, rules.name)(rules, state, seat, moves, bot_rng(seed, game_id, seat, version))
     return Decision(seat, command, {"bot": name})
 
 

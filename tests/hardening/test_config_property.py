@@ -106,12 +106,12 @@ def test_a_creation_body_is_refused_or_plays_to_the_end(client: Any, svc: GameSe
 
 
 @pytest.mark.parametrize("name", game_names())
-def test_every_registered_game_accepts_a_bot_table_in_some_edition_and_plays_it_out(
+def test_every_registered_game_accepts_a_bot_table_in_some_edition_and_plays_it_out(  # each built-in bot too
         client: Any, svc: GameService, name: str) -> None:
     accepted = []
     for edition in ("classic", "2023", "standard"):
         for players in (2, 3):
-            seats = [{"name": f"B{i}", "kind": "bot", "bot": "random"} for i in range(players)]
+            seats = [{"name": f"B{i}", "kind": "bot", "bot": ("random", "greedy")[i % 2]} for i in range(players)]
             response = client.post("/api/v1/games", json={"game": name, "edition": edition, "seats": seats})
             assert response.status_code in (201, 422), response.get_data(as_text=True)[:300]
             if response.status_code == 201:
