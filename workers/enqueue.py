@@ -80,7 +80,8 @@ def requeue_advance(conn: Redis, game_id: str, version: int, attempt: int) -> bo
     if status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED) and not popped_by_the_dead:
         return False
     q.enqueue("workers.jobs.advance", game_id, job_id=f"{job_id}-sweep{attempt}", result_ttl=60,
-              failure_ttl=86_400, job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy())
+              failure_ttl=86_400, job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy(),
+              at_front=True)  # overdue already: it does not queue up again behind newer work
     return True
 
 

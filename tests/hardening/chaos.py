@@ -47,7 +47,8 @@ from workers.policy import next_actor
 
 HUMANS = [{"name": "Ann"}, {"name": "Bob"}, {"name": "Robo", "kind": "bot", "bot": "random"}]
 BOTS = [{"name": "R1", "kind": "bot", "bot": "random"}, {"name": "R2", "kind": "bot", "bot": "greedy"}]
-LIVE_GAMES = 10
+LIVE_GAMES = 10  # human games kept going (a finished one is replaced)
+BOT_GAMES = 2  # bot-only games at most at once: each is ~500 worker steps
 WEIGHTS = {"move": 50, "drop": 8, "race": 5, "job": 8, "create": 4, "read": 25}
 
 
@@ -100,6 +101,7 @@ class Chaos:
         self.conn = redis.Redis.from_url(redis_server.url, socket_timeout=5, socket_connect_timeout=2)
         self.svc = GameService(self.conn)
         self.games: dict[str, dict[int, str]] = {}  # game id -> human seat tokens
+        self.bot_games: set[str] = set()
         self.games_lock = threading.Lock()
         self.started = 0
         self.local = threading.local()
@@ -169,13 +171,33 @@ class Chaos:
         return response
 
     def create(self, rng: random.Random, bots_only: bool | None = None) -> None:
+        """A new game while the population is below its size (a bounded load), else a read."""
         bots = rng.random() < 0.3 if bots_only is None else bots_only
+        if bots_only is None and not self._room(bots):
+            return self.read(rng)
         body = {"game": "orleans", "edition": rng.choice(["classic", "2023"]), "seats": BOTS if bots else HUMANS}
         response = self.http("POST", "/api/v1/games", json=body)
         if response.status_code == 201:
             tokens = {s["seat"]: s["token"] for s in response.json()["seats"] if "token" in s}
             with self.games_lock:
-                self.games[response.json()["id"]] = tokens
+                if bots:
+                    self.bot_games.add(response.json()["id"])
+                else:
+                    self.games[response.json()["id"]] = tokens
+        return None
+
+    def _room(self, bots: bool) -> bool:
+        if not bots:
+            with self.games_lock:
+                return len(self.games) < LIVE_GAMES
+        with self.games_lock:
+            running = list(self.bot_games)
+        for game_id in running:
+            if self._safe(lambda g=game_id: self.svc.store.meta_field(g, "status")) != "active":
+                with self.games_lock:
+                    self.bot_games.discard(game_id)
+        with self.games_lock:
+            return len(self.bot_games) < BOT_GAMES
 
     def _human_game(self, rng: random.Random) -> tuple[str, int, str] | None:
         with self.games_lock:
@@ -305,11 +327,11 @@ class Chaos:
 
     def _fault_loop(self) -> None:
         for fraction, fault in self.faults:
-            wait_until(lambda f=fraction: self.started >= f * self.ops, 600, 0.05, "the fault's turn")
-            if fault == "worker":
-                self.kill_worker()
-            else:
-                self.kill_redis()
+            wait_until(lambda f=fraction: self.started >= f * self.ops, 1800, 0.05, "the fault's turn")
+            try:
+                self.kill_worker() if fault == "worker" else self.kill_redis()
+            except AssertionError as exc:  # did not recover in time: a failure, and on to the next fault
+                self.report.fail(f"{fault} kill: {exc}")
 
     def kill_worker(self) -> None:
         leased = [g for g in self._live_games() if self._safe(lambda g=g: self.conn.exists(f"hg:{{{g}}}:lease"))]
