@@ -87,10 +87,13 @@ class LiveCaps:
 class LiveGames:
     """The live-game index and the retention of game keys, on one Redis connection."""
 
+    TOUCH_EVERY_S = 60.0  # idleness is measured in days: one write a minute per game is plenty
+
     def __init__(self, conn: redis.Redis, retention: Retention | None = None) -> None:
         self.conn = conn
         self.retention = retention or Retention.from_env()
         self._reserve = conn.register_script(_RESERVE)
+        self._touched: dict[str, float] = {}
 
     def reserve(self, game_id: str, creator: str | None, caps: LiveCaps) -> None:
         """Count a new game as live (before it is written); raise TooManyGames at a cap."""
@@ -113,7 +116,14 @@ class LiveGames:
         return max(60, int(idle_until - time.time()))
 
     def touch(self, game_id: str) -> None:
-        """A game moved: its idle time starts again (only for games still on the index)."""
+        """A game moved: its idle time starts again (only for games still on the index). At most
+        once a minute per game and process; the sweeper re-reads the last append before expiring."""
+        now = time.monotonic()
+        if now - self._touched.get(game_id, -self.TOUCH_EVERY_S) < self.TOUCH_EVERY_S:
+            return
+        if len(self._touched) > 10_000:
+            self._touched.clear()
+        self._touched[game_id] = now
         self.conn.zadd(LIVE_KEY, {game_id: int(time.time() * 1000)}, xx=True)
 
     def finished(self, game_id: str) -> None:

@@ -97,6 +97,10 @@ class WorkList:
         score = self.conn.zscore(DUE_KEY, game_id)
         return None if score is None else int(score)  # type: ignore[arg-type]
 
+    def tries(self, game_id: str, version: int) -> int:
+        raw = self.conn.hget(tries_key(game_id), str(version))
+        return int(raw) if raw is not None else 0  # type: ignore[arg-type]
+
     def count_try(self, game_id: str, version: int) -> int:
         """One more failed or swept-up attempt at ``version``; how many there have been."""
         pipe = self.conn.pipeline(transaction=False)

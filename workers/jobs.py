@@ -103,10 +103,13 @@ def _advance_steps(svc: GameService, game_id: str, limit: int) -> dict[str, Any]
     if flags["stuck"] is not None or flags["status"] == "expired":  # an operator's matter, or over
         work.drop(game_id)
         return {"game": game_id, **{k: v for k, v in flags.items() if v}}
+    leased_at = -1.0
     for _ in range(limit):
         if time.monotonic() > stop_at:
             break
-        sweeper.hold_lease(svc.store.conn, game_id, _lease_ms())
+        if time.monotonic() - leased_at > 1.0:  # a lease of several seconds, renewed every second
+            sweeper.hold_lease(svc.store.conn, game_id, _lease_ms())
+            leased_at = time.monotonic()
         generation = work.generation(game_id)
         game = svc.load(game_id)
         current = sync_clocks(svc, game)

@@ -11,9 +11,10 @@ refreshes ``hg:{<id>}:lease`` before every step), looks at the game:
 - otherwise a fresh advance job is enqueued (``workers.enqueue.requeue_advance``): the worker
   that held the job crashed, its retries ran out, or the enqueue after the append was lost.
 
-Each sweep of one game at one version counts as a try (``WorkList.count_try``), and so does each
-failed job (``workers.jobs``): after ``MAX_TRIES`` the game is marked stuck, logged and counted
-instead of being retried for ever. The pass also expires abandoned games: live games with no
+Each requeue of one game at one version counts as a try (``WorkList.count_try``; a job still
+waiting in the queue does not: a backlog is no failure), and so does each failed job
+(``workers.jobs``): after ``MAX_TRIES`` the game is marked stuck, logged and counted instead of
+being retried for ever. The pass also expires abandoned games: live games with no
 append for ``HOURGLASS_ABANDON_AFTER_S`` (``core.retention``).
 """
 from __future__ import annotations
@@ -112,13 +113,15 @@ def _sweep_game(svc: GameService, work: WorkList, game_id: str) -> str:
     if next_actor(game.rules, game.state, game.info.seats) is None and not game.clocked:
         work.retire(game_id, generation)
         return "retired"
-    tries = work.count_try(game_id, game.version)
-    if tries > MAX_TRIES:
+    tries = work.tries(game_id, game.version)
+    if tries >= MAX_TRIES:
         give_up(work, game_id, game.version, "no worker could advance it (swept up too often)", tries)
         return "stuck"
-    enqueued = requeue_advance(conn=svc.store.conn, game_id=game_id, version=game.version, attempt=tries)
     work.postpone(game_id, now_ms() + 2 * GRACE_MS)
-    return "requeued" if enqueued else "waiting"
+    if not requeue_advance(conn=svc.store.conn, game_id=game_id, version=game.version, attempt=tries + 1):
+        return "waiting"  # its job is still queued (a backlog is no failure): not a try
+    work.count_try(game_id, game.version)
+    return "requeued"
 
 
 class Sweeper:
