@@ -351,8 +351,9 @@ class Chaos:
         wait_until(self._api_up, 60, 0.1, "the API after Redis came back")
         self.report.recoveries.append(("Redis kill: API answers again", time.monotonic() - back))
         canary = self._safe(lambda: self.svc.create({"game": "orleans", "edition": "classic", "seats": BOTS}))
-        if canary:
-            enqueue_advance(self.conn, canary["id"], 1)
+        if canary:  # at the front of the queue: this measures the workers coming back, not the backlog
+            Queue("hourglass", connection=self.conn, serializer=JSONSerializer).enqueue(
+                "workers.jobs.advance", canary["id"], job_id=f"canary-{uuid.uuid4().hex}", at_front=True)
             wait_until(lambda: (self._safe(lambda: self.svc.store.version(canary["id"])) or 0) > 1, 120, 0.2,
                        "a worker to play again after Redis came back")
             self.report.recoveries.append(("Redis kill: workers play again", time.monotonic() - back))
