@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint install install-test selfplay bench clean
+.PHONY: run test lint install install-test selfplay bench chaos clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,14 @@ lint: install-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict domain
 	$(BIN)/mypy core replays workers service
+
+# The proof suites at full size (make test runs each in a quick, bounded form): >= 10,000 chaos
+# operations with worker and Redis kills, schemathesis with more cases per operation, more
+# generated game configurations. Loopback only; prints the counts.
+chaos: install-test
+	HOURGLASS_CHAOS_OPS=10000 HOURGLASS_SCHEMATHESIS_EXAMPLES=200 HOURGLASS_PROPERTY_EXAMPLES=300 \
+		$(BIN)/python -m pytest -q -s -p no:cacheprovider tests/hardening/test_chaos.py \
+		tests/hardening/test_schemathesis.py tests/hardening/test_config_property.py
 
 selfplay: install
 	$(BIN)/hourglass selfplay --game orleans --edition classic --players 4 --games 5 --seed demo --bots random

@@ -9,6 +9,7 @@
 -- ARGV[5] number m of meta field/value pairs to HSET on success, then 2*m values
 -- then triples: entry id, entry JSON, entry hash
 -- Returns {"ok", result} | {"replay", stored result} | {"conflict", ""} | {"stale", current version}
+--       | {"expired", ""} (the game was abandoned and expired: core.retention)
 local key = ARGV[2]
 if key ~= "" then
   local stored = redis.call("HGET", KEYS[2], key)
@@ -19,6 +20,9 @@ if key ~= "" then
     end
     return {"conflict", ""}
   end
+end
+if redis.call("HGET", KEYS[3], "status") == "expired" then
+  return {"expired", ""}
 end
 local version = 0
 local last = redis.call("XREVRANGE", KEYS[1], "+", "-", "COUNT", 1)

@@ -29,26 +29,30 @@ import redis
 
 from core import seating, table
 from core.lobby import Lobby
+from core.retention import LiveCaps, LiveGames, Retention, TooManyGames
 from core.seats import new_seat_secret
 from core.store import (
     AppendResult,
     EventStore,
+    GameExpired,
     IdempotencyConflict,
     StaleVersion,
     StoredEntry,
     build_entries,
     fingerprint,
+    meta_key,
 )
 from core.table import EMPTY as EMPTY_TABLE
 from core.table import Table
+from core.worklist import WorkList
 from domain.canonical import GENESIS_HASH, canonical_json
 from domain.core import SYSTEM, Actor, GameRules, Rejected, RejectKind
 from domain.games import get_game
 from domain.rng import Rng, seed_commitment, seed_from_text
 
 __all__ = [
-    "Applied", "Game", "GameInfo", "GameNotFound", "GameService", "IdempotencyConflict",
-    "StaleVersion", "VersionNotFound", "iso_time", "token_digest",
+    "Applied", "Game", "GameInfo", "GameNotFound", "GameService", "IdempotencyConflict", "LiveCaps",
+    "StaleVersion", "TooManyGames", "VersionNotFound", "iso_time", "token_digest",
 ]
 
 MAX_APPLY_ATTEMPTS = 8
@@ -153,6 +157,14 @@ class Game:
         return any(isinstance(a, str) or self.info.seat_kind(a) != "human" or a in self.table.left
                    for a in self.to_act)  # str: SYSTEM
 
+    @property
+    def clocked(self) -> bool:
+        return any(s.get("clock") for s in self.info.seats)
+
+    def wants_worker(self) -> bool:
+        """A worker has something to do: a machine to act, or clocks to run (every move restarts one)."""
+        return not self.finished and (self.needs_worker() or self.clocked)
+
     def status(self) -> str:
         return table.status(self.rules, self.state, self.table)
 
@@ -187,6 +199,8 @@ class GameService:
     ``abort_moves``: a game may be aborted while its seats have made fewer moves than this;
     ``inactivity_s``: how long a game must have waited on a human seat without a clock before
     another seat may claim against it.
+    ``live_caps`` bounds the live games per creating address and overall; ``retention`` says
+    how long the keys of finished and abandoned games are kept (``core.retention``).
     """
 
     def __init__(
@@ -199,6 +213,8 @@ class GameService:
         client_seeds: str = "bots-only",
         abort_moves: int = DEFAULT_ABORT_MOVES,
         inactivity_s: float = DEFAULT_INACTIVITY_S,
+        live_caps: LiveCaps | None = None,
+        retention: Retention | None = None,
     ) -> None:
         if client_seeds not in CLIENT_SEED_POLICIES:
             raise ValueError(f"client_seeds must be one of {', '.join(CLIENT_SEED_POLICIES)}")
@@ -207,6 +223,9 @@ class GameService:
         self.inactivity_s = inactivity_s
         self.store = EventStore(conn)
         self.lobby = Lobby(conn)
+        self.worklist = WorkList(conn)
+        self.live = LiveGames(conn, retention)
+        self.live_caps = live_caps or LiveCaps()
         self.clock = clock
         self.advance = advance
         self._cache: OrderedDict[str, Game] = OrderedDict()
@@ -215,13 +234,14 @@ class GameService:
 
     # -- create ----------------------------------------------------------------------------
 
-    def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    def create(self, body: Mapping[str, Any], creator: str | None = None) -> dict[str, Any]:
         """Create a game from ``{game, edition?, seats, options?, seed?}`` (no edition: the game's default).
 
         Returns ``{id, game, edition, version, seed_commitment, seats}`` where every human seat
         carries its bearer token and every open seat its invite token (shown only here; the
         store keeps their sha256). Raises ``Rejected(INVALID_CONFIG)`` for a bad game, edition,
-        seat list or options.
+        seat list or options, and ``TooManyGames`` when ``creator`` (a client address) or the
+        service is at its live-game cap.
         """
         rules = get_game(body["game"])
         seats = [seating.seat_spec(i, s) for i, s in enumerate(body["seats"])]
@@ -232,12 +252,13 @@ class GameService:
             secrets={s["seat"]: new_seat_secret() for s in seats if s["kind"] == "http"},
             invites={s["seat"]: secrets.token_urlsafe(18) for s in seats if s["kind"] == "open"},
         )
-        created = self.create_planned(secrets.token_hex(8), rules, seats, config_json, seed, plan)
+        created = self.create_planned(secrets.token_hex(8), rules, seats, config_json, seed, plan, creator)
         assert created is not None  # a fresh random id is never taken
         return created
 
     def create_planned(self, game_id: str, rules: GameRules, seats: list[dict[str, Any]],
-                       config_json: dict[str, Any], seed: bytes, plan: seating.Plan) -> dict[str, Any] | None:
+                       config_json: dict[str, Any], seed: bytes, plan: seating.Plan,
+                       creator: str | None = None) -> dict[str, Any] | None:
         """Write a new game with the given seats, config, seed and credentials.
 
         The set-up batch, then (when seats are open) the SYSTEM batch that opens them. Returns
@@ -265,6 +286,10 @@ class GameService:
             "status": "open" if open_seats else "active",
             **plan.meta_fields(),
         }
+        opening = self._folded(Game(GameInfo.from_meta(game_id, meta), rules, None, 0, GENESIS_HASH), entries)
+        self.live.reserve(game_id, creator, self.live_caps)
+        if opening.wants_worker():
+            self.worklist.mark(game_id)  # before the append: a game that needs a worker is never off the list
         try:
             result = self.store.create(game_id, meta, entries)
         except StaleVersion:
@@ -355,6 +380,12 @@ class GameService:
     def entries(self, game_id: str, after: int = 0, until: int | None = None) -> list[StoredEntry]:
         return self.store.read(game_id, after=after, until=until)
 
+    def flags(self, game_id: str) -> dict[str, Any]:
+        """What the meta hash says beyond the fold: ``status`` "expired" (or None) and ``stuck``."""
+        status, stuck = self.store.conn.hmget(meta_key(game_id), ["status", "stuck"])  # type: ignore[misc]
+        return {"status": "expired" if status == b"expired" else None,
+                "stuck": json.loads(stuck) if stuck else None}
+
     def seat_for_token(self, game_id: str, token: str) -> int | None:
         value = self.store.meta_field(game_id, f"token:{token_digest(token)}")
         return None if value is None else int(value)
@@ -397,6 +428,8 @@ class GameService:
                 updates["status"] = new_game.status()
                 if new_game.finished:
                     updates["finished"] = entries[0].entry["time"]
+            if new_game.wants_worker():
+                self.worklist.mark(game_id)  # before the append, see core.worklist
             try:
                 result = self.store.append(game_id, game.version, entries, idempotency_key=idempotency_key,
                                            request_fingerprint=request, meta_updates=updates or None)
@@ -404,10 +437,16 @@ class GameService:
                 if expected_version is not None:
                     raise StaleVersion(expected_version, stale.current) from None
                 continue
+            except GameExpired as exc:
+                raise Rejected(RejectKind.GAME_OVER, f"{exc}; no more moves") from None
             if result.replayed:
                 return self._replayed(self.load(game_id), result)
             if meta_fields:
                 new_game = replace(new_game, info=self._info(game_id))
+            if new_game.finished:
+                self.live.finished(game_id)
+            else:
+                self.live.touch(game_id)
             self._remember(new_game)
             if "status" in updates or meta_fields:
                 self.lobby.reindex(game_id)
@@ -508,8 +547,9 @@ class GameService:
                 self._cache.popitem(last=False)
 
     def _after_change(self, game: Game) -> None:
-        clocked = any(s.get("clock") for s in game.info.seats)  # every move restarts a clock
-        if self.advance is not None and (game.needs_worker() or (clocked and not game.finished)):
+        if game.finished:
+            self.worklist.drop(game.game_id)
+        elif self.advance is not None and game.wants_worker():
             self.advance(game.game_id, game.version)
 
 

@@ -30,7 +30,7 @@ import redis
 from core.store import meta_key
 
 PREFIX = "hg:lobby"
-STATUSES = ("open", "active", "finished", "aborted")
+STATUSES = ("open", "active", "finished", "aborted", "expired")
 SCAN_FACTOR = 10
 CHUNK = 100
 META_FIELDS = ("game", "config", "seats", "status", "created")

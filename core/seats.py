@@ -1,17 +1,30 @@
 """Seats at game creation: their kinds, the built-in bot names, HTTP-bot URLs and clocks.
 
 Pure validation plus the HTTP-bot allow-list: the game service calls :func:`seat_entry` for
-every seat of a new game, and the worker re-checks a seat's URL with :func:`check_bot_url`
-before every call (the allow-list may have changed since the game was created).
+every seat of a new game, and the worker calls :func:`resolve_bot_url` before every call (the
+allow-list may have changed since the game was created, and DNS may answer differently).
 
-URLs must point at a host on the allow-list ``HOURGLASS_BOT_HOSTS`` (comma-separated; entries
-are ``host``, ``host:port`` or ``*.domain``; default: loopback only).
+The allow-list ``HOURGLASS_BOT_HOSTS`` is comma-separated; it lists a host *and* its port:
+
+- ``host:port`` (``[v6]:port`` for IPv6): that host on that port only;
+- ``host`` (or ``[v6]``): that host on its scheme's default port only (80 for http, 443 for
+  https), never "any port": a bot on 9000 needs ``host:9000``;
+- ``*.domain`` or ``*.domain:port``: any sub-domain, on the default port or the one given.
+
+Empty (the default): no HTTP seat is accepted. Before every call the worker resolves the host
+once and checks every address it got: a loopback, private, link-local, shared or reserved
+address is refused unless the entry that matched names that exact ``host:port`` (no wildcard,
+an explicit port); unspecified and multicast addresses are always refused. The worker then
+connects to an address it checked, never resolving again (no DNS-rebinding window).
 """
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
+import socket
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,11 +34,11 @@ from domain.core import Rejected, RejectKind
 
 SEAT_KINDS = ("human", "bot", "http")
 HOSTS_ENV = "HOURGLASS_BOT_HOSTS"
-DEFAULT_HOSTS = ("127.0.0.1", "localhost", "::1")
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class BotUrlRejected(ValueError):
-    """A seat URL that is malformed or whose host is not on the allow-list."""
+    """A seat URL that is malformed, not on the allow-list, or resolving to a refused address."""
 
 
 def new_seat_secret() -> str:
@@ -33,44 +46,111 @@ def new_seat_secret() -> str:
     return secrets.token_hex(32)
 
 
-def allowed_hosts(env: dict[str, str] | None = None) -> tuple[str, ...]:
+@dataclass(frozen=True)
+class AllowEntry:
+    """One allow-list entry: a host (or ``*.domain``) and a port (None: the scheme's default)."""
+
+    host: str
+    port: int | None
+
+    @property
+    def wildcard(self) -> bool:
+        return self.host.startswith("*.")
+
+    @property
+    def exact(self) -> bool:
+        """Names one host and one port: only such an entry may reach a non-public address."""
+        return not self.wildcard and self.port is not None
+
+    def matches(self, host: str, port: int, default_port: int) -> bool:
+        if port != (self.port if self.port is not None else default_port):
+            return False
+        if self.wildcard:
+            return host.endswith(self.host[1:]) and host != self.host[2:]
+        return host == self.host
+
+    @classmethod
+    def parse(cls, text: str) -> AllowEntry:
+        entry = text.strip().lower()
+        host, port = entry, ""
+        if entry.startswith("["):
+            host, _, rest = entry[1:].partition("]")
+            port = rest[1:] if rest.startswith(":") else rest
+        elif entry.count(":") == 1:
+            host, _, port = entry.partition(":")
+        if not host or (port and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536)):
+            raise BotUrlRejected(f"allow-list entry {text!r} in {HOSTS_ENV} is not host, host:port or *.domain[:port]")
+        return cls(host, int(port) if port else None)
+
+
+def allowed_hosts(env: Mapping[str, str] | None = None) -> tuple[AllowEntry, ...]:
     raw = (env if env is not None else os.environ).get(HOSTS_ENV, "")
-    entries = tuple(e.strip().lower() for e in raw.split(",") if e.strip())
-    return entries or DEFAULT_HOSTS
+    return tuple(AllowEntry.parse(e) for e in raw.split(",") if e.strip())
 
 
-def _host_matches(entry: str, host: str, port: int) -> bool:
-    if entry.startswith("[") and "]" in entry:  # [::1] or [::1]:8080
-        inner, _, rest = entry[1:].partition("]")
-        return inner == host and (not rest or rest == f":{port}")
-    if entry.count(":") == 1:
-        name, _, entry_port = entry.partition(":")
-        return _host_matches(name, host, port) and entry_port == str(port)
-    if entry.startswith("*."):
-        return host.endswith(entry[1:]) and host != entry[2:]
-    return entry == host
+@dataclass(frozen=True)
+class BotTarget:
+    """A checked bot URL: where to connect (addresses filled in by :func:`resolve_bot_url`)."""
+
+    url: str
+    scheme: str
+    host: str
+    port: int
+    entry: AllowEntry
+    addresses: tuple[str, ...] = ()
 
 
-def check_bot_url(url: str, env: dict[str, str] | None = None) -> str:
-    """Validate a seat URL at game creation; returns it unchanged or raises :class:`BotUrlRejected`."""
+def check_bot_url(url: str, env: Mapping[str, str] | None = None) -> BotTarget:
+    """Validate a seat URL against the allow-list (no DNS); raises :class:`BotUrlRejected`."""
     if not isinstance(url, str) or not url:
         raise BotUrlRejected("bot url must be a non-empty string")
     try:
         parts = urlsplit(url)
-        port = parts.port
+        explicit_port = parts.port
     except ValueError as exc:
         raise BotUrlRejected(f"bot url {url!r} is malformed: {exc}") from None
-    if parts.scheme not in ("http", "https"):
+    if parts.scheme not in DEFAULT_PORTS:
         raise BotUrlRejected(f"bot url {url!r} must use http or https")
     if not parts.hostname:
         raise BotUrlRejected(f"bot url {url!r} has no host")
     if parts.username or parts.password:
         raise BotUrlRejected(f"bot url {url!r} must not carry credentials")
     host = parts.hostname.lower()
-    port = port or (443 if parts.scheme == "https" else 80)
-    if not any(_host_matches(entry, host, port) for entry in allowed_hosts(env)):
-        raise BotUrlRejected(f"bot host {host!r} is not on the allow-list ({HOSTS_ENV})")
-    return url
+    default_port = DEFAULT_PORTS[parts.scheme]
+    port = explicit_port or default_port
+    for entry in allowed_hosts(env):
+        if entry.matches(host, port, default_port):
+            return BotTarget(url, parts.scheme, host, port, entry)
+    raise BotUrlRejected(f"bot host {host}:{port} is not on the allow-list ({HOSTS_ENV} lists host:port pairs)")
+
+
+def refused_address(address: str, entry: AllowEntry) -> str | None:
+    """Why the worker may not connect to ``address`` under ``entry``; None when it may."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_unspecified or ip.is_multicast:
+        return f"{ip} is an unspecified or multicast address"
+    if not ip.is_global and not entry.exact:
+        return f"{ip} is not a public address; allow it with its exact host:port in {HOSTS_ENV}"
+    return None
+
+
+def resolve_bot_url(url: str, env: Mapping[str, str] | None = None) -> BotTarget:
+    """:func:`check_bot_url`, then resolve the host once and check every address it has."""
+    target = check_bot_url(url, env)
+    try:
+        infos = socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise BotUrlRejected(f"bot host {target.host} does not resolve: {type(exc).__name__}") from None
+    addresses = tuple(dict.fromkeys(str(info[4][0]) for info in infos))
+    for address in addresses:
+        why = refused_address(address, target.entry)
+        if why is not None:
+            raise BotUrlRejected(f"bot host {target.host} resolves to {why}")
+    if not addresses:
+        raise BotUrlRejected(f"bot host {target.host} has no address")
+    return BotTarget(target.url, target.scheme, target.host, target.port, target.entry, addresses)
 
 
 def seat_entry(index: int, seat: Mapping[str, Any]) -> dict[str, Any]:
@@ -89,7 +169,7 @@ def seat_entry(index: int, seat: Mapping[str, Any]) -> dict[str, Any]:
         if not seat.get("url"):
             raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}] is an http seat and needs a url")
         try:
-            out["url"] = check_bot_url(seat["url"])
+            out["url"] = check_bot_url(seat["url"]).url
         except BotUrlRejected as exc:
             raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].url: {exc}") from None
     if seat.get("clock") is not None:

@@ -6,7 +6,7 @@ share the ``{<id>}`` hash tag so a game lives on one Redis Cluster slot:
 - ``hg:{<id>}:meta``  hash: game, config, seats, seed, seed_commitment, created, status, and one
   ``token:<sha256 of token>`` field per human seat (value: the seat number);
 - ``hg:{<id>}:idem``  hash: idempotency key -> ``<fingerprint>\\n<result JSON>``, kept for the
-  life of the game.
+  life of the game (``core.retention`` sets every key's TTL once a game is over or expired).
 
 Each stream entry has two fields: ``entry``, the canonical JSON of
 ``{seq, type, data, actor, time, command, meta}``, and ``hash`` =
@@ -51,6 +51,10 @@ def idem_key(game_id: str) -> str:
 
 class StoreError(Exception):
     """Base class of the store's refusals."""
+
+
+class GameExpired(StoreError):
+    """The game was abandoned and expired (``core.retention``): nothing may be appended."""
 
 
 class StaleVersion(StoreError):
@@ -202,6 +206,8 @@ class EventStore:
             return AppendResult.from_json(json.loads(payload), replayed=True)
         if status == "conflict":
             raise IdempotencyConflict(idempotency_key or "")
+        if status == "expired":
+            raise GameExpired(f"game {game_id} expired after a long time without a move")
         raise StaleVersion(base_version, int(payload))
 
     def create(self, game_id: str, meta: Mapping[str, str], entries: Sequence[StoredEntry]) -> AppendResult:
@@ -255,17 +261,24 @@ class EventStore:
         return None if raw is None else raw.decode("utf-8")
 
     def store_bundle(self, game_id: str, text: str) -> None:
-        """Keep a finished game's bundle; the first one written wins (they are identical)."""
-        self.conn.set(bundle_key(game_id), text.encode("utf-8"), nx=True)
+        """Keep a finished game's bundle as long as the game's keys; the first one written wins
+        (they are identical)."""
+        ttl_ms = int(self.conn.pttl(meta_key(game_id)))  # type: ignore[arg-type]
+        self.conn.set(bundle_key(game_id), text.encode("utf-8"), nx=True, px=ttl_ms if ttl_ms > 0 else None)
 
     def exists(self, game_id: str) -> bool:
         return bool(self.conn.exists(meta_key(game_id)))
 
     def delete(self, game_ids: Iterable[str]) -> None:
         """Remove games entirely (tests and tooling only; never called by the service)."""
-        keys = [f(g) for g in game_ids for f in (events_key, meta_key, idem_key, bundle_key)]
+        ids = list(game_ids)
+        keys = [f(g) for g in ids for f in (events_key, meta_key, idem_key, bundle_key)]
+        keys += [f"hg:{{{g}}}:{name}" for g in ids for name in ("tries", "lease", "clock")]
         if keys:
             self.conn.delete(*keys)
+            self.conn.zrem("hg:{sweep}:due", *ids)  # core.worklist.DUE_KEY (no import cycle)
+            self.conn.zrem("hg:{live}:games", *ids)  # core.retention.LIVE_KEY
+            self.conn.hdel("hg:{sweep}:gen", *ids)
 
     @staticmethod
     def _decode(entry_id: bytes | str, fields: Mapping[Any, Any]) -> StoredEntry:

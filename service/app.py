@@ -14,6 +14,10 @@
 - ``ABORT_MOVES``: a game may be aborted while its seats have made fewer moves than this (4);
   ``INACTIVITY_S``: how long a game must wait on an unclocked human seat before another seat may
   claim victory or a default move against it (86400); env ``HOURGLASS_<NAME>`` for each;
+- ``SSE_PER_ADDRESS`` and ``SSE_PER_TOKEN``: open event streams per client address (16) and
+  per seat token (4); ``MAX_LIVE_GAMES_PER_ADDRESS`` (20) and ``MAX_LIVE_GAMES`` (10,000) live
+  games by creating address and overall (``service.limits``, ``core.retention``); 0 lifts one,
+  and ``RATE_LIMIT=0`` lifts them all;
 - ``MAX_CONTENT_LENGTH`` bytes of request body (64 KiB);
 - ``CORS_ORIGINS``: origins allowed to call ``/api/*`` from a browser, comma-separated, or
   ``*`` (the default: the API authenticates with bearer tokens, never cookies); env
@@ -94,6 +98,10 @@ DEFAULTS: dict[str, Any] = {
     "CREATE_RATE_LIMIT": 30,
     "TRUSTED_PROXIES": 0,
     "SSE_HEARTBEAT": 15.0,
+    "SSE_PER_ADDRESS": 16,
+    "SSE_PER_TOKEN": 4,
+    "MAX_LIVE_GAMES_PER_ADDRESS": 20,
+    "MAX_LIVE_GAMES": 10_000,
     "ADVANCE": "rq",
     "CLIENT_SEEDS": "bots-only",
     "CORS_ORIGINS": "*",
@@ -111,7 +119,8 @@ _ENV = {"HOURGLASS_RATE_LIMIT": ("RATE_LIMIT", int), "HOURGLASS_RATE_LIMIT_WINDO
         "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float),
         "HOURGLASS_ABORT_MOVES": ("ABORT_MOVES", int), "HOURGLASS_INACTIVITY_S": ("INACTIVITY_S", float),
         **{f"HOURGLASS_{name}": (name, int)
-           for name in ("ANON_RATE_LIMIT", "AUTH_FAIL_LIMIT", "CREATE_RATE_LIMIT", "TRUSTED_PROXIES")}}
+           for name in ("ANON_RATE_LIMIT", "AUTH_FAIL_LIMIT", "CREATE_RATE_LIMIT", "TRUSTED_PROXIES", "SSE_PER_ADDRESS",
+                        "SSE_PER_TOKEN", "MAX_LIVE_GAMES_PER_ADDRESS", "MAX_LIVE_GAMES")}}
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -134,7 +143,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["hourglass"] = GameService(conn, advance=_advance(app.config["ADVANCE"], conn),
                                                  client_seeds=app.config["CLIENT_SEEDS"],
                                                  abort_moves=int(app.config["ABORT_MOVES"]),
-                                                 inactivity_s=float(app.config["INACTIVITY_S"]))
+                                                 inactivity_s=float(app.config["INACTIVITY_S"]),
+                                                 live_caps=limits.live_caps(app.config))
 
     _allow_cross_origin(app)
     limits.install(app, conn)

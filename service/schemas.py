@@ -20,7 +20,7 @@ ACTOR_DOC = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "en
 def actors() -> fields.List:
     return fields.List(fields.Raw(metadata=ACTOR_DOC), required=True,
                        metadata={"description": "who may act now: seat numbers, then 'system'"})
-STATUS_TEXT = "open (waiting for players), active, finished or aborted"
+STATUS_TEXT = "open (waiting for players), active, finished, aborted, or expired (abandoned: no move for too long)"
 URL_PATTERN = r"^https?://[^\s/?#@]+([/?#]\S*)?$"  # the rest is core.seats.check_bot_url's (a 422)
 
 
@@ -101,6 +101,8 @@ class SummarySchema(Schema):
     edition = fields.Raw(required=True)
     config = Typed("GameConfig", required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"description": STATUS_TEXT})
+    stuck = fields.Dict(allow_none=True, metadata={
+        "description": "set when workers gave up on the game: {version, reason, tries}; an operator's matter"})
     version = fields.Integer(required=True)
     phase = fields.Raw(allow_none=True, required=True)
     round = fields.Raw(allow_none=True, required=True)

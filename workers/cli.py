@@ -22,6 +22,9 @@ from core.connection import connect, redis_url
 from workers.enqueue import QUEUE_ENV, queue_name
 from workers.enqueue import queue as make_queue
 from workers.runner import WORKER_OPTIONS, HourglassSimpleWorker, HourglassWorker, Runner
+from workers.sweeper import INTERVAL_S
+
+SWEEP_ENV = "HOURGLASS_SWEEP_S"
 
 PRELOAD = ("domain.orleans", "domain.bots", "workers.jobs")
 
@@ -34,6 +37,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-fork", action="store_true", help="run jobs in this process (SimpleWorker)")
     p.add_argument("--name", help="worker name (default: RQ's)")
     p.add_argument("--logging-level", default="INFO")
+    p.add_argument("--sweep-interval", type=float, default=float(os.environ.get(SWEEP_ENV) or INTERVAL_S),
+                   help=f"seconds between sweeper passes, 0 for none (default: ${SWEEP_ENV} or {INTERVAL_S:g})")
     return p
 
 
@@ -45,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ[QUEUE_ENV] = args.queue
     for module in PRELOAD:
         importlib.import_module(module)
-    setup_logging(args.logging_level)
+    setup_logging(args.logging_level)  # also the sweeper's and the HTTP seats' lines
     conn = connect(url)
     name = args.queue or queue_name()
     worker_class = HourglassSimpleWorker if args.no_fork else HourglassWorker
@@ -54,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return worker_class([make_queue(conn, name)], connection=conn, serializer=JSONSerializer, name=args.name,
                             **WORKER_OPTIONS)
 
-    return Runner(build, conn, burst=args.burst, logging_level=args.logging_level).run()
+    return Runner(build, conn, burst=args.burst, logging_level=args.logging_level, sweep_s=args.sweep_interval).run()
 
 
 def setup_logging(level: str) -> None:

@@ -64,6 +64,35 @@ def enqueue_advance(conn: Redis, game_id: str, version: int) -> None:
               job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy())
 
 
+def requeue_advance(conn: Redis, game_id: str, version: int, attempt: int) -> bool:
+    """The sweeper's enqueue of job ``advance-<game>-<version>-sweep<attempt>``, unless the
+    version's own job or the previous sweep's is still waiting to run (False then).
+
+    A job that claims to be running does not count (the sweeper only asks when no job holds the
+    game's lease: its worker died without a word), nor does one that a dead worker popped: RQ
+    moves a job to the queue's intermediate list as a worker takes it, and a worker whose
+    blocking pop outlived it (its socket held open by a forked child) leaves it there.
+    """
+    base = f"advance-{game_id}-{version}"
+    q = queue(conn)
+    for job_id in [base] + ([f"{base}-sweep{attempt - 1}"] if attempt > 1 else []):
+        if _waiting(q, job_id):
+            return False
+    q.enqueue("workers.jobs.advance", game_id, job_id=f"{base}-sweep{attempt}", result_ttl=60,
+              failure_ttl=86_400, job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy(),
+              at_front=True)  # overdue already: it does not queue up again behind newer work
+    return True
+
+
+def _waiting(q: Queue, job_id: str) -> bool:
+    try:
+        status = Job.fetch(job_id, connection=q.connection, serializer=JSONSerializer).get_status(refresh=False)
+    except NoSuchJobError:
+        return False
+    popped_by_the_dead = q.connection.lpos(q.intermediate_queue_key, job_id) is not None
+    return status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED) and not popped_by_the_dead
+
+
 def timeout_job_id(game_id: str, seat: int, stint: int, again: bool = False) -> str:
     return f"timeout-{game_id}-{seat}-{stint}" + ("-again" if again else "")
 

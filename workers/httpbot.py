@@ -13,17 +13,21 @@ Protocol (one POST per decision)::
 The bot answers ``200`` with ``{"move": <one of moves>}`` (a bare move object is accepted too).
 The first valid answer before the deadline is played; anything else (timeout, an answer over
 ``MAX_RESPONSE_BYTES``, connection error, non-2xx, garbage, a move not in ``moves``) falls back to
-the seat's default move. Either way the round trip is reported as a :class:`BotCall` and recorded
-in the appended entry's meta.
+the seat's default move. Either way the round trip is reported as a :class:`BotCall`; the
+appended entry's meta (public: it is in the replay bundle) records only its fixed outcome code
+and latency. Nothing the bot sent (status, headers, body, the reason it was refused) leaves the
+worker except in a server log line, so an all-bot game cannot turn ``/replay`` into a printout
+of whatever answers on an internal port.
 
 The deadline is a hard bound on the whole exchange, not a per-read timeout: a watchdog timer shuts
 the socket down when it passes, so a bot that sends one byte a second, or its headers slowly,
 holds the worker for the deadline and no longer. (requests and httpx only offer per-operation
 timeouts; the standard library's http.client gives us the socket to cut.)
 
-URLs must point at a host on the allow-list ``HOURGLASS_BOT_HOSTS`` (comma-separated; entries
-are ``host``, ``host:port`` or ``*.domain``; default: loopback only). Redirects are never
-followed, so an allowed host cannot bounce the worker elsewhere.
+Before every call the URL is checked against the allow-list of host *and* port
+(``core.seats``, ``HOURGLASS_BOT_HOSTS``), its host is resolved once, every address is checked,
+and the connection goes to a checked address (the Host header and TLS SNI keep the name).
+Redirects are never followed, so an allowed host cannot bounce the worker elsewhere.
 """
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ import hashlib
 import hmac
 import http.client
 import json
+import logging
 import socket
 import ssl
 import threading
@@ -42,11 +47,13 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from core.seats import BotUrlRejected, check_bot_url
+from core.seats import BotTarget, BotUrlRejected, resolve_bot_url
 
 SIGNATURE_HEADER = "X-Hourglass-Signature"
 DEFAULT_DEADLINE_S = 2.0
 MAX_RESPONSE_BYTES = 64 * 1024
+OUTCOMES = ("ok", "timeout", "too_large", "error", "http_status", "garbage", "illegal", "rejected_url")
+log = logging.getLogger("hourglass.httpbot")
 
 
 def sign(secret: str, body: bytes) -> str:
@@ -73,13 +80,8 @@ class BotCall:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def meta(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": "http", "url": self.url, "outcome": self.outcome,
-                               "rtt_ms": round(self.rtt_ms, 3)}
-        if self.status is not None:
-            out["status"] = self.status
-        if self.detail:
-            out["detail"] = self.detail[:200]
-        return out
+        """The public record of the call: a fixed outcome code and the latency, nothing the bot sent."""
+        return {"kind": "http", "outcome": self.outcome, "rtt_ms": round(self.rtt_ms, 3)}
 
 
 def _iso(ts: float) -> str:
@@ -126,14 +128,33 @@ class _Watchdog:
         self.timer.cancel()
 
 
-def _connection(url: str, timeout_s: float) -> tuple[http.client.HTTPConnection, str]:
-    """A connection to the URL's host (nothing sent yet) and the request target."""
-    parts = urlsplit(url)
-    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    if parts.scheme == "https":
-        return http.client.HTTPSConnection(parts.hostname or "", parts.port, timeout=timeout_s,
-                                           context=ssl.create_default_context()), target
-    return http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout_s), target
+def _connection(target: BotTarget, timeout_s: float) -> tuple[http.client.HTTPConnection, str]:
+    """A connection to the target's checked addresses (nothing sent yet) and the request target.
+
+    The connection keeps the URL's host name, so the Host header and the TLS server name (SNI and
+    certificate check) are the bot's, while the socket goes to an address ``resolve_bot_url``
+    checked: http.client never resolves the name itself.
+    """
+    parts = urlsplit(target.url)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    conn: http.client.HTTPConnection
+    if target.scheme == "https":
+        conn = http.client.HTTPSConnection(target.host, target.port, timeout=timeout_s,
+                                           context=ssl.create_default_context())
+    else:
+        conn = http.client.HTTPConnection(target.host, target.port, timeout=timeout_s)
+
+    def pinned(address: tuple[str, int], timeout: float, source: Any = None) -> socket.socket:
+        error: OSError = OSError(f"no address to connect to for {target.host}")
+        for ip in target.addresses:
+            try:
+                return socket.create_connection((ip, target.port), timeout, source)
+            except OSError as exc:
+                error = exc
+        raise error
+
+    conn._create_connection = pinned  # type: ignore[attr-defined]  # http.client's own hook
+    return conn, path
 
 
 def _read_body(response: http.client.HTTPResponse) -> bytes:
@@ -146,19 +167,21 @@ def _read_body(response: http.client.HTTPResponse) -> bytes:
     return raw
 
 
-def post(url: str, body: bytes, headers: dict[str, str], timeout_s: float) -> tuple[int, bytes]:
+def post(target: BotTarget, body: bytes, headers: dict[str, str], timeout_s: float) -> tuple[int, bytes]:
     """POST ``body`` and read the answer, all of it within ``timeout_s``: (status, body).
 
     Raises _Late when the deadline passes first, _TooLarge for an oversized answer, OSError or
     http.client.HTTPException when the exchange fails. Redirects are answers like any other.
     """
-    conn, target = _connection(url, timeout_s)
+    conn, path = _connection(target, timeout_s)
     try:
         with _Watchdog(conn, timeout_s) as watchdog:
             try:
-                conn.request("POST", target, body=body, headers=headers)
+                conn.request("POST", path, body=body, headers=headers)
                 response = conn.getresponse()
                 raw = _read_body(response)
+            except TimeoutError:  # the socket's own timeout can beat the watchdog by a hair
+                raise _Late from None
             except (OSError, http.client.HTTPException):
                 if watchdog.fired:
                     raise _Late from None
@@ -187,27 +210,33 @@ def ask_bot(url: str, secret: str, body: bytes, timeout_s: float,
             is_legal: Callable[[dict[str, Any]], bool]) -> BotCall:
     """POST ``body`` to ``url``; the bot's move if a valid one is all in within ``timeout_s``.
 
-    The deadline covers the whole exchange (connect, TLS, sending, headers, body): a bot that
-    trickles bytes costs its seat ``timeout_s`` and the default move, never more.
+    The deadline covers the whole exchange once the host is resolved (connect, TLS, sending, headers, body): a
+    bot that trickles bytes costs its seat ``timeout_s`` and the default move, never more.
     """
-    try:
-        check_bot_url(url)
-    except BotUrlRejected as exc:
-        return BotCall(url, "rejected_url", 0.0, detail=str(exc))
-    headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(secret, body)}
     started = time.monotonic()
+    call = _exchange(url, secret, body, timeout_s, is_legal, started)
+    log.info("http seat %s: %s in %.0f ms%s", url, call.outcome, call.rtt_ms, f" ({call.detail})" if call.detail else "")
+    return call
 
+
+def _exchange(url: str, secret: str, body: bytes, timeout_s: float,
+              is_legal: Callable[[dict[str, Any]], bool], started: float) -> BotCall:
     def call(outcome: str, detail: str, status: int | None = None, move: dict[str, Any] | None = None) -> BotCall:
         return BotCall(url, outcome, (time.monotonic() - started) * 1000, move=move, detail=detail, status=status)
 
     try:
-        status, raw = post(url, body, headers, timeout_s)
+        target = resolve_bot_url(url)
+    except BotUrlRejected as exc:
+        return call("rejected_url", str(exc))
+    headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(secret, body)}
+    try:
+        status, raw = post(target, body, headers, max(0.01, timeout_s - (time.monotonic() - started)))
     except _Late:
         return call("timeout", f"no complete answer within {timeout_s:g} s")
     except _TooLarge:
         return call("too_large", f"answer larger than {MAX_RESPONSE_BYTES} bytes")
     except (OSError, http.client.HTTPException) as exc:
-        return call("error", type(exc).__name__)
+        return call("error", f"{type(exc).__name__}: {exc}")
     if not 200 <= status < 300:
         return call("http_status", f"HTTP {status}", status)
     outcome, move, detail = _pick_move(raw, is_legal)

@@ -8,6 +8,13 @@ so a job that runs twice, a retried job, or two workers racing append each step 
 - ``timeout(game_id, seat, stint)``: a seat's clock ran out; append SYSTEM
   ``ApplyTimeout(target=seat)`` with key ``timeout:<game>:<seat>:<stint>``, unless the seat
   already acted (a late or duplicate job changes nothing), then advance.
+
+While it runs, ``advance`` holds the game's lease (``workers.sweeper``) and refreshes it before
+every step; when only humans are left it takes the game off the work list (``core.worklist``),
+or, while a human's clock runs, sets it due at that clock's deadline, and a clock more than
+``GRACE_MS`` past its deadline (a lost timeout job) is timed out on the spot. A job that fails
+counts a try at that version; after ``sweeper.MAX_TRIES`` the game is marked stuck and the job
+returns instead of raising, so RQ stops retrying it.
 """
 from __future__ import annotations
 
@@ -20,12 +27,15 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+import redis
+
 from core import clocks, table
 from core.connection import get_redis
 from core.games import Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion
+from core.worklist import GRACE_MS
 from domain.core import SYSTEM, Rejected
 from replays.entries import split_batches
-from workers import httpbot
+from workers import httpbot, sweeper
 from workers.enqueue import cancel_timeout, enqueue_advance, schedule_timeout
 from workers.policy import Decision, decide_builtin, default_command, next_actor
 
@@ -50,24 +60,65 @@ def service() -> GameService:
 # --- advance ---------------------------------------------------------------------------------
 
 
+REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+
+
 def advance(game_id: str) -> dict[str, Any]:
     """Advance ``game_id`` until only humans may act (or the game is over)."""
+    svc = service()
     try:
-        return run_advance(service(), game_id)
+        return run_advance(svc, game_id)
     except GameNotFound:
         return {"game": game_id, "missing": True}  # deleted, or never existed: nothing to retry
+    except REDIS_DOWN:
+        raise  # an outage is not the game's fault: RQ retries, nothing is counted
+    except Exception as exc:
+        return failed(svc, game_id, exc)
+
+
+def failed(svc: GameService, game_id: str, exc: Exception) -> dict[str, Any]:
+    """Count a failed try at the game's version; raise again (RQ retries) until there were too many."""
+    version = svc.store.version(game_id)
+    tries = svc.worklist.count_try(game_id, version)
+    if tries < sweeper.MAX_TRIES:
+        raise exc
+    record = sweeper.give_up(svc.worklist, game_id, version, f"{type(exc).__name__}: {exc}", tries)
+    return {"game": game_id, "stuck": record}
 
 
 def run_advance(svc: GameService, game_id: str, limit: int = MAX_BATCHES_PER_JOB) -> dict[str, Any]:
+    conn = svc.store.conn
+    try:
+        return _advance_steps(svc, game_id, limit)
+    finally:
+        sweeper.release_lease(conn, game_id)
+
+
+def _advance_steps(svc: GameService, game_id: str, limit: int) -> dict[str, Any]:
     appended = raced = 0
     stop_at = time.monotonic() + MAX_SECONDS_PER_JOB
+    work = svc.worklist
+    flags = svc.flags(game_id)
+    if flags["stuck"] is not None or flags["status"] == "expired":  # an operator's matter, or over
+        work.drop(game_id)
+        return {"game": game_id, **{k: v for k, v in flags.items() if v}}
+    leased_at = -1.0
     for _ in range(limit):
         if time.monotonic() > stop_at:
             break
+        if time.monotonic() - leased_at > 1.0:  # a lease of several seconds, renewed every second
+            sweeper.hold_lease(svc.store.conn, game_id, _lease_ms())
+            leased_at = time.monotonic()
+        generation = work.generation(game_id)
         game = svc.load(game_id)
-        sync_clocks(svc, game)
+        current = sync_clocks(svc, game)
         actor = next_actor(game.rules, game.state, game.info.seats, game.to_act, game.table.left)
         if actor is None:
+            overdue = _overdue_stint(svc, game, current)
+            if overdue is not None and _apply_timeout(svc, game_id, *overdue)["applied"]:
+                appended += 1
+                continue
+            _settle(svc, game, current, generation)
             return {"game": game_id, "version": game.version, "appended": appended, "raced": raced}
         decision = decide(svc, game, actor)
         version = append(svc, game, decision, f"advance:{game_id}:{game.version}")
@@ -80,6 +131,37 @@ def run_advance(svc: GameService, game_id: str, limit: int = MAX_BATCHES_PER_JOB
     version = svc.load(game_id).version
     enqueue_advance(svc.store.conn, game_id, version)
     return {"game": game_id, "version": version, "appended": appended, "raced": raced, "continued": True}
+
+
+def _lease_ms() -> int:
+    """Long enough for one step, an HTTP seat's whole deadline included."""
+    deadline_s = float(os.environ.get(DEADLINE_ENV) or httpbot.DEFAULT_DEADLINE_S)
+    return max(sweeper.LEASE_MS, int(deadline_s * 1000) + 5_000)
+
+
+def _running_stints(game: Game, current: clocks.Clocks | None) -> list[tuple[int, int, int]]:
+    """(deadline ms, seat, stint) of every running clock a timeout can end (bots never run out)."""
+    if current is None or not game.to_act:
+        return []
+    return sorted((c.deadline_ms, seat, c.stint) for seat, c in current.seats.items()
+                  if c.running and c.deadline_ms is not None and c.stint is not None
+                  and game.info.seat_kind(seat) != "bot")
+
+
+def _overdue_stint(svc: GameService, game: Game, current: clocks.Clocks | None) -> tuple[int, int] | None:
+    """A stint whose timeout job should have fired more than ``GRACE_MS`` ago (it was lost)."""
+    late = [(seat, stint) for deadline, seat, stint in _running_stints(game, current)
+            if now_ms(svc) > deadline + GRACE_MS]
+    return late[0] if late else None
+
+
+def _settle(svc: GameService, game: Game, current: clocks.Clocks | None, generation: int) -> None:
+    """Only humans are left: off the work list, or due when the first running clock runs out."""
+    stints = _running_stints(game, current)
+    if stints:
+        svc.worklist.mark(game.game_id, stints[0][0] + GRACE_MS)
+    else:
+        svc.worklist.retire(game.game_id, generation)
 
 
 def append(svc: GameService, game: Game, decision: Decision, key: str) -> int | None:
@@ -203,10 +285,15 @@ def _entry_ms(stamp: str) -> int:
 
 def timeout(game_id: str, seat: int, stint: int) -> dict[str, Any]:
     """A seat's clock ran out during the stint that began at version ``stint``."""
+    svc = service()
     try:
-        return run_timeout(service(), game_id, seat, stint)
+        return run_timeout(svc, game_id, seat, stint)
     except GameNotFound:
         return {"game": game_id, "seat": seat, "applied": False, "reason": "missing"}
+    except REDIS_DOWN:
+        raise
+    except Exception as exc:
+        return failed(svc, game_id, exc)
 
 
 def run_timeout(svc: GameService, game_id: str, seat: int, stint: int) -> dict[str, Any]:

@@ -7,6 +7,9 @@ until a signal asks it to stop. After an unexpected end it stops the left-over w
 job is run again by RQ's retry or ``workers.sweeper``; appends are idempotent), logs one line,
 waits for Redis with capped exponential backoff and jitter (``workers.backoff``), and works on.
 
+Next to the loop, unless ``--burst``, runs the sweeper thread (``workers.sweeper``) that puts
+games with no live job back on the queue.
+
 RQ's scheduler (clock timeouts, retry intervals) runs in a child process that dies with the
 connection too, and RQ starts it again only in its maintenance pass. ``MAINTENANCE_S`` and
 ``WORKER_TTL_S`` bring that pass round every ~10 s instead of RQ's 10 minutes.
@@ -26,6 +29,7 @@ from rq import SimpleWorker, Worker
 from rq.worker import BaseWorker
 
 from workers.backoff import Backoff
+from workers.sweeper import Sweeper
 
 REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 MAINTENANCE_S = 10  # RQ's default is 600: clean registries, restart a dead scheduler
@@ -64,8 +68,9 @@ class Runner:
     """Runs ``build()``'s worker, and a fresh one after each unexpected end, until told to stop."""
 
     def __init__(self, build: Callable[[], BaseWorker], conn: redis.Redis, *, burst: bool = False,
-                 logging_level: str = "INFO") -> None:
+                 logging_level: str = "INFO", sweep_s: float = 0.0) -> None:
         self.build = build
+        self.sweep_s = sweep_s
         self.conn = conn
         self.burst = burst
         self.logging_level = logging_level
@@ -75,6 +80,14 @@ class Runner:
 
     def run(self) -> int:
         """Work until SIGINT/SIGTERM (or, with ``burst``, until the queue is empty); the exit code."""
+        sweeper = Sweeper(self.conn, self.sweep_s).start() if self.sweep_s > 0 and not self.burst else None
+        try:
+            return self._run()
+        finally:
+            if sweeper is not None:
+                sweeper.stop.set()
+
+    def _run(self) -> int:
         while True:
             started = time.monotonic()
             worker, error = self._work_once()

@@ -18,10 +18,11 @@ from flask_smorest import Blueprint
 from core import timing
 from core.games import Game
 from core.store import StoredEntry
+from service.limits import counted, stream_slot
 from service.problems import ApiProblem
 from service.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
 from service.streams import CUT_OFF, Hub
-from service.web import caller_seat, event_view, event_views, header_number, service
+from service.web import bearer_token, caller_seat, event_view, event_views, header_number, service
 
 blp = Blueprint("events", __name__, url_prefix="/api/v1/games", description="Event log and live stream")
 
@@ -74,8 +75,12 @@ def stream_events(query: dict[str, Any], game_id: str) -> Response:
     if after > game.version:
         raise ApiProblem(400, "MALFORMED", f"cannot resume after seq {after}: the game is at version {game.version}")
     heartbeat = float(current_app.config["SSE_HEARTBEAT"])
-    body = stream_with_context(_stream(game, seat, after, heartbeat, FORMATS[form]))
-    return Response(body, mimetype=form, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    slot = stream_slot(svc.store.conn, bearer_token())  # 429 past the open-stream caps
+    body = stream_with_context(counted(slot, _stream(game, seat, after, heartbeat, FORMATS[form])))
+    response = Response(body, mimetype=form, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    if slot is not None:
+        response.call_on_close(slot.close)  # also when the client left before the first frame
+    return response
 
 
 def _negotiated() -> str:

@@ -7,6 +7,7 @@ from flask_smorest import Blueprint
 
 from core import timing
 from domain.core import Rejected, RejectKind
+from service.limits import client_address
 from service.schemas import CreatedSchema, CreateGameBodySchema, SummarySchema
 from service.web import caller_seat, service, to_act_list
 
@@ -20,7 +21,7 @@ blp = Blueprint("games", __name__, url_prefix="/api/v1/games", description="Crea
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
     """Create a game; human seats get a bearer token and open seats an invite token, shown only here."""
     try:
-        return service().create(body)
+        return service().create(body, creator=client_address())
     except (ValueError, TypeError, KeyError) as exc:
         raise Rejected(RejectKind.INVALID_CONFIG, f"configuration not accepted: {type(exc).__name__}") from exc
 
@@ -35,12 +36,14 @@ def game_summary(game_id: str) -> dict[str, Any]:
     caller_seat(game)
     summary = game.rules.summary(game.state)
     info = game.info
+    flags = service().flags(game_id)
     return {
         "id": game_id,
         "game": info.game,
         "edition": info.config.get("edition"),
         "config": info.config,
-        "status": game.status(),
+        "status": flags["status"] or game.status(),
+        "stuck": flags["stuck"],
         "version": game.version,
         "phase": summary.get("phase"),
         "round": summary.get("round"),

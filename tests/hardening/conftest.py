@@ -3,7 +3,8 @@ restart on the same port, and child processes (``hourglass worker``, ``hourglass
 their own process groups and always cleaned up. Every wait is bounded.
 
 The private servers are empty servers of their own, started with ``--save '' --appendonly no``
-so a restart comes back empty. Tests that need the shared test Redis use the worker tests'
+so a restart comes back empty (or, ``durable``, with an append-only file fsynced on every write, so
+a restart comes back with everything it acknowledged). Tests that need the shared test Redis use the worker tests'
 fixtures (``svc``, ``new_game``, ``created``, ``queue_name``), which clean up after themselves.
 """
 from __future__ import annotations
@@ -49,9 +50,10 @@ def wait_until(predicate: Callable[[], Any], timeout: float, interval: float = 0
 class RedisServer:
     """A ``redis-server`` child on a fixed free port that can be killed and started again."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, durable: bool = False) -> None:
         self.port = free_port()
         self.directory = directory
+        self.durable = durable  # append-only file, fsync on every write: a kill loses nothing acknowledged
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -62,8 +64,9 @@ class RedisServer:
         return redis.Redis.from_url(self.url, socket_timeout=2, socket_connect_timeout=2)
 
     def start(self) -> None:
+        persistence = ["--appendonly", "yes", "--appendfsync", "always"] if self.durable else ["--appendonly", "no"]
         command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                   "--appendonly", "no", "--dir", str(self.directory)]
+                   *persistence, "--dir", str(self.directory)]
         with open(self.directory / "redis.log", "ab") as log:
             self.proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         wait_until(self._answers, 10, 0.05, "redis-server to answer")
@@ -94,6 +97,20 @@ def private_redis(tmp_path: Path) -> Iterator[RedisServer]:
         server.kill()
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (Linux /proc), children before grandchildren."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            with suppress(OSError):
+                kids = [int(p) for p in (task / "children").read_text().split()]
+                found += kids
+                todo += kids
+    return found
+
+
 class Children:
     """Child processes of one test, each in its own session (process group), logs under tmp."""
 
@@ -119,6 +136,18 @@ class Children:
     def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
         with suppress(ProcessLookupError):
             os.killpg(proc.pid, sig)
+
+    @staticmethod
+    def kill_tree(proc: subprocess.Popen[bytes]) -> list[int]:
+        """SIGKILL the process and every descendant, whatever group it moved to (an RQ work
+        horse calls setpgrp): what a host or container crash does to a worker. Frozen first,
+        so nobody reacts to the others' deaths."""
+        tree = descendants(proc.pid) + [proc.pid]
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in tree:
+                with suppress(ProcessLookupError):
+                    os.kill(pid, sig)
+        return tree
 
     def stop_all(self) -> None:
         for proc in self.procs:

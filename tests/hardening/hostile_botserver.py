@@ -5,8 +5,11 @@ Paths: ``/slowloris`` sends its headers at once, then a body of ``DRIBBLE_BYTES`
 ``/slow-headers`` sends its status line, then the headers at the same pace;
 ``/silent`` reads the request and never answers; ``/huge`` streams a 10 MiB body as fast as it
 can (with a Content-Length), ``/huge-unsized`` the same without one (ended by closing);
-``/redirect`` answers 302 to ``/good``; ``/good`` answers the last legal move. Every handler
-gives up when the server stops, so no thread outlives a test.
+``/redirect`` answers 302 to ``/good``; ``/good`` answers the last legal move. Three paths answer
+like an internal service would, each carrying ``INTERNAL_MARKER``: ``/internal-redis`` a Redis
+error line, ``/internal-json`` a JSON "move" full of internal-looking fields, ``/internal-500`` a 500
+page. Every handler gives up when the server stops, so no thread outlives a test. ``hosts`` records
+the Host header of every request.
 """
 from __future__ import annotations
 
@@ -18,12 +21,14 @@ from typing import Any
 
 DRIBBLE_BYTES = 30  # a dribble ends after this many bytes even if nobody hangs up
 HUGE_BYTES = 10 * 1024 * 1024
+INTERNAL_MARKER = "INTERNAL-7f3a9c-redis_version:7.2.4-role:master"
 
 
 class HostileBotServer:
     def __init__(self, interval_s: float = 0.4) -> None:
         self.interval_s = interval_s
         self.stop = threading.Event()
+        self.hosts: list[str] = []
         server = self
 
         class Handler(socketserver.StreamRequestHandler):
@@ -39,6 +44,8 @@ class HostileBotServer:
                     name, _, value = line.decode("latin-1").partition(":")
                     if name.strip().lower() == "content-length":
                         length = int(value.strip())
+                    if name.strip().lower() == "host":
+                        server.hosts.append(value.strip())
                 return request_line.split()[1], self.rfile.read(length)
 
         self.tcp = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
@@ -68,6 +75,15 @@ class HostileBotServer:
                 out.write(chunk)
         elif path == "/redirect":
             out.write(f"HTTP/1.1 302 Found\r\nLocation: {self.url}/good\r\nContent-Length: 0\r\n\r\n".encode())
+        elif path == "/internal-redis":
+            out.write(f"-ERR unknown command 'POST' {INTERNAL_MARKER}\r\n".encode())
+        elif path == "/internal-json":
+            answer = json.dumps({"move": {"type": "Pass", "redis_version": INTERNAL_MARKER, "seat": 0},
+                                 "config": {"requirepass": INTERNAL_MARKER}}).encode()
+            out.write(f"HTTP/1.1 200 OK\r\nContent-Length: {len(answer)}\r\n\r\n".encode() + answer)
+        elif path == "/internal-500":
+            page = f"<h1>500</h1><pre>{INTERNAL_MARKER}</pre>".encode()
+            out.write(f"HTTP/1.1 500 Oops {INTERNAL_MARKER}\r\nContent-Length: {len(page)}\r\n\r\n".encode() + page)
         elif path == "/good":
             move = json.dumps({"move": json.loads(body)["moves"][-1]}).encode()
             out.write(f"HTTP/1.1 200 OK\r\nContent-Length: {len(move)}\r\n\r\n".encode() + move)

@@ -29,8 +29,8 @@ def legal(move: dict[str, Any]) -> bool:
 
 @pytest.fixture
 def hostile(monkeypatch: pytest.MonkeyPatch) -> Iterator[HostileBotServer]:
-    monkeypatch.delenv(seats.HOSTS_ENV, raising=False)
     with HostileBotServer() as server:
+        monkeypatch.setenv(seats.HOSTS_ENV, server.url.split("//", 1)[1])  # 127.0.0.1:<its port>, exactly
         yield server
 
 

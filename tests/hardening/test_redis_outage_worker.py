@@ -11,9 +11,11 @@ import os
 import time
 from typing import Any
 
+import pytest
 import redis
 
 from core.games import GameService
+from core.seats import HOSTS_ENV
 from tests.hardening.conftest import Children, RedisServer, wait_until
 from tests.workers.hg_botserver import BotServer
 from workers.enqueue import enqueue_advance
@@ -51,10 +53,12 @@ def finished(svc: GameService, game_id: str) -> bool:
 
 
 def test_the_worker_survives_a_redis_kill_mid_job_and_plays_on(
-        private_redis: RedisServer, children: Children) -> None:
-    env = {"REDIS_URL": private_redis.url, "HOURGLASS_BOT_DEADLINE_S": "2"}
-    worker = children.hourglass("worker", "worker", env=env)
+        private_redis: RedisServer, children: Children, monkeypatch: pytest.MonkeyPatch) -> None:
     with BotServer("unused", slow_s=0.2) as bots:
+        allowed = bots.url.split("//", 1)[1]  # 127.0.0.1:<its port>, exactly
+        monkeypatch.setenv(HOSTS_ENV, allowed)  # the game is created in this process
+        env = {"REDIS_URL": private_redis.url, "HOURGLASS_BOT_DEADLINE_S": "2", HOSTS_ENV: allowed}
+        worker = children.hourglass("worker", "worker", env=env)
         seats = [{"name": "slow", "kind": "http", "url": bots.url + "/slow"}, BOTS[0]]
         svc, slow_game = start_game(private_redis.url, seats, "outage-slow")
         bots.secrets.update(s for s in [svc.store.meta_field(slow_game, "secret:0")] if s)

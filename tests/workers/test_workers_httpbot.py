@@ -23,30 +23,34 @@ def body(deadline_s: float = 2.0) -> bytes:
     return httpbot.request_body("g1", 1, 7, {"round": 3}, MOVES, time.time() + deadline_s)
 
 
-@pytest.mark.parametrize("url", [
-    "http://127.0.0.1:8000/bot", "http://localhost/bot", "https://127.0.0.1/x", "http://[::1]:9000/",
-])
-def test_loopback_is_allowed_by_default(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_nothing_is_allowed_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(seats.HOSTS_ENV, raising=False)
-    assert check_bot_url(url) == url
+    for url in ("http://127.0.0.1:8000/bot", "http://localhost/bot", "http://[::1]:9000/"):
+        with pytest.raises(BotUrlRejected):
+            check_bot_url(url)
 
 
 @pytest.mark.parametrize("url", [
     "http://example.com/bot", "http://10.0.0.1/bot", "http://127.0.0.2/bot", "ftp://127.0.0.1/bot",
     "http://user:pw@127.0.0.1/bot", "not a url", "", "http:///nohost", "http://127.0.0.1:99999/",
+    "http://127.0.0.1:6379/", "http://127.0.0.1/",
 ])
-def test_other_hosts_and_bad_urls_are_rejected(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(seats.HOSTS_ENV, raising=False)
+def test_other_hosts_ports_and_bad_urls_are_rejected(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(seats.HOSTS_ENV, "127.0.0.1:8000")
     with pytest.raises(BotUrlRejected):
         check_bot_url(url)
 
 
 def test_allow_list_entries_hosts_ports_and_wildcards() -> None:
-    env = {seats.HOSTS_ENV: "bots.example.org, *.arena.test, 10.1.2.3:8080"}
-    assert check_bot_url("https://bots.example.org/play", env)
+    env = {seats.HOSTS_ENV: "bots.example.org, *.arena.test, 10.1.2.3:8080, *.lab.test:9000, [::1]:7000"}
+    assert check_bot_url("https://bots.example.org/play", env).port == 443
+    assert check_bot_url("http://bots.example.org:80/play", env).port == 80
     assert check_bot_url("http://a.arena.test/", env)
-    assert check_bot_url("http://10.1.2.3:8080/", env)
-    for bad in ("http://arena.test/", "http://10.1.2.3:8081/", "http://127.0.0.1/", "http://evilbots.example.org/"):
+    assert check_bot_url("http://10.1.2.3:8080/", env).entry.exact
+    assert check_bot_url("http://x.lab.test:9000/", env).entry.wildcard
+    assert check_bot_url("http://[::1]:7000/", env).host == "::1"
+    for bad in ("http://arena.test/", "http://10.1.2.3:8081/", "http://127.0.0.1/", "http://evilbots.example.org/",
+                "http://bots.example.org:6379/", "http://a.arena.test:8080/", "http://x.lab.test/", "http://[::1]/"):
         with pytest.raises(BotUrlRejected):
             check_bot_url(bad, env)
 
@@ -69,8 +73,9 @@ def test_request_body_carries_the_protocol_fields() -> None:
 
 
 @pytest.fixture
-def server() -> Any:
+def server(monkeypatch: pytest.MonkeyPatch) -> Any:
     with BotServer("s3cret", slow_s=2.0) as srv:
+        monkeypatch.setenv(seats.HOSTS_ENV, srv.url.split("//", 1)[1])  # 127.0.0.1:<its port>, exactly
         yield srv
 
 
@@ -78,7 +83,7 @@ def test_good_bot_answers_a_legal_move(server: BotServer) -> None:
     call = httpbot.ask_bot(server.url + "/good", "s3cret", body(), 2.0, legal)
     assert call.outcome == "ok" and call.move == MOVES[-1] and call.rtt_ms > 0
     assert server.requests[-1]["signed"] and server.requests[-1]["payload"]["seat"] == 1
-    assert call.meta()["outcome"] == "ok" and "rtt_ms" in call.meta()
+    assert call.meta() == {"kind": "http", "outcome": "ok", "rtt_ms": round(call.rtt_ms, 3)}
 
 
 def test_bare_move_objects_are_accepted(server: BotServer) -> None:
@@ -106,6 +111,7 @@ def test_wrong_secret_is_refused_by_the_bot(server: BotServer) -> None:
 
 
 def test_unreachable_bot_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(seats.HOSTS_ENV, "127.0.0.1:9")
     call = httpbot.ask_bot("http://127.0.0.1:9/", "s", body(), 0.5, legal)
     assert call.outcome in ("error", "timeout") and call.move is None
 
