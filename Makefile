@@ -30,9 +30,9 @@ lint: install-test
 # operations with worker and Redis kills, schemathesis with more cases per operation, more
 # generated game configurations. Loopback only; prints the counts.
 chaos: install-test
-	HOURGLASS_CHAOS_OPS=10000 HOURGLASS_SCHEMATHESIS_EXAMPLES=200 HOURGLASS_PROPERTY_EXAMPLES=300 \
+	HOURGLASS_CHAOS_OPS=10000 HOURGLASS_ST_EXAMPLES=100 HOURGLASS_PROPERTY_EXAMPLES=300 \
 		$(BIN)/python -m pytest -q -s -p no:cacheprovider tests/hardening/test_chaos.py \
-		tests/hardening/test_schemathesis.py tests/hardening/test_config_property.py
+		tests/service/test_schemathesis.py tests/hardening/test_config_property.py
 
 selfplay: install
 	$(BIN)/hourglass selfplay --game orleans --edition classic --players 4 --games 5 --seed demo --bots random

@@ -26,6 +26,7 @@ STR: Schema = {"type": "string"}
 BOOL: Schema = {"type": "boolean"}
 NULL: Schema = {"type": "null"}
 CONFIG_CORE = ("edition", "players")  # set by the create request's top level, never an option
+ENGINE_RECORDED = ("rules_version",)  # written into a new game's config by the engine, never an option
 
 
 @dataclass(frozen=True)
@@ -110,8 +111,9 @@ def move_schema(cls: type) -> Schema:
 
 
 def options_schema(config: type) -> Schema:
-    """The create request's ``options``: the config without edition and player count."""
-    return dataclass_schema(config, exclude=CONFIG_CORE)
+    """The create request's ``options``: the config without edition and player count, and without
+    what the engine records itself (the rules version a new game is played by)."""
+    return dataclass_schema(config, exclude=CONFIG_CORE + ENGINE_RECORDED)
 
 
 def edition_values(config: type) -> list[Any]:

@@ -58,6 +58,9 @@ SEAT_VIEW = obj({
     "trading_stations_built": INT, "trading_stations_left": INT, "technology_tiles": INT,
     "farmer_only_technology": BOOL, "merchant": TOWN, "market": array(TILE), "tower": array(TILE),
     "bag_count": INT, "places": array(PLACE), "planning_done": BOOL, "followers_drawn": BOOL, "passed": BOOL,
+    "plan_hidden": {**BOOL, "description": "another seat plans in secret: its market and tower as they stood "
+                                           "when planning began"},
+    "loading_tower": {**BOOL, "description": "phase 3: drew, and may now load the Gunpowder Tower"},
     "bag": {**array(TILE), "description": "your own seat only"},
     "planned": {**array(obj({"tile": TILE, "place": PLACE_ID, "space": INT})), "description": "your own seat only"},
     "tower_planned": {**array(TILE), "description": "your own seat only"},
@@ -65,7 +68,7 @@ SEAT_VIEW = obj({
 }, required=("seat", "coins", "goods", "tracks", "followers_per_round", "development_position",
              "development_status", "citizens", "trading_stations_built", "trading_stations_left",
              "technology_tiles", "farmer_only_technology", "merchant", "market", "tower", "bag_count", "places",
-             "planning_done", "followers_drawn", "passed"))
+             "planning_done", "plan_hidden", "followers_drawn", "loading_tower", "passed"))
 
 CHOICE = obj({"seat": SEAT, "kind": enum([k.value for k in ChoiceKind]), "source": STR, "tiles": array(TILE),
               "connection": STR, "stacks": array(INT), "remaining": INT})

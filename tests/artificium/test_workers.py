@@ -89,8 +89,8 @@ def test_bot_seats_under_an_rq_worker_play_what_in_process_selfplay_plays(
 def test_http_seats_play_their_answers_or_the_default(
         conn: redis.Redis, svc: GameService, created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(jobs.DEADLINE_ENV, "0.5")
-    monkeypatch.delenv(seats.HOSTS_ENV, raising=False)
     with BotServer("unused", slow_s=2.0) as bots:
+        monkeypatch.setenv(seats.HOSTS_ENV, bots.url.split("//", 1)[1])  # 127.0.0.1:<its port>, exactly
         specs = [{"name": "good", "kind": "http", "url": bots.url + "/good"},
                  {"name": "junk", "kind": "http", "url": bots.url + "/garbage"},
                  {"name": "G", "kind": "bot", "bot": "greedy"}]

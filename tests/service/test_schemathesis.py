@@ -1,9 +1,11 @@
-"""Schemathesis against the live OpenAPI document: every check, 0 failures (issue 13).
+"""Schemathesis against the live OpenAPI document of the server as shipped: every check, 0 failures
+(issues 13 and 15).
 
-A server runs in a thread (the real app, toy game registered) with one game; Schemathesis runs
-as its CLI with ``--checks all`` (server errors, status codes, content types, headers, response
-schemas, negative and positive data, auth, SSE events...) through its examples, coverage,
-fuzzing and stateful phases, bounded by ``--max-examples`` and a fixed seed.
+``hourglass serve --no-worker`` (gunicorn, the shipped worker class) runs on a free loopback port
+with rate limits off, holding one Orléans game; Schemathesis runs as its CLI with ``--checks all``
+(server errors, status codes, content types, headers, response schemas, negative and positive
+data, auth, SSE events...) through its examples, coverage, fuzzing and stateful phases, bounded by
+``--max-examples`` (``HOURGLASS_ST_EXAMPLES``; ``make chaos`` runs more) and a fixed seed.
 
 The operations whose rejections the rules decide (a schema-valid move the game refuses, a config
 outside a game's player counts, an opaque cursor this server never handed out, a Last-Event-ID
@@ -15,9 +17,9 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,11 +27,15 @@ from typing import Any
 import pytest
 import redis
 
+from core.games import GameService
 from core.lobby import PREFIX
 from core.store import EventStore
+from tests.conftest import REDIS_URL
+from tests.live import free_port, wait_until_serving
 
 ST = Path(sys.executable).parent / "st"
 HERE = Path(__file__).parent
+ROOT = HERE.parents[1]
 MAX_EXAMPLES = int(os.environ.get("HOURGLASS_ST_EXAMPLES", "10"))
 SEED = int(os.environ.get("HOURGLASS_ST_SEED", "20260413"))
 CONFIG = """
@@ -54,22 +60,25 @@ pytestmark = pytest.mark.skipif(not ST.exists(), reason="needs schemathesis (the
 
 
 @pytest.fixture
-def served(conn: redis.Redis) -> Iterator[tuple[str, dict[str, Any]]]:
-    from werkzeug.serving import make_server
-
-    from service.app import create_app
-
-    app = create_app({"REDIS": conn, "ADVANCE": "off", "RATE_LIMIT": 0, "CLIENT_SEEDS": "any",
-                      "SSE_HEARTBEAT": 0.2})
-    game = app.extensions["hourglass"].create({"game": "toy", "edition": "classic", "options": {"rounds": 50},
-                                               "seats": [{"name": "Ann"}, {"name": "Bob"}]})
+def served(conn: redis.Redis, tmp_path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    svc = GameService(conn, client_seeds="any")
+    game = svc.create({"game": "orleans", "edition": "classic", "seats": [{"name": "Ann"}, {"name": "Bob"}]})
     before = {m.decode() for m in conn.zrange(f"{PREFIX}:all", 0, -1)}
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": REDIS_URL, "HOURGLASS_RATE_LIMIT": "0", "HOURGLASS_ADVANCE": "off",
+           "HOURGLASS_SSE_HEARTBEAT": "0.2"}
+    log = (tmp_path / "serve.log").open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--no-worker", "--port", str(port),
+                             "--workers", "1"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
     try:
-        yield f"http://127.0.0.1:{httpd.server_port}", game
+        wait_until_serving(base, proc)
+        yield base, game
     finally:
-        httpd.shutdown()
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+        log.close()
         made = {m.decode() for m in conn.zrange(f"{PREFIX}:all", 0, -1)} - before | {game["id"]}
         EventStore(conn).delete(made)
         for key in conn.scan_iter(f"{PREFIX}:*", count=1000):
