@@ -47,7 +47,7 @@ def next_seat(state: State, seat: int) -> int:
     return (seat + 1) % state.config.players
 
 
-# --- knapsacks (C-rules l.173-187) ---------------------------------------------------------------------
+# --- knapsacks (C-rules l.173-180, l.182-187) ---------------------------------------------------------------------
 
 
 def is_full(state: State, seat: int) -> bool:
@@ -56,7 +56,7 @@ def is_full(state: State, seat: int) -> bool:
 
 def put_back_choices(state: State, seat: int) -> tuple[Item | None, ...]:
     """The ``put_back`` values a gain into ``seat``'s knapsack may carry: None while there is room,
-    else one of each kind of item held (C-rules l.176-180)."""
+    else one of each kind of item held (C-rules l.173-180)."""
     if not is_full(state, seat):
         return (None,)
     return tuple(dict.fromkeys(state.knapsacks[seat]))
@@ -80,7 +80,7 @@ def lacking(needs: tuple[Item, ...], delivered: tuple[Item, ...]) -> Counter[Ite
 
 
 def workshop_here(state: State, seat: int) -> WorkshopSlot | None:
-    """The open Workshop where ``seat``'s Master Builder stands (C-rules l.202-204)."""
+    """The open Workshop where ``seat``'s Master Builder stands (C-rules l.202-206)."""
     place = state.builders[seat]
     return next((w for w in state.workshops if w.place is place and not w.done), None)
 

@@ -51,7 +51,7 @@ GOODS: Final = (Item.WOOD, Item.STONE, Item.BREAD)
 
 
 class Reward(str, Enum):
-    """The reward icons of orders and Blueprint tiles (C-rules l.286-299)."""
+    """The reward icons of orders and Blueprint tiles (C-rules l.285-299)."""
 
     BLUEPRINT = "blueprint"  # turn a Blueprint tile over and take its reward
     SECTION = "section"  # build the next Cathedral section
@@ -62,7 +62,7 @@ class Reward(str, Enum):
 # --- components and counts (C§2 components; all from the rule text) --------------------------------
 
 PLAYERS: Final = range(2, 5)  # 2-4 players, 4 Knapsacks and 4 Master Builders (C-rules l.36-38, C§1)
-ROUNDS: Final = 3  # C-rules l.113-115
+ROUNDS: Final = 3  # C-rules l.110-115
 SECTIONS: Final = 8  # built in order 1..8, section 8 is the roof (C-rules l.35, l.89-92, l.102-106)
 KNAPSACK_SLOTS: Final = 5  # C-rules l.173-180
 DELIVERIES_PER_MARKET: Final = 2  # 0, 1 or 2 items (C-rules l.189-194)
@@ -102,7 +102,7 @@ class Place(str, Enum):
     TOURS = "tours"
 
 
-START_PLACE: Final = Place.ORLEANS  # every Master Builder starts here (C-rules l.79-80)
+START_PLACE: Final = Place.ORLEANS  # every Master Builder starts here (C-rules l.76-81)
 
 
 class RouteKind(str, Enum):
@@ -188,7 +188,7 @@ class Action(str, Enum):
     MARKET = "market"  # C-rules l.189-206
     GLASS_FOUNDRY = "glass_foundry"  # Monk only (C-rules l.247-250)
     GLASS_PAINTING = "glass_painting"  # Monk only (C-rules l.252-257)
-    FESTIVAL_GROUND = "festival_ground"  # any follower, must be carried out (C-rules l.259-264, l.348-350)
+    FESTIVAL_GROUND = "festival_ground"  # any follower, must be carried out (C-rules l.259-264, l.344-350)
     BELL_TOWER = "bell_tower"  # any follower, ends the round (C-rules l.303-309)
 
 
@@ -196,7 +196,7 @@ MANDATORY_ACTIONS: Final = frozenset({Action.FESTIVAL_GROUND, Action.BELL_TOWER}
 
 
 class Area(str, Enum):
-    """The town's two halves (C-rules l.318-322); the Bell Tower belongs to neither (C§4.3)."""
+    """The town's two halves (C-rules l.318-325); the Bell Tower belongs to neither (C§4.3)."""
 
     RED = "red"  # left; its tiles go back to the red bag
     BLUE = "blue"  # right; its tiles go back to the blue bag
@@ -229,7 +229,7 @@ class SpaceSpec:
     area: Area
     action: Action
     shows: tuple[Follower, ...]  # the follower icons; () = the "any follower" icon (C-rules l.145-146)
-    monk_only: bool = False  # Glass Foundry and Glass Painting (C-rules l.248-249, l.253-254)
+    monk_only: bool = False  # Glass Foundry and Glass Painting (C-rules l.247-250, l.252-257)
 
     def accepts(self, follower: Follower) -> bool:
         """Monks are wild everywhere (C-rules l.132-136); two icons mean either (C-rules l.141-143)."""
@@ -261,11 +261,11 @@ SPACE_LIST: Final[tuple[Space, ...]] = tuple(Space)
 SPACE_INDEX: Final[Mapping[Space, int]] = MappingProxyType({s: i for i, s in enumerate(SPACE_LIST)})
 
 
-# --- the tiles (all RECONSTRUCTION, C§3.4-3.7; the facts sheet's proposal C§4.4-4.7) -----------------
+# --- the tiles (all RECONSTRUCTION, C§3; the facts sheet's proposals C§4.4, C§4.5, C§4.6, C§4.7) -----------------
 
 @dataclass(frozen=True)
 class OrderSpec:
-    """An order to fill by delivery and what it pays (C-rules l.211-222, l.226-240)."""
+    """An order to fill by delivery and what it pays (C-rules l.211-222, l.226-242)."""
 
     needs: tuple[Item, ...]
     rewards: tuple[Reward, ...]
@@ -349,7 +349,7 @@ class EventSpec:
         return self.condition is not None
 
 
-ORDER_REWARD: Final = (Reward.BLUEPRINT,)  # a fulfilled Event order pays 1 Blueprint (C-rules l.269-270)
+ORDER_REWARD: Final = (Reward.BLUEPRINT,)  # a fulfilled Event order pays 1 Blueprint (C-rules l.268-271)
 ROSETTE_ORDER_COUNT: Final = 2  # C-rules l.366-369
 E = EventTile
 EVENTS: Final[Mapping[EventTile, EventSpec]] = MappingProxyType({  # RECONSTRUCTION (C§4.6 events)
@@ -388,7 +388,7 @@ class EmptySupply(str, Enum):
 
 # RECONSTRUCTION (C§4.8 empty_supply_reward): a rosette, Monk or Blueprint reward with none left is lost.
 EMPTY_SUPPLY_REWARD: Final = EmptySupply.NO_REWARD
-# RULING (C§5): the service cannot know ages; the seat list is ordered youngest first (C-rules l.118).
+# RULING (C§5): the service cannot know ages; the seat list is ordered youngest first (C-rules l.118-120).
 FIRST_SEAT: Final = 0
 
 

@@ -1,4 +1,4 @@
-"""The Festival Ground (C-rules l.259-283): the top Event is revealed, always.
+"""The Festival Ground (C-rules l.259-282): the top Event is revealed, always.
 
 A rosette or Monk Event pays at once, like the reward icons (C§5: the same choices: the rosette
 into one's own or another knapsack, the Monk into either bag) and is discarded. An order becomes

@@ -1,7 +1,7 @@
 """Glass Foundry and Glass Painting, Monks only (C-rules l.247-257).
 
 The Foundry takes a rosette from the supply into the knapsack (a full knapsack puts an item back
-first, C-rules l.176-180); the Painting gives up a rosette from the knapsack for a Blueprint.
+first, C-rules l.173-180); the Painting gives up a rosette from the knapsack for a Blueprint.
 Painting needs a Blueprint tile left to turn (C§5: nobody trades a rosette for nothing).
 """
 from __future__ import annotations

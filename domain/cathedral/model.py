@@ -75,7 +75,7 @@ class WorkshopSlot:
     place: Place
     tile: Workshop
     delivered: tuple[Item, ...] = ()  # sorted
-    done: bool = False  # fulfilled and turned over (C-rules l.218-222)
+    done: bool = False  # fulfilled and turned over (C-rules l.211-222)
 
 
 @dataclass(frozen=True)
@@ -221,7 +221,7 @@ class PutMonk:
 
 @dataclass(frozen=True)
 class Forgo:
-    """Leave a rosette reward when the knapsack is full (C-rules l.176-180)."""
+    """Leave a rosette reward when the knapsack is full (C-rules l.173-180)."""
 
     seat: int
 
@@ -284,7 +284,7 @@ class HourGlassRevealed:
 
 @dataclass(frozen=True)
 class GoodPacked:
-    """Set-up: a good drawn from the black bag into a seat's knapsack (C-rules l.77-79)."""
+    """Set-up: a good drawn from the black bag into a seat's knapsack (C-rules l.76-81)."""
 
     seat: int
     good: Item
@@ -374,7 +374,7 @@ class GlassPainted:
 @dataclass(frozen=True)
 class EventRevealed:
     """The top Event: an immediate one goes to the discard pile; an order becomes the active
-    order and the one it replaces (if any) goes to the discard pile (C-rules l.264-282)."""
+    order and the one it replaces (if any) goes to the discard pile (C-rules l.259-282)."""
 
     seat: int
     tile: EventTile

@@ -80,7 +80,7 @@ def lay_workshops(tx: Tx) -> None:
 
 def fill_goods_spaces(tx: Tx) -> None:
     """A good from the black bag onto every empty Goods space, one at a time; spaces stay empty
-    when the bag runs out (C-rules l.50-52, l.336-340)."""
+    when the bag runs out (C-rules l.50-52, l.336-342)."""
     bag = tx.state.black_bag
     spots, goods = [], []
     for spot in D.GOODS_SPOTS:
@@ -102,7 +102,7 @@ def reveal_hour_glass(tx: Tx) -> None:
 
 
 def pack_first_goods(tx: Tx) -> None:
-    """All players in turn draw 1 good into their knapsack (C-rules l.77-79)."""
+    """All players in turn draw 1 good into their knapsack (C-rules l.76-81)."""
     seat = D.FIRST_SEAT
     for _ in range(tx.state.config.players):
         good = blind_draw(tx, tx.state.black_bag)

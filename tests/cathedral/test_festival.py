@@ -1,5 +1,5 @@
-"""The Festival Ground: Events, orders and who chooses their Blueprint (C-rules l.259-283,
-l.358-369)."""
+"""The Festival Ground: Events, orders and who chooses their Blueprint
+(C-rules l.259-282, l.358-369)."""
 from __future__ import annotations
 
 from domain.cathedral import RULES
@@ -47,7 +47,7 @@ def reveal(state: object, tile: EventTile, follower: Follower = Follower.TRADER)
 
 
 def test_any_follower_reveals_the_top_event_at_once() -> None:
-    """C-rules l.259-264, l.348-350: the action is carried out as the tile is placed."""
+    """C-rules l.259-264, l.344-350: the action is carried out as the tile is placed."""
     state, events = reveal(apart(), EventTile.E7, Follower.KNIGHT)
     assert [(e.seat, e.tile, e.replaced) for e in of_type(events, EventRevealed)] == [(0, EventTile.E7, None)]
     assert state.order is EventTile.E7 and EventTile.E7 not in state.event_pool
@@ -74,7 +74,7 @@ def test_a_monk_event_puts_a_monk_from_the_supply_into_a_bag() -> None:
 
 
 def test_an_order_waits_on_the_order_space_until_fulfilled_by_the_seat_whose_turn_it_is() -> None:
-    """C-rules l.268-271, l.276-278: E6 wants a Master Builder in Bourges (C§4.6); seat 1 gets there
+    """C-rules l.268-271, l.273-278: E6 wants a Master Builder in Bourges (C§4.6); seat 1 gets there
     on its own turn and chooses the Blueprint."""
     state, _ = reveal(at(apart(), 1, Place.TOURS), EventTile.E6)
     assert state.order is EventTile.E6 and state.active == 1
@@ -87,7 +87,7 @@ def test_an_order_waits_on_the_order_space_until_fulfilled_by_the_seat_whose_tur
 
 
 def test_an_order_already_met_when_revealed_pays_the_revealer_at_once() -> None:
-    """C-rules l.273-276: E9, two Master Builders together; all still stand in Orléans."""
+    """C-rules l.273-278: E9, two Master Builders together; all still stand in Orléans."""
     state = next_blueprints(fresh(3), Reward.SECTION)
     state, events = reveal(state, EventTile.E9)
     assert of_type(events, OrderFulfilled) == [OrderFulfilled(0, EventTile.E9)]

@@ -57,7 +57,7 @@ def test_glass_painting_turns_a_rosette_into_a_blueprint() -> None:
 
 
 def test_glass_painting_needs_a_rosette_and_a_blueprint_left() -> None:
-    """C-rules l.254-256; C§5: no rosette is traded for nothing."""
+    """C-rules l.252-257; C§5: no rosette is traded for nothing."""
     state = knapsack(placed(fresh(3), PAINTING, Follower.MONK), 0, Item.WOOD)
     assert state.active == 1, "no rosette: nothing to paint, the action ends as placed"
     state = knapsack(fresh(3), 0, Item.ROSETTE)

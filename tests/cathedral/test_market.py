@@ -44,14 +44,14 @@ def test_delivering_nothing_is_refusing_the_action() -> None:
 
 
 def test_the_hour_glass_takes_deliveries_wherever_the_builder_stands() -> None:
-    """C-rules l.204-206 (H4 needs a wood and a bread, C§4.5)."""
+    """C-rules l.202-206 (H4 needs a wood and a bread, C§4.5)."""
     state = market(Item.WOOD, place=Place.BOURGES)
     after, _ = play(state, Deliver(0, Item.WOOD, HG))
     assert after.hour_glass is not None and after.hour_glass.delivered == (Item.WOOD,)
 
 
 def test_a_workshop_takes_deliveries_only_from_a_builder_standing_on_it() -> None:
-    """C-rules l.202-204, l.223-224."""
+    """C-rules l.202-206, l.223-224."""
     away = market(Item.WOOD, place=Place.ORLEANS)
     rejected(away, Deliver(0, Item.WOOD, WS))
     there = market(Item.WOOD, place=Place.CHARTRES)
@@ -107,7 +107,7 @@ def test_a_fulfilled_workshop_pays_its_reward_returns_its_goods_and_turns_over()
 
 
 def test_a_workshop_rosette_goes_back_to_the_supply() -> None:
-    """C-rules l.219-221: W5 needs 2 bread and a rosette; the rosette returns to the supply."""
+    """C-rules l.211-222: W5 needs 2 bread and a rosette; the rosette returns to the supply."""
     state = workshops(fresh(3), Workshop.W1, Workshop.W3, Workshop.W5,
                       delivered={Place.SANCERRE: (Item.BREAD, Item.BREAD)})
     state = placed(at(knapsack(state, 0, Item.ROSETTE), 0, Place.SANCERRE), MARKET, Follower.TRADER)
@@ -118,7 +118,7 @@ def test_a_workshop_rosette_goes_back_to_the_supply() -> None:
 
 
 def test_a_done_workshop_takes_nothing_more() -> None:
-    """C-rules l.221-222: the tile is turned over."""
+    """C-rules l.211-222: the tile is turned over."""
     state = workshops(fresh(3), Workshop.W1, Workshop.W3, Workshop.W5)
     state = replace(state, workshops=(replace(state.workshops[0], done=True),) + state.workshops[1:])
     state = placed(at(knapsack(state, 0, Item.WOOD), 0, Place.CHARTRES), MARKET, Follower.TRADER)

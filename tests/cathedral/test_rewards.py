@@ -80,7 +80,7 @@ def test_a_rosette_goes_into_ones_own_knapsack_or_another_players() -> None:
 
 
 def test_a_rosette_into_a_full_knapsack_puts_an_item_back_or_is_left() -> None:
-    """C-rules l.176-180 apply to rewards too; C§4.8: another seat's full knapsack takes no gift."""
+    """C-rules l.173-180 apply to rewards too; C§4.8: another seat's full knapsack takes no gift."""
     state = knapsack(owed(Reward.ROSETTE, *FULL), 1, *FULL)
     rejected(state, GiveRosette(0, 0))
     rejected(state, GiveRosette(0, 1))
@@ -105,7 +105,7 @@ def test_a_monk_goes_from_the_supply_into_the_red_or_the_blue_bag(bag: Bag) -> N
 
 
 def test_rewards_are_received_one_at_a_time_in_order() -> None:
-    """A Workshop's row of icons (C-rules l.218-219): the choice comes when its icon is reached."""
+    """A Workshop's row of icons (C-rules l.211-222): the choice comes when its icon is reached."""
     state = replace(fresh(3), rewards=(Reward.MONK, Reward.ROSETTE))
     assert {type(m) for m in RULES.legal_moves(state, 0)} == {PutMonk}
     state, _ = play(state, PutMonk(0, Bag.RED))

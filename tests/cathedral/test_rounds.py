@@ -1,5 +1,5 @@
-"""The Bell Tower, the end of rounds 1 and 2, and the shared loss after round 3 (C-rules l.303-342,
-l.352-356)."""
+"""The Bell Tower, the end of rounds 1 and 2, and the shared loss after round 3
+(C-rules l.303-342, l.352-356)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -71,7 +71,7 @@ def test_an_unfinished_hour_glass_leaves_the_game_and_its_items_go_back_unreward
 
 
 def test_a_new_hour_glass_is_revealed_for_the_next_round() -> None:
-    """C-rules l.334 (and l.241-242: after a fulfilled one too)."""
+    """C-rules l.334 (and l.226-242: after a fulfilled one too)."""
     state = hour_glass(fresh(3), None)
     state = replace(state, hour_glass_gone=(state.hour_glass_pool[0],),
                     hour_glass_pool=state.hour_glass_pool[1:])
@@ -82,7 +82,7 @@ def test_a_new_hour_glass_is_revealed_for_the_next_round() -> None:
 
 
 def test_empty_goods_spaces_are_refilled_and_some_stay_empty_when_the_bag_runs_short() -> None:
-    """C-rules l.336-341."""
+    """C-rules l.336-342."""
     state = workshops(fresh(4), Workshop.W1, Workshop.W2, Workshop.W3, delivered={
         Place.CHARTRES: (Item.WOOD, Item.WOOD), Place.TOURS: (Item.STONE, Item.STONE),
         Place.SANCERRE: (Item.WOOD, Item.STONE)})
@@ -98,7 +98,7 @@ def test_empty_goods_spaces_are_refilled_and_some_stay_empty_when_the_bag_runs_s
 
 
 def test_the_empty_rosette_space_is_refilled_from_the_supply() -> None:
-    """C-rules l.341-342."""
+    """C-rules l.336-342."""
     state = knapsack(fresh(3), 0, Item.ROSETTE)
     state = spots(state, **{f"s{D.ROSETTE_SPOT}": None})
     after, events = ring(state)

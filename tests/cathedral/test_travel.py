@@ -119,6 +119,6 @@ def test_only_items_on_the_route_travelled_may_be_taken() -> None:
 
 
 def test_a_boat_where_no_river_starts_has_nothing_to_do() -> None:
-    """Chartres has only land routes (C§4.1): the Boat action ends as placed (a refusal, l.344-347)."""
+    """Chartres has only land routes (C§4.1): the Boat action ends as placed (a refusal, C-rules l.344-347)."""
     state = placed(at(fresh(3), 0, Place.CHARTRES), BOAT, Follower.FISHERMAN)
     assert state.active == 1 and stage(state) is Stage.DRAW

@@ -1,5 +1,5 @@
-"""A turn: draw blindly, place on a matching free space, carry out or refuse, rest (C-rules l.118-156,
-l.182-187, l.344-350)."""
+"""A turn: draw blindly, place on a matching free space, carry out or refuse, rest
+(C-rules l.118-156, l.182-187, l.344-350)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -47,7 +47,7 @@ def test_a_turn_starts_with_a_blind_draw_from_the_red_or_the_blue_bag(bag: Bag) 
 
 
 def test_draws_follow_the_bag_contents() -> None:
-    """A red draw never yields a Fisherman at the start (C-rules l.68-72): only what the bag holds."""
+    """A red draw never yields a Fisherman at the start (C-rules l.66-72): only what the bag holds."""
     seen: Counter[Follower] = Counter()
     state = fresh(3)
     for i in range(60):
@@ -82,7 +82,7 @@ def test_spaces_with_two_icons_take_either_follower() -> None:
 
 
 def test_any_follower_spaces_take_every_tile() -> None:
-    """C-rules l.145-146 and l.259-261, l.304: the Festival Grounds and the Bell Tower."""
+    """C-rules l.145-146 and l.259-264, l.303-309: the Festival Grounds and the Bell Tower."""
     for follower in Follower:
         assert {Space.R7, Space.B7, Space.BT} <= placeable(follower)
 
@@ -103,14 +103,14 @@ def test_the_colour_of_the_area_does_not_matter() -> None:
 
 
 def test_a_taken_space_forces_another() -> None:
-    """C-rules l.152-154."""
+    """C-rules l.152-156."""
     state = holding(occupy(fresh(3), Space.R4), Follower.TRADER)
     rejected(state, PlaceFollower(0, Space.R4))
     play(state, PlaceFollower(0, Space.B4))
 
 
 def test_a_tile_that_fits_nowhere_else_goes_on_the_bell_tower() -> None:
-    """C-rules l.154-156: every Knight space and both Festival Grounds are taken."""
+    """C-rules l.152-156: every Knight space and both Festival Grounds are taken."""
     state = occupy(fresh(3), Space.R1, Space.R2, Space.R5, Space.R7, Space.B7)
     state = holding(state, Follower.KNIGHT)
     assert RULES.legal_moves(state, 0) == [PlaceFollower(0, Space.BT)]
@@ -132,7 +132,7 @@ def test_an_action_may_be_refused_and_the_tile_stays() -> None:
 
 @pytest.mark.parametrize("space", [Space.R7, Space.BT])
 def test_festival_ground_and_bell_tower_actions_cannot_be_refused(space: Space) -> None:
-    """C-rules l.348-350: the action happens as the tile is placed; nothing is left to refuse."""
+    """C-rules l.344-350: the action happens as the tile is placed; nothing is left to refuse."""
     state = placed(fresh(3), space, Follower.TRADER)
     assert state.step is not Step.ACTION and FinishAction(state.active) not in RULES.legal_moves(state, state.active)
 
@@ -156,13 +156,13 @@ def test_a_full_knapsack_may_rest_at_any_moment_of_the_turn(moment: str) -> None
 
 
 def test_no_rest_without_a_full_knapsack() -> None:
-    """C-rules l.182: only when the knapsack is full."""
+    """C-rules l.182-187: only when the knapsack is full."""
     state = knapsack(fresh(3), 0, Item.WOOD, Item.WOOD, Item.STONE, Item.BREAD)
     rejected(state, Rest(0))
 
 
 def test_a_seat_whose_knapsack_fills_during_its_action_may_still_rest_before_passing() -> None:
-    """C-rules l.182-184 'anytime during your turn': after the action the seat chooses Rest or EndTurn."""
+    """C-rules l.182-187 'anytime during your turn': after the action the seat chooses Rest or EndTurn."""
     state = knapsack(fresh(3), 0, Item.WOOD, Item.WOOD, Item.STONE, Item.BREAD, Item.BREAD)
     state = placed(state, Space.R4, Follower.TRADER)
     ended, _ = play(state, FinishAction(0))
