@@ -35,6 +35,7 @@ HELD_STEP: Final = 0.07  # less per step between the carrier and the Workshop
 HELD_FLOOR: Final = 0.15
 HOUR_GLASS_RISK: Final = 0.8  # the Hour Glass is lost at the end of the round
 LOOSE_ITEM: Final = BLUEPRINT_VALUE / D.KNAPSACK_SLOTS * 0.6  # nobody needs it: part of a future Rest
+LOOSE_POWER: Final = 1.0  # how much faster a Rest comes closer as the knapsack fills
 LOOSE_ROSETTE: Final = 12.0  # Glass Painting turns it into a Blueprint; two make an Event order
 IDLE_STEP: Final = 2.0  # per step between a Workshop and the nearest builder at all
 ORDER_STEP: Final = 5.0  # per step between the active order's place and the nearest builder
@@ -134,8 +135,15 @@ def knapsack_value(state: State, orders: list[Order]) -> float:
             wants[k][item] -= 1
             value += worth
     for counts in left:
-        value += counts[Item.ROSETTE] * LOOSE_ROSETTE + (counts.total() - counts[Item.ROSETTE]) * LOOSE_ITEM
+        loose = counts.total() - counts[Item.ROSETTE]
+        value += counts[Item.ROSETTE] * LOOSE_ROSETTE + rest_value(loose)
     return value
+
+
+def rest_value(loose: int) -> float:
+    """Goods nobody needs are worth their share of a Rest, more as the knapsack fills up."""
+    share: float = (loose / D.KNAPSACK_SLOTS) ** LOOSE_POWER
+    return LOOSE_ITEM * D.KNAPSACK_SLOTS * share
 
 
 def idle_cost(state: State, orders: list[Order]) -> float:

@@ -23,8 +23,8 @@ from domain.cathedral.model import DrawFollower, FollowerDrawn, PlaceFollower, S
 from domain.core import Rejected
 from domain.rng import Rng
 
-DEPTH = 3  # the move and the seat's next two decisions of the same turn
-BEAM = 4  # below the first move, only the best few continuations (by their plain estimate) go deeper
+DEPTH = 4  # the move and the seat's next three decisions of the same turn
+BEAM = 3  # below the first move, only the best few continuations (by their plain estimate) go deeper
 SAMPLES = 3  # chance outcomes averaged for a move that turns over a tile
 
 

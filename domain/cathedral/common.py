@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from domain.cathedral import data as D
-from domain.cathedral.data import Condition, Item, Place
+from domain.cathedral.data import Condition, Item
 from domain.cathedral.evolve import evolve
 from domain.cathedral.model import State, WorkshopSlot
 
@@ -108,12 +108,3 @@ def order_met(state: State) -> bool:
         return len(set(state.builders)) < len(state.builders)
     return any(k.count(Item.ROSETTE) >= spec.count for k in state.knapsacks)
 
-
-def places_next_to(place: Place, kind: D.RouteKind) -> tuple[tuple[D.Route, Place], ...]:
-    """Every route of ``kind`` from ``place`` with the place at its other end."""
-    out = []
-    for route, spec in D.ROUTES.items():
-        other = spec.other_end(place)
-        if spec.kind is kind and other is not None:
-            out.append((route, other))
-    return tuple(out)

@@ -175,8 +175,13 @@ ROSETTE_SPOT: Final = next(i for i, s in enumerate(SPOTS) if s.rosette)
 WORKSHOP_PLACES: Final[tuple[Place, ...]] = (P.CHARTRES, P.TOURS, P.SANCERRE)  # RECONSTRUCTION (C§4.2)
 
 
+_SPOTS_ON: Final[Mapping[Route, tuple[int, ...]]] = MappingProxyType(
+    {route: tuple(i for i, s in enumerate(SPOTS) if s.route is route) for route in Route})
+
+
 def spots_on(route: Route) -> tuple[int, ...]:
-    return tuple(i for i, s in enumerate(SPOTS) if s.route is route)
+    """The spots of a route, in SPOTS order."""
+    return _SPOTS_ON[route]
 
 
 # --- the action spaces (RECONSTRUCTION, C§3.3; the facts sheet's proposal C§4.3) ------------------
@@ -201,9 +206,6 @@ class Area(str, Enum):
     RED = "red"  # left; its tiles go back to the red bag
     BLUE = "blue"  # right; its tiles go back to the blue bag
     SHARED = "shared"
-
-
-AREA_BAG: Final[Mapping[Area, Bag]] = MappingProxyType({Area.RED: Bag.RED, Area.BLUE: Bag.BLUE})
 
 
 class Space(str, Enum):
@@ -390,11 +392,6 @@ class EmptySupply(str, Enum):
 EMPTY_SUPPLY_REWARD: Final = EmptySupply.NO_REWARD
 # RULING (C§5): the service cannot know ages; the seat list is ordered youngest first (C-rules l.118-120).
 FIRST_SEAT: Final = 0
-
-
-def order_spec(tile: Workshop | HourGlass) -> OrderSpec:
-    return WORKSHOPS[tile] if isinstance(tile, Workshop) else HOUR_GLASSES[tile]
-
 
 # Every named value above that is a reconstruction rather than the rule text (docs/cathedral-data.md
 # lists each one with its reason; a test checks the two agree).

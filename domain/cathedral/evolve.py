@@ -293,7 +293,8 @@ def _timeout(s: State, e: TimeoutApplied) -> State:
 
 
 def _ended(s: State, e: GameEnded) -> State:
-    return replace(s, outcome=e.outcome, pending=None, drawn=None, rewards=())
+    """Everything stays where it lies (a tile drawn but not yet placed too); owed rewards lapse."""
+    return replace(s, outcome=e.outcome, rewards=())
 
 
 _RULES: dict[type, Callable[[State, Any], State]] = {

@@ -25,7 +25,7 @@ from domain.cathedral.model import (
 )
 from domain.cathedral.moves import Stage, stage
 from domain.core import RejectKind
-from tests.cathedral.helpers import fresh, knapsack, next_blueprints, of_type, play, rejected
+from tests.cathedral.helpers import fresh, holding, knapsack, next_blueprints, of_type, play, rejected
 
 FULL = (Item.WOOD, Item.WOOD, Item.STONE, Item.BREAD, Item.BREAD)
 
@@ -65,6 +65,13 @@ def test_building_section_eight_wins_at_once_for_everyone() -> None:
     assert result is not None and result["outcome"] == "won" and result["sections_built"] == 8
     assert result["winners"] == [0, 1, 2] and result["scores"] == [8, 8, 8]
     assert [r["rank"] for r in result["ranking"]] == [1, 1, 1]
+
+
+def test_a_win_in_the_middle_of_a_turn_leaves_every_tile_where_it_lies() -> None:
+    """C-rules l.102-106: resting with a tile in hand builds the roof; the drawn tile stays drawn."""
+    state = holding(resting(Reward.SECTION, sections=7), Follower.KNIGHT)
+    after, _ = play(state, Rest(0))
+    assert after.outcome is Outcome.WON and after.drawn is Follower.KNIGHT
 
 
 def test_a_rosette_goes_into_ones_own_knapsack_or_another_players() -> None:

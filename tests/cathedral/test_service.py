@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import json
 import random
+import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 import redis
+from freezegun import freeze_time
+from rq.registry import ScheduledJobRegistry
+from rq.serializers import JSONSerializer
 
+from core import clocks
 from core.games import GameService
 from core.store import EventStore
 from domain.bots import bot_rng, get_bot
@@ -23,6 +29,7 @@ from service.app import create_app
 from workers import jobs
 
 API = "/api/v1/games"
+T0 = datetime(2030, 1, 1, 12, 0, 0, tzinfo=UTC)
 
 
 def seats(players: int, kind: str = "human", bot: str = "random") -> list[dict[str, Any]]:
@@ -127,6 +134,43 @@ def test_random_bot_seats_play_through_the_workers_advance_job(svc: GameService)
     assert game.finished and outcome["version"] == game.version
     metas = [e.entry["meta"] for e in svc.entries(game_id) if e.command is not None and e.actor != SYSTEM]
     assert metas and all(m["bot"] == "random" for m in metas)
+
+
+# --- clocks -------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def private_queue(conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Timeouts scheduled by this test go to a queue of its own, deleted afterwards."""
+    name = f"hg-cathedral-{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("HOURGLASS_QUEUE", name)
+    yield name
+    registry = ScheduledJobRegistry(name, connection=conn, serializer=JSONSerializer)
+    for job_id in registry.get_job_ids():
+        conn.delete(f"rq:job:{job_id}")
+    conn.delete(registry.key, f"rq:queue:{name}")
+    conn.srem("rq:queues", f"rq:queue:{name}")
+
+
+def test_a_seat_whose_clock_runs_out_plays_its_default_move(svc: GameService, conn: redis.Redis,
+                                                             private_queue: str) -> None:
+    with freeze_time(T0) as frozen:
+        clocked = [{"name": f"P{i}", "clock": {"initial_s": 30}} for i in range(2)]
+        out = svc.create({"game": "cathedral", "edition": "expert", "seats": clocked, "seed": "cathedral-clock"})
+        game_id = out["id"]
+        svc.created.append(game_id)  # type: ignore[attr-defined]
+        jobs.run_advance(svc, game_id)
+        stint = clocks.load(conn, game_id).seats[0].stint
+        frozen.tick(31)
+        before = svc.load(game_id).version
+        fired = jobs.run_timeout(svc, game_id, 0, stint)
+        assert fired["applied"] and fired["reason"] == "timeout"
+        batch = list(svc.entries(game_id, after=before))
+        assert batch[0].command == {"type": "ApplyTimeout", "seat": "system", "target": 0}
+        assert [e.data for e in batch if e.type == "TimeoutApplied"] == [
+            {"type": "TimeoutApplied", "target": 0, "move": "DrawFollower"}]
+        assert any(e.type == "FollowerDrawn" and e.data["bag"] == "red" for e in batch)
+    conn.delete(clocks.clock_key(game_id))
 
 
 # --- over HTTP -----------------------------------------------------------------------------------------
