@@ -110,8 +110,10 @@ REFUSABLE_FIRST = tuple(sorted(Space, key=lambda s: (D.SPACES[s].action in D.MAN
 
 def default_move(state: State, actor: Actor) -> Any:
     moves = legal_moves(state, actor)
-    if not moves or actor == SYSTEM:
+    if not moves:
         raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(actor)} has no move to make")
+    if actor == SYSTEM:
+        return moves[0]  # the timeout of the seat to act
     seat = state.active
     now = stage(state)
     if now is Stage.DRAW:

@@ -98,7 +98,7 @@ def test_the_worker_timeout_command_decodes_for_the_system() -> None:
 
 def test_a_timeout_applies_the_default_move_of_the_seat_to_act() -> None:
     state = fresh(3)
-    assert RULES.legal_moves(state, SYSTEM) == [ApplyTimeout(0)]
+    assert RULES.legal_moves(state, SYSTEM) == [ApplyTimeout(0)] and RULES.default_move(state, SYSTEM) == ApplyTimeout(0)
     events = RULES.decide(state, ApplyTimeout(0), Rng(b"s", "g", state.draws))
     assert events[0] == TimeoutApplied(0, "DrawFollower")
     with pytest.raises(Rejected) as info:

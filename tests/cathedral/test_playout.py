@@ -1,6 +1,7 @@
 """Random playouts for 2-4 seats in both variants, with invariants after every event.
 
-Each decision also checks "accepted ⇔ listed": every listed move is accepted by ``decide``, and
+One decision in 12 is a clock timeout (the system applies the seat's default move). Each other
+decision also checks "accepted ⇔ listed": every listed move is accepted by ``decide``, and
 every command of the same type with one field changed to any value its type allows is accepted
 exactly when it is listed. At the end the incremental state must equal the fold of the whole log,
 and the log must survive a JSON round trip.
@@ -85,7 +86,10 @@ def playout(players: int, edition: str, seed_index: int, check_moves: bool = Tru
         moves = RULES.legal_moves(state, acting[0])
         assert moves, f"{acting[0]} is to act but has no move"
         command = patient_choice(moves, chooser)
-        if check_moves:
+        if chooser.below(12) == 0:  # now and then the seat's clock runs out instead
+            command = RULES.legal_moves(state, SYSTEM)[0]
+            assert RULES.default_move(state, acting[0]) in moves
+        elif check_moves:
             check_accepted_iff_listed(state, moves, command, seed, game_id)
         new_events, after = RULES.step(state, command, Rng(seed, game_id, state.draws))
         for event in new_events:
@@ -143,7 +147,7 @@ def test_many_more_playouts_end_within_three_rounds() -> None:
                 state, log = playout(players, edition, seed_index, check_moves=False)
                 check_log(state, log)
                 seen.update(type(e).__name__ for e in log)
-    assert {"OrderFulfilled", "BlueprintTurned", "Rested", "GlassMade", "GlassPainted", "HourGlassExpired",
+    assert {"OrderFulfilled", "BlueprintTurned", "Rested", "GlassMade", "HourGlassExpired", "TimeoutApplied",
             "RosetteGiven", "MonkAdded", "ItemPutBack", "HourGlassCompleted"} <= seen
 
 
@@ -165,4 +169,5 @@ def test_greedy_playouts_reach_every_rule_and_keep_every_invariant() -> None:
                     check(state)
                     seen.add(type(event).__name__)
             assert state == game.state and RULES.is_finished(state)
-    assert {"WorkshopCompleted", "HourGlassCompleted", "SectionBuilt", "Delivered"} <= seen
+    assert {"WorkshopCompleted", "HourGlassCompleted", "SectionBuilt", "Delivered", "GlassPainted", "Rested",
+            "GameEnded"} <= seen
