@@ -8,6 +8,11 @@ Usage: python bench/selfplay.py [--games N] [--edition classic|2023] [--players 
        [--artificium-players N]
 (``--engine`` plays the rules a game recorded by that engine keeps, e.g. orleans-2: the same games
 as before the orleans-3 rule fixes, to compare speed across that change.)
+
+``--game cathedral`` instead measures the cooperative Cathedral of Orléans: the share of seeded
+games the greedy team wins with 2, 3 and 4 seats, next to an all-random team on the same seeds
+as the baseline, with the sections built and the time per game.
+Usage: python bench/selfplay.py --game cathedral [--games N] [--edition standard|expert]
 """
 from __future__ import annotations
 
@@ -28,7 +33,11 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--engine", default=RULES.engine_version)
     parser.add_argument("--artificium-players", type=int, default=4)
+    parser.add_argument("--game", default="orleans", choices=("orleans", "cathedral"))
     args = parser.parse_args()
+    if args.game == "cathedral":
+        cathedral(args.games, "standard" if args.edition == "classic" else args.edition)
+        return
     config = RULES.for_engine(args.engine).config_from_json({"edition": args.edition, "players": args.players})
 
     start = time.perf_counter()
@@ -73,6 +82,25 @@ def artificium(players: int, count: int, bots: str) -> None:
     print(f"  games/s            {count / elapsed:10.2f}")
     print(f"  decisions/s        {decisions / elapsed:10.0f}   ({decisions / count:.0f} decisions per game)")
     print(f"  fold µs/event      {fold_time / events * 1e6:10.2f}   ({events / count:.0f} events per game)")
+
+
+def cathedral(games: int, edition: str) -> None:
+    """Greedy and random teams on the same seeds: share of games won, sections built, s/game."""
+    from domain.cathedral import RULES as CATHEDRAL
+
+    print(f"The Cathedral of Orléans ({edition}), {games} seeded games per seat count")
+    for players in (2, 3, 4):
+        config = CATHEDRAL.config_from_json({"edition": edition, "players": players})
+        for bot in ("greedy", "random"):
+            start = time.perf_counter()
+            results = [CATHEDRAL.result(play(CATHEDRAL, config, f"cathedral-bench-{i}".encode(),
+                                             f"cathedral-bench-{players}-{i}", [bot]).state) for i in range(games)]
+            elapsed = time.perf_counter() - start
+            won = sum(r["outcome"] == "won" for r in results)
+            built = sum(r["sections_built"] for r in results) / games
+            label = f"{players} seats, {bot}" + (" (baseline)" if bot == "random" else "")
+            print(f"  {label:26} won {won:3}/{games} = {won / games:5.0%}   sections {built:4.1f}/8"
+                  f"   {elapsed / games:6.2f} s/game")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,13 @@ def _artificium() -> GameRules:
     return RULES
 
 
-_LOADERS = {"orleans": _orleans, "artificium": _artificium}
+def _cathedral() -> GameRules:
+    from domain.cathedral import RULES
+
+    return RULES
+
+
+_LOADERS = {"orleans": _orleans, "artificium": _artificium, "cathedral": _cathedral}
 
 
 def game_names() -> tuple[str, ...]:

@@ -26,9 +26,10 @@ def _registry() -> dict[str, Policy]:
 
 def _per_game() -> dict[str, dict[str, Policy]]:
     """Policies that exist once per game: bot name -> game name -> policy."""
-    from domain.bots import artificium_greedy, greedy
+    from domain.bots import artificium_greedy, cathedral_greedy, greedy
 
-    return {"greedy": {"orleans": greedy.choose, "artificium": artificium_greedy.choose}}
+    return {"greedy": {"orleans": greedy.choose, "artificium": artificium_greedy.choose,
+                       "cathedral": cathedral_greedy.choose}}
 
 
 def bot_names() -> tuple[str, ...]:

@@ -1,0 +1,233 @@
+"""Views, the result and the JSON edges of The Cathedral of Orléans; ``RULES`` bundles the contract.
+
+Hidden information: what is inside the red, blue and black bags and the face-down Event, Hour
+Glass and Blueprint tiles (and the Workshop tiles left in the box). ``view`` shows every seat and
+spectator the same table: counts of those piles, never their contents. No pile has an order
+before a tile is drawn (draws are made from sorted piles with the game's secret seed), and every
+event records only an outcome the table sees at that moment (a tile drawn and placed face up, an
+Event or Blueprint turned over), so ``event_view`` needs no redaction.
+
+The result is shared: ``outcome`` (won/lost) and ``sections_built`` for the whole team, with the
+keys every game has so the service, replays and tournaments treat it uniformly: every seat scores
+the sections built, ``winners`` is every seat after a win and nobody after a loss, and the
+``ranking`` puts every seat first together (docs/cathedral-data.md, "The result").
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from domain import codec
+from domain.cathedral import data as D
+from domain.cathedral import dispatch
+from domain.cathedral.evolve import evolve
+from domain.cathedral.model import COMMANDS, EVENTS, SYSTEM, SYSTEM_COMMANDS, Outcome, State, WorkshopSlot
+from domain.cathedral.moves import stage
+from domain.cathedral.setup import config_from_json, config_to_json, setup
+from domain.core import Rejected, RejectKind
+
+ENGINE_VERSION = "cathedral-1"
+GAME = "cathedral"
+
+# --- views -------------------------------------------------------------------------------------------------
+
+
+def _values(tiles: tuple[Any, ...]) -> list[Any]:
+    return [t.value for t in tiles]
+
+
+def _order_json(needs: tuple[D.Item, ...], rewards: tuple[D.Reward, ...]) -> dict[str, Any]:
+    return {"needs": _values(needs), "rewards": _values(rewards)}
+
+
+def _event_json(tile: D.EventTile) -> dict[str, Any]:
+    spec = D.EVENTS[tile]
+    return {"tile": tile.value, "reward": spec.reward and spec.reward.value,
+            "condition": spec.condition and spec.condition.value, "place": spec.place and spec.place.value,
+            "count": spec.count or None}
+
+
+def _workshop_json(w: WorkshopSlot) -> dict[str, Any]:
+    return {"place": w.place.value, "tile": w.tile.value, **_order_json(*_spec(w)), "delivered": _values(w.delivered),
+            "done": w.done}
+
+
+def _spec(w: WorkshopSlot) -> tuple[tuple[D.Item, ...], tuple[D.Reward, ...]]:
+    spec = D.WORKSHOPS[w.tile]
+    return spec.needs, spec.rewards
+
+
+def board_json() -> dict[str, Any]:
+    """The printed board (all of it C§4 reconstruction): places, routes, item spots, action spaces."""
+    return {
+        "places": [p.value for p in D.Place],
+        "start": D.START_PLACE.value,
+        "routes": [{"route": r.value, "a": s.a.value, "b": s.b.value, "kind": s.kind.value,
+                    "spots": list(D.spots_on(r))} for r, s in D.ROUTES.items()],
+        "workshop_places": [p.value for p in D.WORKSHOP_PLACES],
+        "spaces": [{"space": sp.value, "area": s.area.value, "action": s.action.value, "shows": _values(s.shows),
+                    "monk_only": s.monk_only} for sp, s in D.SPACES.items()],
+    }
+
+
+def view(state: State, seat: int | None) -> dict[str, Any]:
+    glass = state.hour_glass
+    return {
+        "game": GAME,
+        "edition": state.config.edition.value,
+        "players": state.config.players,
+        "you": seat,
+        "round": state.round,
+        "rounds": D.ROUNDS,
+        "active": state.active,
+        "stage": stage(state).value,
+        "to_act": sorted(dispatch.to_act(state), key=str),
+        "drawn": state.drawn and state.drawn.value,
+        "pending": _pending_json(state),
+        "rewards": _values(state.rewards),
+        "board": board_json(),
+        "spots": [item and item.value for item in state.spots],
+        "spaces": {sp.value: (f and f.value) for sp, f in zip(D.SPACE_LIST, state.spaces)},
+        "seats": [{"seat": i, "builder": place.value, "knapsack": _values(knapsack)}
+                  for i, (place, knapsack) in enumerate(zip(state.builders, state.knapsacks))],
+        "bags": {"red": len(state.red_bag), "blue": len(state.blue_bag), "black": len(state.black_bag)},
+        "supply": {"monks": state.supply_monks, "rosettes": state.supply_rosettes},
+        "workshops": [_workshop_json(w) for w in state.workshops],
+        "hour_glass": None if glass is None else {"tile": glass.tile.value, "delivered": _values(glass.delivered),
+                                                  **_order_json(D.HOUR_GLASSES[glass.tile].needs,
+                                                                D.HOUR_GLASSES[glass.tile].rewards)},
+        "hour_glass_stack": hour_glass_stack(state),
+        "events": {"stack": len(state.event_pool), "order": state.order and _event_json(state.order),
+                   "discard": [_event_json(t) for t in state.event_discard]},
+        "blueprints": {"face_down": len(state.blueprint_pool), "turned": _values(state.blueprints_turned)},
+        "sections": {"built": state.sections, "needed": D.SECTIONS},
+        "removed": _values(state.removed),
+        "result": result(state),
+    }
+
+
+def hour_glass_stack(state: State) -> int:
+    """Face-down Hour Glass tiles still to come (3 are in play; the rest stay in the box)."""
+    shown = len(state.hour_glass_gone) + (state.hour_glass is not None)
+    return max(0, D.HOUR_GLASSES_IN_PLAY - shown)
+
+
+def _pending_json(state: State) -> dict[str, Any] | None:
+    p = state.pending
+    if p is None:
+        return None
+    return {"space": p.space.value, "action": p.action.value, "route": p.route and p.route.value,
+            "delivered": p.delivered}
+
+
+def result(state: State) -> dict[str, Any] | None:
+    if state.outcome is None:
+        return None
+    n, seats = state.sections, range(state.config.players)
+    won = state.outcome is Outcome.WON
+    return {
+        "outcome": state.outcome.value,
+        "sections_built": n,
+        "sections_needed": D.SECTIONS,
+        "rounds_played": state.round,
+        "scores": [n for _ in seats],
+        "winners": list(seats) if won else [],
+        "ranking": [{"seat": s, "rank": 1, "score": n} for s in seats],
+    }
+
+
+def summary(state: State) -> dict[str, Any]:
+    return {"phase": stage(state).value, "round": state.round, "active": state.active,
+            "to_act": sorted(dispatch.to_act(state), key=str), "sections_built": state.sections,
+            "finished": state.outcome is not None}
+
+
+# --- JSON edges --------------------------------------------------------------------------------------------
+
+_COMMANDS = codec.TypeRegistry(COMMANDS)
+_EVENTS = codec.TypeRegistry(EVENTS)
+_SYSTEM_NAMES = {c.__name__ for c in SYSTEM_COMMANDS}
+
+
+def command_from_json(data: Any, seat: Any = None) -> Any:
+    if not isinstance(data, dict):
+        raise Rejected(RejectKind.MALFORMED, "a move is a JSON object with a 'type'")
+    extra: dict[str, Any] | None = None
+    if seat is not None:
+        if "seat" in data:
+            raise Rejected(RejectKind.MALFORMED, "do not send 'seat': your token decides it")
+        if data.get("type") in _SYSTEM_NAMES and seat != SYSTEM:
+            raise Rejected(RejectKind.NOT_YOUR_TURN, f"{data['type']} is a system step, taken by the service")
+        extra = {"seat": seat}
+    try:
+        return _COMMANDS.decode(data, extra)
+    except KeyError:
+        known = ", ".join(sorted(_COMMANDS.by_name))
+        raise Rejected(RejectKind.UNKNOWN_MOVE, f"unknown move type {data.get('type')!r}; known: {known}") from None
+    except codec.DecodeError as exc:
+        raise Rejected(RejectKind.MALFORMED, str(exc)) from None
+
+
+def command_to_json(command: Any) -> dict[str, Any]:
+    return _COMMANDS.encode(command)
+
+
+def move_to_json(command: Any) -> dict[str, Any]:
+    out = _COMMANDS.encode(command)
+    out.pop("seat", None)
+    return out
+
+
+def event_to_json(event: Any) -> dict[str, Any]:
+    return _EVENTS.encode(event)
+
+
+def event_from_json(data: dict[str, Any]) -> Any:
+    return _EVENTS.decode(data)
+
+
+def event_view(event: Any, seat: int | None) -> dict[str, Any]:
+    """Every event is public: it names only what the table sees at that moment (module docstring)."""
+    return _EVENTS.encode(event)
+
+
+def state_to_json(state: State) -> dict[str, Any]:
+    out: dict[str, Any] = codec.to_json(state)
+    return out
+
+
+class CathedralRules:
+    """The decider contract of domain.core.GameRules for The Cathedral of Orléans."""
+
+    name = GAME
+    engine_version = ENGINE_VERSION
+
+    config_from_json = staticmethod(config_from_json)
+    config_to_json = staticmethod(config_to_json)
+    setup = staticmethod(setup)
+    decide = staticmethod(dispatch.decide)
+    step = staticmethod(dispatch.step)
+    evolve = staticmethod(evolve)
+    legal_moves = staticmethod(dispatch.legal_moves)
+    to_act = staticmethod(dispatch.to_act)
+    view = staticmethod(view)
+    result = staticmethod(result)
+    summary = staticmethod(summary)
+    default_move = staticmethod(dispatch.default_move)
+    command_from_json = staticmethod(command_from_json)
+    command_to_json = staticmethod(command_to_json)
+    move_to_json = staticmethod(move_to_json)
+    event_to_json = staticmethod(event_to_json)
+    event_from_json = staticmethod(event_from_json)
+    event_view = staticmethod(event_view)
+    state_to_json = staticmethod(state_to_json)
+
+    @staticmethod
+    def draw_counter(state: State) -> int:
+        return state.draws
+
+    @staticmethod
+    def is_finished(state: State) -> bool:
+        return state.outcome is not None
+
+
+RULES = CathedralRules()

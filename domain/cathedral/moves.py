@@ -1,0 +1,130 @@
+"""Every seat command's validator, applier and candidates, and which commands fit the moment.
+
+A validator answers None or why the command is illegal; ``legal_moves`` keeps the candidates the
+validator accepts, so "accepted by decide" and "listed by legal_moves" cannot drift apart.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from enum import Enum
+from typing import Any
+
+from domain.cathedral import glass, market, rewards, travel, turn
+from domain.cathedral.common import Tx, Why, put_back_choices
+from domain.cathedral.data import Action, Reward
+from domain.cathedral.model import (
+    ActionFinished,
+    Deliver,
+    DrawFollower,
+    EndTurn,
+    FinishAction,
+    Forgo,
+    GiveRosette,
+    MakeGlass,
+    PaintGlass,
+    PlaceFollower,
+    PutMonk,
+    Rest,
+    State,
+    Step,
+    TakeItem,
+    Travel,
+)
+
+Validator = Callable[[State, Any], Why]
+Applier = Callable[[Tx, Any], None]
+Candidates = Callable[[State, int], Iterable[Any]]
+
+
+class Stage(str, Enum):
+    """What the seat to act is deciding (the turn's step, or a reward that needs a choice)."""
+
+    DRAW = "draw"
+    PLACE = "place"
+    ACTION = "action"
+    REWARD = "reward"
+    TURN_END = "turn_end"
+    FINISHED = "finished"
+
+
+def stage(state: State) -> Stage:
+    if state.outcome is not None:
+        return Stage.FINISHED
+    if state.rewards:
+        return Stage.REWARD
+    return {Step.DRAW: Stage.DRAW, Step.PLACE: Stage.PLACE, Step.ACTION: Stage.ACTION,
+            Step.END: Stage.TURN_END}[state.step]
+
+
+def _single(command: type) -> Candidates:
+    return lambda state, seat: (command(seat),)
+
+
+def _candidates_make(state: State, seat: int) -> Iterable[MakeGlass]:
+    return (MakeGlass(seat, back) for back in put_back_choices(state, seat))
+
+
+def _validate_finish(state: State, c: FinishAction) -> Why:
+    return None
+
+
+def _apply_finish(tx: Tx, c: FinishAction) -> None:
+    tx.emit(ActionFinished(c.seat))
+
+
+RULES: dict[type, tuple[Validator, Applier, Candidates]] = {
+    DrawFollower: (turn.validate_draw, turn.apply_draw, turn.candidates_draw),
+    PlaceFollower: (turn.validate_place, turn.apply_place, turn.candidates_place),
+    Travel: (travel.validate_travel, travel.apply_travel, travel.candidates_travel),
+    TakeItem: (travel.validate_take, travel.apply_take, travel.candidates_take),
+    Deliver: (market.validate_deliver, market.apply_deliver, market.candidates_deliver),
+    MakeGlass: (glass.validate_make, glass.apply_make, _candidates_make),
+    PaintGlass: (glass.validate_paint, glass.apply_paint, _single(PaintGlass)),
+    FinishAction: (_validate_finish, _apply_finish, _single(FinishAction)),
+    GiveRosette: (rewards.validate_give_rosette, rewards.apply_give_rosette, rewards.candidates_give_rosette),
+    PutMonk: (rewards.validate_put_monk, rewards.apply_put_monk, rewards.candidates_put_monk),
+    Forgo: (rewards.validate_forgo, rewards.apply_forgo, _single(Forgo)),
+    Rest: (turn.validate_rest, turn.apply_rest, _single(Rest)),
+    EndTurn: (turn.validate_end_turn, turn.apply_end_turn, _single(EndTurn)),
+}
+
+# What carrying out each refusable action takes (Festival Ground and Bell Tower happen at once).
+ACTION_COMMANDS: dict[Action, tuple[type, ...]] = {
+    Action.CART: (Travel, TakeItem),
+    Action.BOAT: (Travel, TakeItem),
+    Action.MARKET: (Deliver,),
+    Action.GLASS_FOUNDRY: (MakeGlass,),
+    Action.GLASS_PAINTING: (PaintGlass,),
+}
+REWARD_COMMANDS: dict[Reward, tuple[type, ...]] = {
+    Reward.ROSETTE: (GiveRosette, Forgo),
+    Reward.MONK: (PutMonk,),
+}
+
+
+def allowed_types(state: State) -> tuple[type, ...]:
+    """The command types the seat to act may send now; Rest fits every moment of one's turn."""
+    now = stage(state)
+    if now is Stage.FINISHED:
+        return ()
+    if now is Stage.REWARD:
+        return REWARD_COMMANDS.get(state.rewards[0], ()) + (Rest,)
+    if now is Stage.ACTION:
+        assert state.pending is not None
+        return ACTION_COMMANDS.get(state.pending.action, ()) + (FinishAction, Rest)
+    return {Stage.DRAW: (DrawFollower,), Stage.PLACE: (PlaceFollower,), Stage.TURN_END: (EndTurn,)}[now] + (Rest,)
+
+
+def options(state: State, seat: int, types: Iterable[type]) -> list[Any]:
+    out: list[Any] = []
+    for cls in types:
+        validate, _, candidates = RULES[cls]
+        out.extend(m for m in candidates(state, seat) if validate(state, m) is None)
+    return out
+
+
+def action_possible(state: State) -> bool:
+    """Whether the pending action still offers anything beyond stopping."""
+    if state.pending is None:
+        return False
+    return bool(options(state, state.active, ACTION_COMMANDS.get(state.pending.action, ())))
