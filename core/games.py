@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -27,6 +28,8 @@ from typing import Any
 
 import redis
 
+from core.botfeed import BotFeed
+from core.bots import EXTERNAL_SEAT_KINDS, BotRegistry, check_distinct_bots
 from core.seats import new_seat_secret, seat_entry
 from core.store import (
     AppendResult,
@@ -46,6 +49,8 @@ __all__ = [
     "Applied", "Game", "GameInfo", "GameNotFound", "GameService", "IdempotencyConflict",
     "StaleVersion", "VersionNotFound", "iso_time", "token_digest",
 ]
+
+log = logging.getLogger(__name__)
 
 MAX_APPLY_ATTEMPTS = 8
 CLIENT_SEED_POLICIES = ("bots-only", "any")
@@ -86,6 +91,7 @@ class GameInfo:
     seed_commitment: str
     created: str
     engine_version: str
+    tournament: str | None = None
 
     @classmethod
     def from_meta(cls, game_id: str, meta: Mapping[str, str]) -> GameInfo:
@@ -98,6 +104,7 @@ class GameInfo:
             seed_commitment=meta["seed_commitment"],
             created=meta["created"],
             engine_version=meta.get("engine_version", ""),
+            tournament=meta.get("tournament") or None,
         )
 
     def seat_kind(self, seat: int) -> str:
@@ -128,7 +135,8 @@ class Game:
 
     def needs_worker(self) -> bool:
         """True when SYSTEM or a non-human seat is to act: a worker has to advance the game."""
-        return any(isinstance(a, str) or self.info.seat_kind(a) != "human" for a in self.to_act)  # str: SYSTEM
+        return any(isinstance(a, str) or self.info.seat_kind(a) not in EXTERNAL_SEAT_KINDS  # str: SYSTEM
+                   for a in self.to_act)
 
     def status(self) -> str:
         return "finished" if self.finished else "active"
@@ -157,6 +165,9 @@ class GameService:
     ``advance(game_id, version)`` is called after a create or an applied command that leaves
     SYSTEM or a bot seat to act (the web app passes ``workers.enqueue.enqueue_advance``;
     workers, which loop themselves, pass nothing). ``clock`` returns an aware datetime.
+    ``on_finished(game)`` is called after the append that ends a game (the roots pass one that
+    wakes the game's tournament, ``workers.tournaments``). Registered bots of a game hear of
+    every append on their own stream (``core.botfeed``).
     """
 
     def __init__(
@@ -167,6 +178,7 @@ class GameService:
         advance: Callable[[str, int], None] | None = None,
         cache_size: int = 512,
         client_seeds: str = "bots-only",
+        on_finished: Callable[[Game], None] | None = None,
     ) -> None:
         if client_seeds not in CLIENT_SEED_POLICIES:
             raise ValueError(f"client_seeds must be one of {', '.join(CLIENT_SEED_POLICIES)}")
@@ -174,31 +186,43 @@ class GameService:
         self.store = EventStore(conn)
         self.clock = clock
         self.advance = advance
+        self.on_finished = on_finished
+        self.bots = BotRegistry(conn)
+        self.feed = BotFeed(conn)
         self._cache: OrderedDict[str, Game] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
 
     # -- create ----------------------------------------------------------------------------
 
-    def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    def create(self, body: Mapping[str, Any], *, game_id: str | None = None, seed: bytes | None = None,
+               tournament: str | None = None) -> dict[str, Any]:
         """Create a game from ``{game, edition?, seats, options?, seed?}`` (no edition: the game's default).
 
         Returns ``{id, game, edition, version, seed_commitment, seats}`` where every human seat
         carries its bearer token (shown only here; the store keeps its sha256). Raises
-        ``Rejected(INVALID_CONFIG)`` for a bad game, edition, seat list or options.
+        ``Rejected(INVALID_CONFIG)`` for a bad game, edition, seat list or options. A seat
+        ``{"bot_id": ...}`` names a registered bot (``core.bots``).
+
+        The keyword arguments are for the tournament runner, never a client: a chosen
+        ``game_id`` (creating it twice raises StaleVersion, so a retried job creates it once),
+        the game's ``seed`` bytes (derived from the tournament's committed seed) and the
+        ``tournament`` id the game belongs to.
         """
         rules = get_game(body["game"])
-        seats = [seat_entry(i, s) for i, s in enumerate(body["seats"])]
+        seats = [self.bots.seat(i, s) if isinstance(s, Mapping) and s.get("bot_id") is not None else seat_entry(i, s)
+                 for i, s in enumerate(body["seats"])]
+        check_distinct_bots(seats)
         config = rules.config_from_json(_config_json(body, len(seats)))
         config_json = rules.config_to_json(config)
-        seed = self._seed(body.get("seed"), seats)
-        game_id = secrets.token_hex(8)
+        seed = seed if seed is not None else self._seed(body.get("seed"), seats)
+        game_id = game_id or secrets.token_hex(8)
         events = [rules.event_to_json(e) for e in rules.setup(config, Rng(seed, game_id, 0))]
         now = iso_time(self.clock())
         entries = build_entries(0, GENESIS_HASH, events, actor=SYSTEM, time=now,
                                 command={"type": "CreateGame", "config": config_json})
         tokens = {s["seat"]: secrets.token_urlsafe(24) for s in seats if s["kind"] == "human"}
-        bot_secrets = {s["seat"]: new_seat_secret() for s in seats if s["kind"] == "http"}
+        bot_secrets = {s["seat"]: new_seat_secret() for s in seats if s["kind"] == "http" and not s.get("bot_id")}
         meta = {
             "game": rules.name,
             "engine_version": rules.engine_version,
@@ -210,9 +234,12 @@ class GameService:
             "status": "active",
             **{f"token:{token_digest(t)}": str(seat) for seat, t in tokens.items()},
             **{f"secret:{seat}": secret for seat, secret in bot_secrets.items()},
+            **({"tournament": tournament} if tournament else {}),
         }
         result = self.store.create(game_id, meta, entries)
-        self._after_change(self.load(game_id))
+        game = self.load(game_id)
+        self._tell_bots(None, game, entries)
+        self._after_change(game)
         return {
             "id": game_id,
             "game": rules.name,
@@ -297,8 +324,15 @@ class GameService:
         return self.store.read(game_id, after=after, until=until)
 
     def seat_for_token(self, game_id: str, token: str) -> int | None:
+        """The seat a bearer token plays: a human seat's own token, or a pull bot's token."""
         value = self.store.meta_field(game_id, f"token:{token_digest(token)}")
-        return None if value is None else int(value)
+        if value is not None:
+            return int(value)
+        bot_id = self.bots.bot_for_token(token) if token.startswith("hgb_") else None
+        if bot_id is None:
+            return None
+        seats = self.load(game_id).info.seats
+        return next((i for i, s in enumerate(seats) if s.get("bot_id") == bot_id and s.get("kind") == "pull"), None)
 
     # -- write -----------------------------------------------------------------------------
 
@@ -344,6 +378,7 @@ class GameService:
             if result.replayed:
                 return self._replayed(self.load(game_id), result)
             self._remember(new_game)
+            self._tell_bots(game, new_game, entries)
             self._after_change(new_game)
             return Applied(result, tuple(entries), new_game)
         raise StaleVersion(expected_version if expected_version is not None else -1, self.store.version(game_id))
@@ -387,7 +422,16 @@ class GameService:
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
 
+    def _tell_bots(self, before: Game | None, after: Game, entries: Sequence[StoredEntry]) -> None:
+        """The bots' streams hear of the append; a failure there must not undo a stored move."""
+        try:
+            self.feed.after_append(before, after, entries)
+        except redis.RedisError:
+            log.exception("could not tell the bots of game %s about version %d", after.game_id, after.version)
+
     def _after_change(self, game: Game) -> None:
+        if game.finished and self.on_finished is not None and game.info.tournament:
+            self.on_finished(game)
         clocked = any(s.get("clock") for s in game.info.seats)  # every move restarts a clock
         if self.advance is not None and (game.needs_worker() or (clocked and not game.finished)):
             self.advance(game.game_id, game.version)

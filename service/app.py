@@ -117,7 +117,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
         conn = get_redis()
     app.extensions["hourglass"] = GameService(conn, advance=_advance(app.config["ADVANCE"], conn),
-                                                 client_seeds=app.config["CLIENT_SEEDS"])
+                                                 client_seeds=app.config["CLIENT_SEEDS"],
+                                                 on_finished=_tournament_hooks(app, app.config["ADVANCE"], conn))
 
     _allow_cross_origin(app)
     limits.install(app, conn)
@@ -131,9 +132,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={
         "app_name": "hourglass API", "persistAuthorization": True}))
     from service import replay_api
-    from service.routes import events, games, moves, state
+    from service.routes import bots, events, games, moves, state, tournaments
 
-    for module in (games, state, moves, events, replay_api):
+    for module in (games, state, moves, events, replay_api, bots, tournaments):
         api.register_blueprint(module.blp)
     for name in game_names():  # import every rules package now, not on some player's first request
         get_game(name)
@@ -155,6 +156,21 @@ def _allow_cross_origin(app: Flask) -> None:
     allowed: str | list[str] = "*" if origins == "*" else [o.strip() for o in origins.split(",") if o.strip()]
     CORS(app, resources={r"/api/*": {"origins": allowed}}, allow_headers=REQUEST_HEADERS,
          expose_headers=EXPOSED_HEADERS, max_age=600, supports_credentials=False, send_wildcard=allowed == "*")
+
+
+def _tournament_hooks(app: Flask, setting: Any, conn: Any) -> Callable[[Any], None] | None:
+    """With RQ workers: wake a tournament's runner when it is created, read while idle, or one of its
+    games ends (``workers.tournaments``); the routes find the first two in ``app.extensions``."""
+    if setting != "rq":
+        return None
+    from workers.tournaments import enqueue_tick, wake_if_idle
+
+    app.extensions["hourglass.tournament_wake"] = (lambda tid: enqueue_tick(conn, tid),
+                                                   lambda tid: wake_if_idle(conn, tid))
+    def wake(game: Any) -> None:
+        enqueue_tick(conn, game.info.tournament)
+
+    return wake
 
 
 def _advance(setting: Any, conn: Any) -> Callable[[str, int], None] | None:

@@ -6,17 +6,27 @@ unknown fields (marshmallow's default RAISE) except the move body, whose fields 
 """
 from __future__ import annotations
 
-from marshmallow import INCLUDE, Schema, fields, validate
+from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 MAX_SEATS = 8
 
 
 class SeatSpecSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(1, 64))
-    kind = fields.String(load_default="human", validate=validate.OneOf(["human", "bot", "http"]))
+    name = fields.String(validate=validate.Length(1, 64), metadata={"description": "required unless bot_id is given"})
+    kind = fields.String(load_default=None, validate=validate.OneOf(["human", "bot", "http", "pull"]),
+                         metadata={"description": "human (default), bot, http; a bot_id seat takes its bot's kind"})
     bot = fields.String(validate=validate.Length(1, 64))
     url = fields.Url(require_tld=False, schemes={"http", "https"})
-    clock = fields.Dict(keys=fields.String(), metadata={"description": "optional {initial_s, increment_s}"})
+    clock = fields.Dict(keys=fields.String(),
+                        metadata={"description": "optional {initial_s, increment_s} or a per-move {move_s}"})
+    bot_id = fields.String(validate=validate.Length(1, 64), metadata={"description": "a registered bot (POST /api/v1/bots)"})
+    deadline_s = fields.Float(validate=validate.Range(min=0.05, max=600),
+                              metadata={"description": "bot_id seats: seconds per move (push: answer budget; pull: clock)"})
+
+    @validates_schema
+    def _named(self, data: dict[str, object], **_: object) -> None:
+        if not data.get("bot_id") and not data.get("name"):
+            raise ValidationError("a seat needs a name (or a bot_id)", field_name="name")
 
 
 class CreateGameSchema(Schema):
@@ -35,6 +45,8 @@ class SeatSchema(Schema):
     bot = fields.String()
     url = fields.String()
     clock = fields.Dict()
+    bot_id = fields.String(metadata={"description": "the registered bot holding the seat"})
+    deadline_s = fields.Float()
 
 
 class CreatedSeatSchema(SeatSchema):
