@@ -171,7 +171,7 @@ def _container(data: bytes) -> tuple[dict[str, bytes], dict[str, Any]]:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = archive.namelist()
-            members = {name: archive.read(name) for name in names}
+            members = {name: _member(archive, name) for name in names}
     except (zipfile.BadZipFile, zipfile.LargeZipFile, KeyError, ValueError, OSError) as exc:
         raise _Failed("package", f"not a readable zip archive ({exc})") from None
     if len(set(names)) != len(names) or not names or names[0] != MANIFEST:
@@ -201,6 +201,13 @@ def _container(data: bytes) -> tuple[dict[str, bytes], dict[str, Any]]:
         raise _Failed("package", f"the zip container differs from its reproducible layout at byte {at} "
                                  "(every member verifies; the archive's own bytes were changed)")
     return members, manifest
+
+
+def _member(archive: zipfile.ZipFile, name: str) -> bytes:
+    try:
+        return archive.read(name)
+    except zipfile.BadZipFile as exc:
+        raise _Failed(name, f"its bytes were changed ({exc})") from None
 
 
 def _stream(raw: bytes) -> list[StoredEntry]:
@@ -317,3 +324,30 @@ def _check_game(path: str, data: bytes, game: Any, tournament_seed: bytes, tid: 
     ranking = [{"seat": r["seat"], "rank": r["rank"], "score": r.get("score")} for r in report.result["ranking"]]
     if canonical_json(ranking) != canonical_json(list(game.ranking or ())):
         raise _Failed(path, "the game's result differs from the stream's GameFinished ranking")
+
+
+def package_from_store(conn: Any, tid: str) -> bytes:
+    """The package of a finished tournament read from Redis (cached under ``hg:t:{<id>}:package``).
+
+    Raises ``core.tournament_store.TournamentNotFound``, or ValueError while it is not finished.
+    """
+    from core.store import EventStore
+    from core.tournament_store import TournamentStore
+
+    key = f"hg:t:{{{tid}}}:package"
+    cached = conn.get(key)
+    if cached is not None:
+        return bytes(cached)
+    loaded = TournamentStore(conn).load(tid)
+    if not loaded.tournament.finished:
+        raise ValueError(f"tournament {tid} is still running; its package is made at the end")
+    games = EventStore(conn)
+    bundles = {}
+    for game in loaded.tournament.games:
+        text = games.stored_bundle(game.game_id or "")
+        if text is None:
+            raise ValueError(f"the bundle of game {game.game_id} is not stored yet")
+        bundles[game.index] = text
+    data = build_package(loaded.entries, bundles)
+    conn.set(key, data)
+    return data

@@ -14,10 +14,9 @@ from flask import Response, current_app, send_from_directory
 from flask_smorest import Blueprint
 
 from core.leaderboard import Leaderboard
-from core.store import EventStore
 from core.tournament_store import TournamentNotFound, TournamentStore
 from core.tournaments import Tournament, TournamentRejected, standings
-from replays.tournament import build_package
+from replays.tournament import package_from_store
 from service.platform_schemas import (
     CreateTournamentSchema,
     LeaderboardQuerySchema,
@@ -123,22 +122,11 @@ def tournament_events(query: dict[str, Any], tid: str) -> dict[str, Any]:
 @blp.alt_response(409, schema=ProblemSchema, description="the tournament is still running")
 def tournament_package(tid: str) -> Response:
     """Every game's replay bundle, the stream, the standings and a manifest with a Merkle root."""
-    loaded = _load(tid)
-    if not loaded.tournament.finished:
-        raise ApiProblem(409, "NOT_FINISHED", f"tournament {tid} is still running; its package is made at the end")
-    conn = service().store.conn
-    key = f"hg:t:{{{tid}}}:package"
-    data: Any = conn.get(key)
-    if data is None:
-        games = EventStore(conn)
-        bundles = {}
-        for g in loaded.tournament.games:
-            text = games.stored_bundle(g.game_id)
-            if text is None:
-                raise ApiProblem(409, "NOT_FINISHED", f"the bundle of game {g.game_id} is not stored yet")
-            bundles[g.index] = text
-        data = build_package(loaded.entries, bundles)
-        conn.set(key, data)
+    _load(tid)
+    try:
+        data = package_from_store(service().store.conn, tid)
+    except ValueError as exc:
+        raise ApiProblem(409, "NOT_FINISHED", str(exc)) from None
     return Response(data, mimetype=PACKAGE_MIMETYPE,
                     headers={"Content-Disposition": f'attachment; filename="tournament-{tid}.zip"'})
 
