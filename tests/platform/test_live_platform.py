@@ -177,3 +177,26 @@ def check_one_byte_edits(package: bytes) -> None:
         report = verify_package(bytes(tampered))
         assert not report.ok and report.where, f"an edit at byte {position} went unnoticed"
 
+
+
+def test_the_bot_stream_resumes_after_any_event_without_gaps_or_repeats(
+        api: Client, made: dict[str, list[str]]) -> None:
+    bot = register(api, made, "pull")
+    me = api.with_token(bot["token"])
+    game = api.create_game("artificium", [{"bot_id": bot["id"], "deadline_s": 0.5},
+                                          {"name": "R", "kind": "bot", "bot": "random"}], seed="resume")
+    made["games"].append(game["id"])
+    first = next(iter(me.follow_bot(bot["id"])))  # a fresh connection starts with a snapshot
+    assert first.event == "resync" and game["id"] in first.data["games"]
+    wait_for(lambda: api.game(game["id"])["status"] == "finished", 120, "the game's end (every turn timed out)")
+    truth = me.bot_events(bot["id"])["events"]
+    assert [e["event"] for e in truth][0] == "game_started" and truth[-1]["event"] == "game_finished"
+    for cut in (0, len(truth) // 2, len(truth) - 2):
+        resumed = []
+        for event in me.follow(f"/api/v1/bots/{bot['id']}/events/stream", truth[cut]["id"]):
+            resumed.append({"id": event.id, "event": event.event, "data": event.data})
+            if event.id == truth[-1]["id"]:
+                break
+        assert resumed == truth[cut + 1:]
+    turns = [e["data"] for e in truth if e["event"] == "your_turn"]
+    assert turns and all(t["deadline_ms"] is not None for t in turns)
