@@ -200,3 +200,21 @@ def test_the_bot_stream_resumes_after_any_event_without_gaps_or_repeats(
         assert resumed == truth[cut + 1:]
     turns = [e["data"] for e in truth if e["event"] == "your_turn"]
     assert turns and all(t["deadline_ms"] is not None for t in turns)
+
+
+@pytest.mark.parametrize("script, extra", [("orleans_bot.py", ["--players", "2"]), ("artificium_bot.py", []),
+                                           ("any_game_bot.py", ["--game", "artificium", "--players", "2"])])
+def test_each_starter_bot_plays_a_game_in_one_command_against_a_running_server(
+        stack: Stack, conn: redis.Redis, script: str, extra: list[str]) -> None:
+    import subprocess
+    import sys
+
+    from core.bots import BotRegistry
+    from tests.platform.stack import ROOT
+
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--server", stack.url, "--deadline", "20",
+                           *extra], capture_output=True, text=True, timeout=240, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "finished: rank" in done.stdout and "/games/" in done.stdout
+    bot_id = done.stdout.split("(", 1)[1].split(")", 1)[0]
+    BotRegistry(conn).delete([bot_id])
