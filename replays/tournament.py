@@ -163,6 +163,7 @@ def _verify(data: bytes, progress: Progress, model: RatingModel, context: dict[s
         path = bundle_path(game.index, game.game_id)
         context["at"] = path
         _check_game(path, members[path], game, seed, s.tournament_id)
+        _check_seating(path, members[path], game, state)
         progress(done, len(state.games))
     return PackageReport(True, s.tournament_id, len(state.games), state.merkle_root, warnings=tuple(warnings))
 
@@ -306,6 +307,17 @@ def _check_bundles_listed(manifest: Mapping[str, Any], state: Tournament) -> Non
         raise _Failed(MANIFEST, "its bundle list differs from the games the stream records (ids or sha256)")
     if manifest.get("merkle_root") != state.merkle_root:
         raise _Failed(MANIFEST, "its Merkle root differs from the stream's")
+
+
+def _check_seating(path: str, data: bytes, game: Any, state: Tournament) -> None:
+    """The bundle's seats are the entrants the pairing put there, in that order."""
+    seats = json.loads(data.split(b"\n", 1)[0]).get("seats") or []
+    expected = [state.entrants[n] for n in game.seats]
+    same = len(seats) == len(expected) and all(
+        (seat.get("bot_id") == e.bot_id) if e.bot_id else (seat.get("bot") == e.builtin and seat.get("kind") == "bot")
+        for seat, e in zip(seats, expected))
+    if not same:
+        raise _Failed(f"{path} line 1", "the game's seats are not the entrants its pairing names")
 
 
 def _check_game(path: str, data: bytes, game: Any, tournament_seed: bytes, tid: str) -> None:
