@@ -121,7 +121,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                                                  on_finished=_tournament_hooks(app, app.config["ADVANCE"], conn))
 
     _allow_cross_origin(app)
-    limits.install(app, conn)
+    limiter = limits.install(app, conn)
     app.after_request(limits.token_headers)
 
     api = _Api(app, spec_kwargs={"info": {"description": "Play board games over REST; audit replays."},
@@ -134,6 +134,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service import replay_api
     from service.routes import bots, events, games, moves, state, tournaments
 
+    creates = int(app.config["CREATE_RATE_LIMIT"])
+    if limiter is not None and creates:  # registering bots and creating tournaments count like creating games
+        for blueprint in (bots.blp, tournaments.blp):
+            limiter.limit(f"{creates}/{int(app.config['RATE_LIMIT_WINDOW'])} second", methods=["POST"],
+                          override_defaults=False)(blueprint)
     for module in (games, state, moves, events, replay_api, bots, tournaments):
         api.register_blueprint(module.blp)
     for name in game_names():  # import every rules package now, not on some player's first request
