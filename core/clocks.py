@@ -24,14 +24,23 @@ from redis import Redis
 
 @dataclass(frozen=True)
 class TimeControl:
+    """A chess clock (``initial_s`` + ``increment_s`` per move) or a per-move deadline
+    (``move_s``: every stint starts with exactly that much, nothing carries over)."""
+
     initial_ms: int
     increment_ms: int
+    per_move: bool = False
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TimeControl:
-        """``{"initial_s": 300, "increment_s": 5}``; raises ValueError on anything else."""
+        """``{"initial_s": 300, "increment_s": 5}`` or ``{"move_s": 5}``; raises ValueError on anything else."""
+        if isinstance(data, Mapping) and set(data) == {"move_s"}:
+            move = data["move_s"]
+            if isinstance(move, bool) or not isinstance(move, (int, float)) or not 0 < move <= 86_400:
+                raise ValueError("clock.move_s must be a number of seconds in (0, 86400]")
+            return cls(int(move * 1000), 0, per_move=True)
         if not isinstance(data, Mapping) or set(data) - {"initial_s", "increment_s"} or "initial_s" not in data:
-            raise ValueError("clock must be {initial_s, increment_s}")
+            raise ValueError("clock must be {initial_s, increment_s} or {move_s}")
         initial, increment = data["initial_s"], data.get("increment_s", 0)
         for name, value in (("initial_s", initial), ("increment_s", increment)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value > 86_400 * 30:
@@ -39,6 +48,15 @@ class TimeControl:
         if initial <= 0:
             raise ValueError("clock.initial_s must be positive")
         return cls(int(initial * 1000), int(increment * 1000))
+
+    def to_json(self) -> dict[str, int | float]:
+        if self.per_move:
+            return {"move_s": _seconds(self.initial_ms)}
+        return {"initial_s": _seconds(self.initial_ms), "increment_s": _seconds(self.increment_ms)}
+
+
+def _seconds(ms: int) -> int | float:
+    return ms // 1000 if ms % 1000 == 0 else ms / 1000
 
 
 @dataclass(frozen=True)
@@ -98,14 +116,15 @@ def step(clocks: Clocks, batch: Batch, controls: Mapping[int, TimeControl]) -> C
     """Charge running seats up to the batch's time, credit the seat that acted, restart stints."""
     seats = dict(clocks.seats)
     for seat, clock in seats.items():
+        control = controls[seat]
         ended = batch.actor == seat or batch.timeout_target == seat
         remaining = clock.remaining_ms
         if clock.since_ms is not None:  # running
             remaining = max(0, remaining - max(0, batch.time_ms - clock.since_ms))
-        if ended:
-            remaining += controls[seat].increment_ms
+        if ended:  # a per-move deadline starts afresh; a chess clock keeps what is left, plus the increment
+            remaining = control.initial_ms if control.per_move else remaining + control.increment_ms
         if seat not in batch.to_act_after:
-            seats[seat] = SeatClock(remaining)
+            seats[seat] = SeatClock(control.initial_ms if control.per_move else remaining)
         elif clock.running and not ended:
             seats[seat] = replace(clock, remaining_ms=remaining, since_ms=batch.time_ms)
         else:

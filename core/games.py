@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -31,6 +32,8 @@ from core import seating, table
 from core.lobby import Lobby
 from core.retention import LiveCaps, LiveGames, Retention, TooManyGames
 from core.seats import new_seat_secret
+from core.botfeed import BotFeed
+from core.bots import EXTERNAL_SEAT_KINDS, BotRegistry, check_distinct_bots
 from core.store import (
     AppendResult,
     EventStore,
@@ -54,6 +57,8 @@ __all__ = [
     "Applied", "Game", "GameInfo", "GameNotFound", "GameService", "IdempotencyConflict", "LiveCaps",
     "StaleVersion", "TooManyGames", "VersionNotFound", "iso_time", "token_digest",
 ]
+
+log = logging.getLogger(__name__)
 
 MAX_APPLY_ATTEMPTS = 8
 DEFAULT_ABORT_MOVES = 4
@@ -106,6 +111,7 @@ class GameInfo:
     seed_commitment: str
     created: str
     engine_version: str
+    tournament: str | None = None
 
     @classmethod
     def from_meta(cls, game_id: str, meta: Mapping[str, str]) -> GameInfo:
@@ -118,6 +124,7 @@ class GameInfo:
             seed_commitment=meta["seed_commitment"],
             created=meta["created"],
             engine_version=meta.get("engine_version", ""),
+            tournament=meta.get("tournament") or None,
         )
 
     def seat_kind(self, seat: int) -> str:
@@ -154,8 +161,8 @@ class Game:
 
     def needs_worker(self) -> bool:
         """True when SYSTEM, a non-human seat or a seat that left is to act: a worker plays it."""
-        return any(isinstance(a, str) or self.info.seat_kind(a) != "human" or a in self.table.left
-                   for a in self.to_act)  # str: SYSTEM
+        return any(isinstance(a, str) or self.info.seat_kind(a) not in EXTERNAL_SEAT_KINDS  # str: SYSTEM
+                   or a in self.table.left for a in self.to_act)
 
     @property
     def clocked(self) -> bool:
@@ -201,6 +208,9 @@ class GameService:
     another seat may claim against it.
     ``live_caps`` bounds the live games per creating address and overall; ``retention`` says
     how long the keys of finished and abandoned games are kept (``core.retention``).
+    ``on_finished(game)`` is called after the append that ends a game (the roots pass one that
+    wakes the game's tournament, ``workers.tournaments``). Registered bots of a game hear of
+    every append on their own stream (``core.botfeed``).
     """
 
     def __init__(
@@ -215,6 +225,7 @@ class GameService:
         inactivity_s: float = DEFAULT_INACTIVITY_S,
         live_caps: LiveCaps | None = None,
         retention: Retention | None = None,
+        on_finished: Callable[[Game], None] | None = None,
     ) -> None:
         if client_seeds not in CLIENT_SEED_POLICIES:
             raise ValueError(f"client_seeds must be one of {', '.join(CLIENT_SEED_POLICIES)}")
@@ -228,41 +239,56 @@ class GameService:
         self.live_caps = live_caps or LiveCaps()
         self.clock = clock
         self.advance = advance
+        self.on_finished = on_finished
+        self.bots = BotRegistry(conn)
+        self.feed = BotFeed(conn)
         self._cache: OrderedDict[str, Game] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
 
     # -- create ----------------------------------------------------------------------------
 
-    def create(self, body: Mapping[str, Any], creator: str | None = None) -> dict[str, Any]:
+    def create(self, body: Mapping[str, Any], creator: str | None = None, *, game_id: str | None = None,
+               seed: bytes | None = None, tournament: str | None = None) -> dict[str, Any]:
         """Create a game from ``{game, edition?, seats, options?, seed?}`` (no edition: the game's default).
 
         Returns ``{id, game, edition, version, seed_commitment, seats}`` where every human seat
         carries its bearer token and every open seat its invite token (shown only here; the
-        store keeps their sha256). Raises ``Rejected(INVALID_CONFIG)`` for a bad game, edition,
-        seat list or options, and ``TooManyGames`` when ``creator`` (a client address) or the
-        service is at its live-game cap.
+        store keeps their sha256). A seat ``{"bot_id": ...}`` names a registered bot
+        (``core.bots``). Raises ``Rejected(INVALID_CONFIG)`` for a bad game, edition, seat list or
+        options, and ``TooManyGames`` when ``creator`` (a client address) or the service is at its
+        live-game cap.
+
+        The keyword arguments are for the tournament runner, never a client: a chosen
+        ``game_id`` (creating it twice raises StaleVersion, so a retried job creates it once),
+        the game's ``seed`` bytes (derived from the tournament's committed seed) and the
+        ``tournament`` id the game belongs to.
         """
         rules = get_game(body["game"])
-        seats = [seating.seat_spec(i, s) for i, s in enumerate(body["seats"])]
+        seats = [self.bots.seat(i, s) if isinstance(s, Mapping) and s.get("bot_id") is not None
+                 else seating.seat_spec(i, s) for i, s in enumerate(body["seats"])]
+        check_distinct_bots(seats)
         config_json = rules.config_to_json(rules.config_from_json(_config_json(body, len(seats))))
-        seed = self._seed(body.get("seed"), seats)
+        seed = seed if seed is not None else self._seed(body.get("seed"), seats)
         plan = seating.Plan(
             tokens={s["seat"]: secrets.token_urlsafe(24) for s in seats if s["kind"] == "human"},
-            secrets={s["seat"]: new_seat_secret() for s in seats if s["kind"] == "http"},
+            secrets={s["seat"]: new_seat_secret() for s in seats if s["kind"] == "http" and not s.get("bot_id")},
             invites={s["seat"]: secrets.token_urlsafe(18) for s in seats if s["kind"] == "open"},
         )
-        created = self.create_planned(secrets.token_hex(8), rules, seats, config_json, seed, plan, creator)
-        assert created is not None  # a fresh random id is never taken
+        chosen = game_id or secrets.token_hex(8)
+        created = self.create_planned(chosen, rules, seats, config_json, seed, plan, creator, tournament)
+        if created is None:  # only a chosen id can be taken already
+            raise StaleVersion(0, self.store.version(chosen))
         return created
 
     def create_planned(self, game_id: str, rules: GameRules, seats: list[dict[str, Any]],
                        config_json: dict[str, Any], seed: bytes, plan: seating.Plan,
-                       creator: str | None = None) -> dict[str, Any] | None:
+                       creator: str | None = None, tournament: str | None = None) -> dict[str, Any] | None:
         """Write a new game with the given seats, config, seed and credentials.
 
         The set-up batch, then (when seats are open) the SYSTEM batch that opens them. Returns
-        None when ``game_id`` already exists (a rematch another seat created first).
+        None when ``game_id`` already exists (a rematch another seat, or an earlier attempt of a
+        tournament step, created first).
         """
         now = iso_time(self.clock())
         setup = [rules.event_to_json(e) for e in rules.setup(rules.config_from_json(config_json), Rng(seed, game_id, 0))]
@@ -285,6 +311,7 @@ class GameService:
             "created": now,
             "status": "open" if open_seats else "active",
             **plan.meta_fields(),
+            **({"tournament": tournament} if tournament else {}),
         }
         opening = self._folded(Game(GameInfo.from_meta(game_id, meta), rules, None, 0, GENESIS_HASH), entries)
         self.live.reserve(game_id, creator, self.live_caps)
@@ -296,6 +323,7 @@ class GameService:
             return None
         game = self.load(game_id)
         self.lobby.add(game_id, rules.name, config_json.get("edition"), meta["status"], now, seats)
+        self._tell_bots(None, game, entries)
         self._after_change(game)
         return {
             "id": game_id,
@@ -387,8 +415,15 @@ class GameService:
                 "stuck": json.loads(stuck) if stuck else None}
 
     def seat_for_token(self, game_id: str, token: str) -> int | None:
+        """The seat a bearer token plays: a human seat's own token, or a pull bot's token."""
         value = self.store.meta_field(game_id, f"token:{token_digest(token)}")
-        return None if value is None else int(value)
+        if value is not None:
+            return int(value)
+        bot_id = self.bots.bot_for_token(token) if token.startswith("hgb_") else None
+        if bot_id is None:
+            return None
+        seats = self.load(game_id).info.seats
+        return next((i for i, s in enumerate(seats) if s.get("bot_id") == bot_id and s.get("kind") == "pull"), None)
 
     # -- write -----------------------------------------------------------------------------
 
@@ -450,6 +485,7 @@ class GameService:
             self._remember(new_game)
             if "status" in updates or meta_fields:
                 self.lobby.reindex(game_id)
+            self._tell_bots(game, new_game, entries)
             self._after_change(new_game)
             return Applied(result, tuple(entries), new_game)
         raise StaleVersion(expected_version if expected_version is not None else -1, self.store.version(game_id))
@@ -546,9 +582,18 @@ class GameService:
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
 
+    def _tell_bots(self, before: Game | None, after: Game, entries: Sequence[StoredEntry]) -> None:
+        """The bots' streams hear of the append; a failure there must not undo a stored move."""
+        try:
+            self.feed.after_append(before, after, entries)
+        except redis.RedisError:
+            log.exception("could not tell the bots of game %s about version %d", after.game_id, after.version)
+
     def _after_change(self, game: Game) -> None:
         if game.finished:
             self.worklist.drop(game.game_id)
+            if self.on_finished is not None and game.info.tournament:
+                self.on_finished(game)
         elif self.advance is not None and game.wants_worker():
             self.advance(game.game_id, game.version)
 

@@ -154,7 +154,7 @@ def resolve_bot_url(url: str, env: Mapping[str, str] | None = None) -> BotTarget
 
 
 def seat_entry(index: int, seat: Mapping[str, Any]) -> dict[str, Any]:
-    kind = seat.get("kind", "human")
+    kind = seat.get("kind") or "human"
     if kind not in SEAT_KINDS:
         raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].kind {kind!r} is not one of {', '.join(SEAT_KINDS)}")
     out: dict[str, Any] = {"seat": index, "name": seat.get("name") or f"Seat {index}", "kind": kind}
@@ -177,5 +177,5 @@ def seat_entry(index: int, seat: Mapping[str, Any]) -> dict[str, Any]:
             TimeControl.from_json(seat["clock"])
         except ValueError as exc:
             raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].{exc}") from None
-        out["clock"] = {"initial_s": seat["clock"]["initial_s"], "increment_s": seat["clock"].get("increment_s", 0)}
+        out["clock"] = TimeControl.from_json(seat["clock"]).to_json()
     return out

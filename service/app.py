@@ -144,10 +144,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                                                  client_seeds=app.config["CLIENT_SEEDS"],
                                                  abort_moves=int(app.config["ABORT_MOVES"]),
                                                  inactivity_s=float(app.config["INACTIVITY_S"]),
-                                                 live_caps=limits.live_caps(app.config))
+                                                 live_caps=limits.live_caps(app.config),
+                                                 on_finished=_tournament_hooks(app, app.config["ADVANCE"], conn))
 
     _allow_cross_origin(app)
-    limits.install(app, conn)
+    limiter = limits.install(app, conn)
     app.after_request(limits.token_headers)
 
     api = _Api(app, spec_kwargs={"info": {"description": API_DESCRIPTION},
@@ -159,9 +160,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "app_name": "hourglass API", "persistAuthorization": True}))
     app.register_blueprint(apidocs.blp)
     from service import replay_api, viewer_api
-    from service.routes import actions, events, games, lobby, moves, seats, state
+    from service.routes import actions, bots, events, games, lobby, moves, seats, state, tournaments
 
-    for module in (games, lobby, state, moves, actions, seats, events, replay_api, viewer_api):
+    creates = int(app.config["CREATE_RATE_LIMIT"])
+    if limiter is not None and creates:  # registering bots and creating tournaments count like creating games
+        for blueprint in (bots.blp, tournaments.blp):
+            limiter.limit(f"{creates}/{int(app.config['RATE_LIMIT_WINDOW'])} second", methods=["POST"],
+                          override_defaults=False)(blueprint)
+    for module in (games, lobby, state, moves, actions, seats, events, replay_api, viewer_api, bots, tournaments):
         api.register_blueprint(module.blp)
     for name in game_names():  # import every rules package now, not on some player's first request
         get_game(name)
@@ -183,6 +189,21 @@ def _allow_cross_origin(app: Flask) -> None:
     allowed: str | list[str] = "*" if origins == "*" else [o.strip() for o in origins.split(",") if o.strip()]
     CORS(app, resources={r"/api/*": {"origins": allowed}}, allow_headers=REQUEST_HEADERS,
          expose_headers=EXPOSED_HEADERS, max_age=600, supports_credentials=False, send_wildcard=allowed == "*")
+
+
+def _tournament_hooks(app: Flask, setting: Any, conn: Any) -> Callable[[Any], None] | None:
+    """With RQ workers: wake a tournament's runner when it is created, read while idle, or one of its
+    games ends (``workers.tournaments``); the routes find the first two in ``app.extensions``."""
+    if setting != "rq":
+        return None
+    from workers.tournaments import enqueue_tick, wake_if_idle
+
+    app.extensions["hourglass.tournament_wake"] = (lambda tid: enqueue_tick(conn, tid),
+                                                   lambda tid: wake_if_idle(conn, tid))
+    def wake(game: Any) -> None:
+        enqueue_tick(conn, game.info.tournament)
+
+    return wake
 
 
 def _advance(setting: Any, conn: Any) -> Callable[[str, int], None] | None:

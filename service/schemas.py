@@ -7,7 +7,7 @@ fields the game parses (its documented schema is the typed ``Move`` union).
 """
 from __future__ import annotations
 
-from marshmallow import INCLUDE, Schema, fields, validate
+from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from core.lobby import STATUSES
 from service.openapi import Typed
@@ -25,23 +25,37 @@ URL_PATTERN = r"^https?://[^\s/?#@]+([/?#]\S*)?$"  # the rest is core.seats.chec
 
 
 class ClockSchema(Schema):
-    """Seconds as JSON numbers (checked by ``core.clocks.TimeControl``, which keeps ints as ints)."""
+    """Seconds as JSON numbers: ``{initial_s, increment_s?}`` or ``{move_s}`` (checked by
+    ``core.clocks.TimeControl``, which keeps ints as ints; another mix is a 422)."""
 
-    initial_s = fields.Raw(required=True, metadata={"type": "number", "exclusiveMinimum": 0, "maximum": 2_592_000})
+    initial_s = fields.Raw(metadata={"type": "number", "exclusiveMinimum": 0, "maximum": 2_592_000,
+                                     "description": "a chess clock: the time for the whole game"})
     increment_s = fields.Raw(metadata={"type": "number", "minimum": 0, "maximum": 2_592_000})
+    move_s = fields.Raw(metadata={"type": "number", "exclusiveMinimum": 0, "maximum": 86_400,
+                                  "description": "a per-move clock: every move gets exactly this (alone)"})
 
 
 class SeatSpecSchema(Schema):
-    name = fields.String(validate=validate.Length(1, 64), metadata={"description": "required except for open seats"})
-    kind = fields.String(load_default="human", validate=validate.OneOf(["human", "bot", "http", "open"]),
-                         metadata={"description": "open: a seat any player (or, if private, the invite's "
-                                                  "holder) takes with POST .../seats/{n}/join"})
+    name = fields.String(validate=validate.Length(1, 64),
+                         metadata={"description": "required except for open seats and bot_id seats"})
+    kind = fields.String(load_default=None, validate=validate.OneOf(["human", "bot", "http", "open", "pull"]),
+                         metadata={"description": "human (default), bot, http, or open: a seat any player (or, if "
+                                                  "private, the invite's holder) takes with POST .../seats/{n}/join; "
+                                                  "a bot_id seat takes its registered bot's kind"})
     bot = fields.String(validate=validate.Length(1, 64))
     url = fields.String(validate=[validate.Length(1, 2048), validate.Regexp(URL_PATTERN)],
                         metadata={"format": "uri", "description": "http seats: where the bot answers (the host "
                                                                   "must be on the server's allow-list)"})
-    clock = fields.Nested(ClockSchema, metadata={"description": "a chess clock for this seat"})
+    clock = fields.Nested(ClockSchema, metadata={"description": "a chess clock for this seat, or a per-move clock"})
     private = fields.Boolean(metadata={"description": "open seats: only the invite token's holder may take it"})
+    bot_id = fields.String(validate=validate.Length(1, 64), metadata={"description": "a registered bot (POST /api/v1/bots)"})
+    deadline_s = fields.Float(validate=validate.Range(min=0.05, max=600),
+                              metadata={"description": "bot_id seats: seconds per move (push: answer budget; pull: clock)"})
+
+    @validates_schema
+    def _named(self, data: dict[str, object], **_: object) -> None:
+        if not data.get("bot_id") and not data.get("name") and data.get("kind") != "open":
+            raise ValidationError("a seat needs a name (or a bot_id)", field_name="name")
 
 
 class CreateGameBodySchema(Schema):
@@ -56,11 +70,13 @@ class CreateGameBodySchema(Schema):
 class SeatSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
-    kind = fields.String(required=True, validate=validate.OneOf(["human", "bot", "http", "open"]))
+    kind = fields.String(required=True, validate=validate.OneOf(["human", "bot", "http", "open", "pull"]))
     bot = fields.String()
     clock = fields.Nested(ClockSchema)
     status = fields.String(validate=validate.OneOf(["open", "playing", "resigned", "abandoned"]),
                            metadata={"description": "the seat at the table: waiting for a player, playing, or left"})
+    bot_id = fields.String(metadata={"description": "the registered bot holding the seat"})
+    deadline_s = fields.Float()
 
 
 class CreatedSeatSchema(SeatSchema):

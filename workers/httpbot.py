@@ -72,7 +72,7 @@ class BotCall:
     """What happened on one round trip; ``move`` is the accepted JSON move or None (→ default)."""
 
     url: str
-    outcome: str  # ok | timeout | too_large | error | http_status | garbage | illegal | rejected_url
+    outcome: str  # ok | timeout | too_large | error | bad_signature | http_status | garbage | illegal | rejected_url
     rtt_ms: float
     move: dict[str, Any] | None = None
     detail: str = ""
@@ -237,6 +237,8 @@ def _exchange(url: str, secret: str, body: bytes, timeout_s: float,
         return call("too_large", f"answer larger than {MAX_RESPONSE_BYTES} bytes")
     except (OSError, http.client.HTTPException) as exc:
         return call("error", f"{type(exc).__name__}: {exc}")
+    if status in (401, 403):  # the bot refused our signature: its secret is not the one we sign with
+        return call("bad_signature", f"HTTP {status}: the bot refused the request's signature", status)
     if not 200 <= status < 300:
         return call("http_status", f"HTTP {status}", status)
     outcome, move, detail = _pick_move(raw, is_legal)

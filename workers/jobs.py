@@ -35,7 +35,7 @@ from core.games import Game, GameNotFound, GameService, IdempotencyConflict, Sta
 from core.worklist import GRACE_MS
 from domain.core import SYSTEM, Rejected
 from replays.entries import split_batches
-from workers import httpbot, sweeper
+from workers import httpbot, sweeper, tournaments
 from workers.enqueue import cancel_timeout, enqueue_advance, schedule_timeout
 from workers.policy import Decision, decide_builtin, default_command, next_actor
 
@@ -54,7 +54,7 @@ def service() -> GameService:
     """This process's GameService on the configured Redis (its fold cache survives between jobs)."""
     conn = get_redis()
     with _LOCK:
-        return _SERVICES.setdefault(id(conn), GameService(conn))
+        return _SERVICES.setdefault(id(conn), GameService(conn, on_finished=tournaments.game_finished))
 
 
 # --- advance ---------------------------------------------------------------------------------
@@ -197,7 +197,7 @@ def ask_http_seat(svc: GameService, game: Game, seat: int) -> Decision:
     timeout_s = _http_timeout(svc, game, seat)
     body = httpbot.request_body(game.game_id, seat, game.version, rules.view(state, seat),
                                 [rules.move_to_json(m) for m in moves], time.time() + timeout_s)
-    secret = svc.store.meta_field(game.game_id, f"secret:{seat}") or ""
+    url, secret = http_endpoint(svc, game, seat)
 
     def parse(move: dict[str, Any]) -> Any:
         try:
@@ -205,16 +205,27 @@ def ask_http_seat(svc: GameService, game: Game, seat: int) -> Decision:
         except (Rejected, KeyError, ValueError, TypeError):
             return None
 
-    call = httpbot.ask_bot(game.info.seats[seat]["url"], secret, body, timeout_s,
-                           lambda move: parse(move) in moves)
+    call = httpbot.ask_bot(url, secret, body, timeout_s, lambda move: parse(move) in moves)
+    bot_id = game.info.seats[seat].get("bot_id")
+    if bot_id:  # the bot sees every call's outcome on its own stream while the game runs
+        svc.feed.call_outcome(bot_id, game.game_id, seat, game.version, call.outcome, call.rtt_ms)
     if call.move is None:
         return default_command(rules, state, seat, {"http": call.meta()})
     return Decision(seat, parse(call.move), {"http": call.meta()})
 
 
+def http_endpoint(svc: GameService, game: Game, seat: int) -> tuple[str, str]:
+    """(url, HMAC secret) of an http seat: a registered bot's current ones, else the seat's own."""
+    spec = game.info.seats[seat]
+    if spec.get("bot_id"):
+        bot_id = spec["bot_id"]
+        return svc.bots.get(bot_id).url or "", svc.bots.secret(bot_id)
+    return spec["url"], svc.store.meta_field(game.game_id, f"secret:{seat}") or ""
+
+
 def _http_timeout(svc: GameService, game: Game, seat: int) -> float:
-    """The seat's answer budget: the default deadline, cut to what is left on its clock."""
-    budget = float(os.environ.get(DEADLINE_ENV) or httpbot.DEFAULT_DEADLINE_S)
+    """The seat's answer budget: its ``deadline_s`` (else the default), cut to what is left on its clock."""
+    budget = float(game.info.seats[seat].get("deadline_s") or os.environ.get(DEADLINE_ENV) or httpbot.DEFAULT_DEADLINE_S)
     controls = time_controls(game)
     current = clocks.load(svc.store.conn, game.game_id) if seat in controls else None
     if current is not None and seat in current.seats and current.seats[seat].running:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.bots import EXTERNAL_SEAT_KINDS
 from domain.bots import bot_rng, get_bot
 from domain.core import SYSTEM, Actor, GameRules
 
@@ -36,7 +37,7 @@ def next_actor(rules: GameRules, state: Any, seats: Sequence[Mapping[str, Any]],
     if SYSTEM in to_act:
         return SYSTEM
     machine = sorted(a for a in to_act if isinstance(a, int)
-                     and (seats[a].get("kind", "human") != "human" or a in left))
+                     and (seats[a].get("kind", "human") not in EXTERNAL_SEAT_KINDS or a in left))
     return machine[0] if machine else None
 
 

@@ -107,7 +107,7 @@ def test_bad_answers_give_no_move(server: BotServer, path: str, outcome: str) ->
 
 def test_wrong_secret_is_refused_by_the_bot(server: BotServer) -> None:
     call = httpbot.ask_bot(server.url + "/good", "not-the-secret", body(), 2.0, legal)
-    assert call.outcome == "http_status" and call.status == 401 and server.bad_signatures == 1
+    assert call.outcome == "bad_signature" and call.status == 401 and server.bad_signatures == 1
 
 
 def test_unreachable_bot_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:

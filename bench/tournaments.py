@@ -1,0 +1,101 @@
+"""Tournament games per minute through Redis, RQ workers and the tournament runner, against the
+same games played in-process (``workers.selfplay``) in the same run. Never asserts timings. It runs a
+real tournament, so its games also enter that Redis's leaderboard: point it at a test Redis.
+
+The tournament is a round robin of built-in bots (every pairing in both seatings,
+``--games-per-pairing`` times), run by ``--procs`` ``hourglass worker`` processes on a private
+queue; the figure covers everything a tournament does per game: creating it with its derived seed,
+the worker's advance jobs, the replay bundle, the stream events and the rating updates.
+
+    REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python bench/tournaments.py --game artificium --games-per-pairing 5
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core.bots import BotRegistry  # noqa: E402
+from core.connection import connect, redis_url  # noqa: E402
+from core.leaderboard import Leaderboard, board_key  # noqa: E402
+from core.store import EventStore  # noqa: E402
+from core.tournament_store import TournamentStore  # noqa: E402
+from core.tournaments import game_seed  # noqa: E402
+from domain.games import get_game  # noqa: E402
+from workers.enqueue import queue  # noqa: E402
+from workers.selfplay import play  # noqa: E402
+from workers.tournaments import enqueue_tick  # noqa: E402
+
+BUILTINS = ("random", "greedy")
+
+
+def tournament_run(conn: object, args: argparse.Namespace, queue_name: str) -> tuple[str, float, int]:
+    store = TournamentStore(conn)  # type: ignore[arg-type]
+    spec = {"name": "bench", "game": args.game, "players_per_game": 2, "format": "round_robin",
+            "games_per_pairing": args.games_per_pairing, "parallel": args.parallel,
+            "entrants": [{"builtin": b} for b in BUILTINS]}
+    env = {**os.environ, "REDIS_URL": args.redis, "HOURGLASS_QUEUE": queue_name}
+    procs = [subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--queue", queue_name,
+                               "--logging-level", "WARNING"], cwd=ROOT, env=env) for _ in range(args.procs)]
+    try:
+        time.sleep(2.0)  # let the workers import the engine before the clock starts
+        started = time.perf_counter()
+        tid = store.create(spec, BotRegistry(conn), Leaderboard(conn))["id"]  # type: ignore[arg-type]
+        os.environ["HOURGLASS_QUEUE"] = queue_name
+        enqueue_tick(conn, tid)  # type: ignore[arg-type]
+        while not store.load(tid).tournament.finished:
+            time.sleep(0.05)
+        seconds = time.perf_counter() - started
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(timeout=20)
+    return tid, seconds, len(store.load(tid).tournament.games)
+
+
+def selfplay_run(conn: object, tid: str, game: str) -> float:
+    """The same games (same seeds, same seats, same ids) in-process: decide and evolve only."""
+    t = TournamentStore(conn).load(tid).tournament  # type: ignore[arg-type]
+    seed = TournamentStore(conn).seed(tid)  # type: ignore[arg-type]
+    rules = get_game(game)
+    started = time.perf_counter()
+    for g in t.games:
+        seats = [{"kind": "bot", "bot": t.entrants[n].builtin} for n in g.seats]
+        config = {"players": 2, **({"edition": t.settings.edition} if t.settings.edition else {})}
+        play(rules, config, game_seed(seed, tid, g.index), t.game_id(g.index), seats)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--game", default="artificium")
+    p.add_argument("--games-per-pairing", type=int, default=5)
+    p.add_argument("--parallel", type=int, default=4)
+    p.add_argument("--procs", type=int, default=2)
+    p.add_argument("--redis", default=os.environ.get("REDIS_URL") or redis_url())
+    args = p.parse_args()
+    conn = connect(args.redis)
+    queue_name = f"hg-bench-tournament-{uuid.uuid4().hex[:8]}"
+    tid, seconds, games = tournament_run(conn, args, queue_name)
+    baseline = selfplay_run(conn, tid, args.game)
+    print(f"{args.game}, 2-player round robin of {', '.join(BUILTINS)}: {games} games, {args.procs} worker processes, "
+          f"parallel {args.parallel}")
+    print(f"{'tournament through Redis + RQ':<34} {games / seconds * 60:9.1f} games/min   ({seconds:.2f} s)")
+    print(f"{'in-process self-play (baseline)':<34} {games / baseline * 60:9.1f} games/min   ({baseline:.2f} s)")
+    t = TournamentStore(conn).load(tid).tournament
+    EventStore(conn).delete([g.game_id for g in t.games if g.game_id])
+    TournamentStore(conn).delete([tid])
+    conn.srem(f"{board_key(args.game, t.settings.edition)}:applied", tid)
+    queue(conn, queue_name).delete(delete_jobs=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,299 @@
+"""Typed calls for the hourglass HTTP API (v1), with retries and Server-Sent Events.
+
+Every method is one endpoint and returns the JSON the server documents at ``/openapi.json``
+(typed here as ``TypedDict``s for the parts a bot uses). Errors are :class:`ApiError` carrying the
+problem+json body (``status``, ``kind``, ``detail``).
+
+Retries: a request that fails to connect, times out, or gets 429/502/503/504 is sent again after
+``Retry-After`` (or a capped exponential backoff), up to ``retries`` times. A move POST always
+carries an ``Idempotency-Key`` (one per call, the same on every retry), so a retry after a lost
+answer is applied once: the server returns the first result and marks it ``Idempotent-Replayed``.
+"""
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, TypedDict
+
+import requests
+import sseclient
+
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+
+
+class ApiError(Exception):
+    """An error answer (problem+json), or a request that kept failing."""
+
+    def __init__(self, status: int, problem: Mapping[str, Any]) -> None:
+        self.status = status
+        self.problem = dict(problem)
+        self.kind = str(problem.get("kind", "HTTP_ERROR"))
+        super().__init__(f"HTTP {status} {self.kind}: {problem.get('detail', '')}")
+
+
+class Seat(TypedDict, total=False):
+    seat: int
+    name: str
+    kind: str
+    bot: str
+    bot_id: str
+    token: str
+    secret: str
+
+
+class CreatedGame(TypedDict):
+    id: str
+    game: str
+    edition: str
+    version: int
+    seed_commitment: str
+    seats: list[Seat]
+
+
+class Moves(TypedDict):
+    id: str
+    version: int
+    seat: int | None
+    moves: list[dict[str, Any]]
+
+
+class State(TypedDict, total=False):
+    id: str
+    version: int
+    seat: int | None
+    status: str
+    to_act: list[Any]
+    view: dict[str, Any]
+
+
+class MoveResult(TypedDict):
+    id: str
+    version: int
+    events: list[dict[str, Any]]
+
+
+class RegisteredBot(TypedDict, total=False):
+    id: str
+    name: str
+    kind: str
+    created: str
+    url: str
+    token: str
+    secret: str
+
+
+@dataclass(frozen=True)
+class StreamEvent:
+    """One Server-Sent Event: its id (resume after it), its event name and its JSON data."""
+
+    id: str | None
+    event: str
+    data: dict[str, Any]
+
+
+class Client:
+    """The hourglass API at ``base_url`` (e.g. ``http://127.0.0.1:8000``), optionally as one token."""
+
+    def __init__(self, base_url: str, token: str | None = None, *, timeout_s: float = 10.0, retries: int = 5,
+                 session: requests.Session | None = None) -> None:
+        self.base = base_url.rstrip("/")
+        self.token = token
+        self.timeout_s = timeout_s
+        self.retries = retries
+        self.http = session or requests.Session()
+
+    def with_token(self, token: str | None) -> Client:
+        return Client(self.base, token, timeout_s=self.timeout_s, retries=self.retries, session=self.http)
+
+    # -- plumbing --------------------------------------------------------------------------------
+
+    def _headers(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        headers = {"Accept": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        headers.update(extra or {})
+        return headers
+
+    def request(self, method: str, path: str, *, json_body: Any = None, params: Mapping[str, Any] | None = None,
+                headers: Mapping[str, str] | None = None) -> requests.Response:
+        """One call with retries on connection trouble and on 429/502/503/504 (Retry-After honoured)."""
+        url = f"{self.base}{path}"
+        delay = 0.25
+        for attempt in range(self.retries + 1):
+            try:
+                response = self.http.request(method, url, json=json_body, params=params, headers=self._headers(headers),
+                                             timeout=self.timeout_s)
+            except (requests.ConnectionError, requests.Timeout):
+                if attempt == self.retries:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 8.0)
+                continue
+            if response.status_code in RETRY_STATUSES and attempt < self.retries:
+                wait = response.headers.get("Retry-After")
+                time.sleep(float(wait) if wait and wait.isdigit() else delay)
+                delay = min(delay * 2, 8.0)
+                continue
+            if response.status_code >= 400:
+                try:
+                    problem = response.json()
+                except ValueError:
+                    problem = {"detail": response.text[:200]}
+                raise ApiError(response.status_code, problem)
+            return response
+        raise AssertionError("unreachable")
+
+    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        return self.request(method, path, **kwargs).json()
+
+    # -- games -------------------------------------------------------------------------------------
+
+    def create_game(self, game: str, seats: list[dict[str, Any]], *, edition: str | None = None,
+                    options: dict[str, Any] | None = None, seed: str | None = None) -> CreatedGame:
+        body: dict[str, Any] = {"game": game, "seats": seats}
+        for name, value in (("edition", edition), ("options", options), ("seed", seed)):
+            if value is not None:
+                body[name] = value
+        result: CreatedGame = self._json("POST", "/api/v1/games", json_body=body)
+        return result
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        """The summary: status, version, phase, round, to_act, seats, result, seed once finished."""
+        result: dict[str, Any] = self._json("GET", f"/api/v1/games/{game_id}")
+        return result
+
+    def state(self, game_id: str) -> State:
+        result: State = self._json("GET", f"/api/v1/games/{game_id}/state")
+        return result
+
+    def state_at(self, game_id: str, version: int) -> State:
+        result: State = self._json("GET", f"/api/v1/games/{game_id}/states/{version}")
+        return result
+
+    def moves(self, game_id: str) -> Moves:
+        result: Moves = self._json("GET", f"/api/v1/games/{game_id}/moves")
+        return result
+
+    def post_move(self, game_id: str, move: dict[str, Any], *, if_match: int | None = None,
+                  idempotency_key: str | None = None) -> MoveResult:
+        """Submit one move; retried safely under one Idempotency-Key (generated unless given)."""
+        headers = {"Idempotency-Key": idempotency_key or uuid.uuid4().hex}
+        if if_match is not None:
+            headers["If-Match"] = f'"{if_match}"'
+        result: MoveResult = self._json("POST", f"/api/v1/games/{game_id}/moves", json_body=move, headers=headers)
+        return result
+
+    def events(self, game_id: str, after: int = 0) -> dict[str, Any]:
+        result: dict[str, Any] = self._json("GET", f"/api/v1/games/{game_id}/events", params={"after": after})
+        return result
+
+    def follow_game(self, game_id: str, after: int = 0) -> Iterator[StreamEvent]:
+        """The game's live event stream (as this client's seat, or a spectator), resumed after seq ``after``."""
+        yield from self.follow(f"/api/v1/games/{game_id}/events/stream", str(after), stop_on="end")
+
+    def replay(self, game_id: str) -> str:
+        return self.request("GET", f"/api/v1/games/{game_id}/replay").text
+
+    def verify_replay(self, bundle: str | bytes) -> dict[str, Any]:
+        data = bundle.encode("utf-8") if isinstance(bundle, str) else bundle
+        response = self.http.post(f"{self.base}/api/v1/replays/verify", data=data, timeout=self.timeout_s,
+                                  headers={"Content-Type": "application/x-ndjson"})
+        result: dict[str, Any] = response.json()
+        return result
+
+    # -- bots --------------------------------------------------------------------------------------
+
+    def register_bot(self, name: str, kind: str, *, url: str | None = None, secret: str | None = None) -> RegisteredBot:
+        """Register a bot; keep the returned token (and generated secret): they are shown only now."""
+        body: dict[str, Any] = {"name": name, "kind": kind}
+        if url is not None:
+            body["url"] = url
+        if secret is not None:
+            body["secret"] = secret
+        result: RegisteredBot = self._json("POST", "/api/v1/bots", json_body=body)
+        return result
+
+    def bot(self, bot_id: str) -> RegisteredBot:
+        result: RegisteredBot = self._json("GET", f"/api/v1/bots/{bot_id}")
+        return result
+
+    def rotate_token(self, bot_id: str) -> str:
+        token: str = self._json("POST", f"/api/v1/bots/{bot_id}/token")["token"]
+        return token
+
+    def rotate_secret(self, bot_id: str, secret: str | None = None) -> str | None:
+        body = {"secret": secret} if secret is not None else {}
+        found: str | None = self._json("POST", f"/api/v1/bots/{bot_id}/secret", json_body=body).get("secret")
+        return found
+
+    def bot_events(self, bot_id: str, after: str = "0") -> dict[str, Any]:
+        result: dict[str, Any] = self._json("GET", f"/api/v1/bots/{bot_id}/events", params={"after": after})
+        return result
+
+    def follow_bot(self, bot_id: str, after: str | None = None) -> Iterator[StreamEvent]:
+        """The bot's one stream for all its games; reconnects by itself, resuming after the last id seen."""
+        yield from self.follow(f"/api/v1/bots/{bot_id}/events/stream", after)
+
+    # -- tournaments ---------------------------------------------------------------------------------
+
+    def create_tournament(self, **body: Any) -> dict[str, Any]:
+        result: dict[str, Any] = self._json("POST", "/api/v1/tournaments", json_body=body)
+        return result
+
+    def tournament(self, tournament_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._json("GET", f"/api/v1/tournaments/{tournament_id}")
+        return result
+
+    def tournament_events(self, tournament_id: str, after: int = 0) -> dict[str, Any]:
+        result: dict[str, Any] = self._json("GET", f"/api/v1/tournaments/{tournament_id}/events", params={"after": after})
+        return result
+
+    def tournament_package(self, tournament_id: str) -> bytes:
+        return self.request("GET", f"/api/v1/tournaments/{tournament_id}/package").content
+
+    def leaderboard(self, game: str, edition: str | None = None) -> dict[str, Any]:
+        params = {"game": game, **({"edition": edition} if edition else {})}
+        result: dict[str, Any] = self._json("GET", "/api/v1/leaderboard", params=params)
+        return result
+
+    # -- Server-Sent Events --------------------------------------------------------------------------
+
+    def follow(self, path: str, after: str | None = None, *, stop_on: str | None = None,
+               max_reconnects: int | None = None) -> Iterator[StreamEvent]:
+        """Follow an SSE endpoint for ever (or until an event named ``stop_on``), reconnecting with
+        ``Last-Event-ID`` after a dropped connection so no event is lost or repeated."""
+        last = after
+        reconnects = 0
+        while max_reconnects is None or reconnects <= max_reconnects:
+            headers = self._headers({"Accept": "text/event-stream"})
+            if last is not None:
+                headers["Last-Event-ID"] = last
+            try:
+                with self.http.get(f"{self.base}{path}", headers=headers, stream=True,
+                                   timeout=(self.timeout_s, max(30.0, self.timeout_s))) as response:
+                    if response.status_code >= 400:
+                        raise ApiError(response.status_code, _problem(response))
+                    for message in sseclient.SSEClient(response).events():
+                        if not message.data:
+                            continue
+                        event = StreamEvent(message.id or None, message.event or "message", json.loads(message.data))
+                        if event.id is not None:
+                            last = event.id
+                        yield event
+                        if stop_on is not None and event.event == stop_on:
+                            return
+            except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError):
+                pass
+            reconnects += 1
+            time.sleep(min(0.2 * reconnects, 5.0))
+
+
+def _problem(response: requests.Response) -> dict[str, Any]:
+    try:
+        found: dict[str, Any] = response.json()
+        return found
+    except ValueError:
+        return {"detail": response.text[:200]}

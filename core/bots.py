@@ -1,0 +1,260 @@
+"""Registered bots: identities that outlive a game (issue 12).
+
+A bot is registered once (``POST /api/v1/bots``) and then named by seats as ``{"bot_id": ...}``:
+
+- kind ``http`` (push): the worker POSTs every decision to the bot's URL (host on the allow-list,
+  ``core.seats``), signed with the bot's HMAC secret. The secret is chosen by the author or
+  generated at registration, so it is known before any game starts; it is stored encrypted
+  (``core.secretbox``), because the worker must sign with it.
+- kind ``pull``: the bot follows one event stream for all its games (``core.botfeed``) and posts
+  moves through the ordinary move endpoints with its bearer token.
+
+Every bot gets a bearer token at registration (``hgb_…``): the pull bot's key to its games, and
+for both kinds the key to its own event stream and to rotation. Only the token's sha256 is stored.
+Tokens and secrets appear in the registration and rotation responses and nowhere else.
+
+Redis keys: ``hg:bot:{<id>}`` (hash: name, kind, url, created, token_sha256, secret_sealed,
+rotated), ``hg:bots:names`` (lower-case name -> id), ``hg:bots:tokens`` (token sha256 -> id),
+``hg:bots:all`` (sorted set of ids by creation time).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import redis
+
+from core import secretbox
+from core.clocks import TimeControl
+from core.seats import BotUrlRejected, check_bot_url
+from domain.core import Rejected, RejectKind
+
+BOT_KINDS = ("http", "pull")
+EXTERNAL_SEAT_KINDS = frozenset({"human", "pull"})  # seats that act from outside: no worker plays them
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+MIN_SECRET_CHARS = 32
+MAX_SECRET_CHARS = 256
+MAX_DEADLINE_S = 600.0
+NAMES_KEY = "hg:bots:names"
+TOKENS_KEY = "hg:bots:tokens"
+ALL_KEY = "hg:bots:all"
+TOKEN_PREFIX = "hgb_"
+
+
+def bot_key(bot_id: str) -> str:
+    return f"hg:bot:{{{bot_id}}}"
+
+
+def token_sha256(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class BotNotFound(LookupError):
+    def __init__(self, bot_id: str) -> None:
+        super().__init__(f"no bot with id {bot_id!r}")
+        self.bot_id = bot_id
+
+
+class BotNameTaken(ValueError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"the bot name {name!r} is taken")
+        self.name = name
+
+
+@dataclass(frozen=True)
+class Bot:
+    """A registered bot as anyone may see it (no URL, token or secret)."""
+
+    bot_id: str
+    name: str
+    kind: str
+    created: str
+    url: str | None = None
+
+    def public(self) -> dict[str, Any]:
+        return {"id": self.bot_id, "name": self.name, "kind": self.kind, "created": self.created}
+
+
+def _text(value: bytes | str | None) -> str | None:
+    return value.decode("utf-8") if isinstance(value, bytes) else value
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _check_secret(secret: Any) -> str:
+    if not isinstance(secret, str) or not MIN_SECRET_CHARS <= len(secret) <= MAX_SECRET_CHARS \
+            or not secret.isascii() or not secret.isprintable():
+        raise Rejected(RejectKind.INVALID_CONFIG,
+                       f"secret must be {MIN_SECRET_CHARS}..{MAX_SECRET_CHARS} printable ASCII characters "
+                       "(leave it out and the service generates one)")
+    return secret
+
+
+def _check_url(url: Any) -> str:
+    if not isinstance(url, str):
+        raise Rejected(RejectKind.INVALID_CONFIG, "an http bot needs a url")
+    try:
+        check_bot_url(url)
+    except BotUrlRejected as exc:
+        raise Rejected(RejectKind.INVALID_CONFIG, f"url: {exc}") from None
+    return url
+
+
+class BotRegistry:
+    """Bots on one Redis connection (any ``decode_responses``)."""
+
+    def __init__(self, conn: redis.Redis) -> None:
+        self.conn = conn
+
+    # -- registration and rotation -------------------------------------------------------------
+
+    def register(self, name: str, kind: str, url: str | None = None, secret: str | None = None) -> dict[str, Any]:
+        """Register a bot; returns its public fields plus ``token`` (and ``secret`` for an http
+        bot when the service generated it). Raises Rejected(INVALID_CONFIG) or BotNameTaken."""
+        if not isinstance(name, str) or not NAME_PATTERN.match(name):
+            raise Rejected(RejectKind.INVALID_CONFIG,
+                           "name must be 1-40 characters: letters, digits, '_', '.', '-', starting with a letter or digit")
+        if kind not in BOT_KINDS:
+            raise Rejected(RejectKind.INVALID_CONFIG, f"kind must be one of {', '.join(BOT_KINDS)}")
+        fields: dict[str, str] = {"name": name, "kind": kind, "created": _now()}
+        out: dict[str, Any] = {}
+        if kind == "http":
+            fields["url"] = _check_url(url)
+            generated = secret is None
+            secret = secrets.token_hex(32) if generated else _check_secret(secret)
+            fields["secret_sealed"] = secretbox.seal(secret)
+            if generated:
+                out["secret"] = secret
+        elif url is not None or secret is not None:
+            raise Rejected(RejectKind.INVALID_CONFIG, "a pull bot has no url or secret: it follows its stream")
+        bot_id = secrets.token_hex(8)
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        fields["token_sha256"] = token_sha256(token)
+        if not self.conn.hsetnx(NAMES_KEY, name.lower(), bot_id):
+            raise BotNameTaken(name)
+        pipe = self.conn.pipeline(transaction=True)
+        pipe.hset(bot_key(bot_id), mapping=fields)
+        pipe.hset(TOKENS_KEY, fields["token_sha256"], bot_id)
+        pipe.zadd(ALL_KEY, {bot_id: datetime.now(UTC).timestamp()})
+        pipe.execute()
+        bot = self.get(bot_id)
+        return {**bot.public(), **({"url": bot.url} if bot.url else {}), "token": token, **out}
+
+    def rotate_token(self, bot_id: str) -> str:
+        """A new bearer token; the old one stops working at once (stream, moves, rotation)."""
+        old = self._field(bot_id, "token_sha256")
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        digest = token_sha256(token)
+        pipe = self.conn.pipeline(transaction=True)
+        if old:
+            pipe.hdel(TOKENS_KEY, old)
+        pipe.hset(TOKENS_KEY, digest, bot_id)
+        pipe.hset(bot_key(bot_id), mapping={"token_sha256": digest, "rotated": _now()})
+        pipe.execute()
+        return token
+
+    def rotate_secret(self, bot_id: str, secret: str | None = None) -> str | None:
+        """A new HMAC secret for an http bot (the next call is signed with it); returns the
+        generated secret, or None when the caller chose it."""
+        bot = self.get(bot_id)
+        if bot.kind != "http":
+            raise Rejected(RejectKind.INVALID_CONFIG, "only an http bot has a secret")
+        generated = secret is None
+        value = secrets.token_hex(32) if generated else _check_secret(secret)
+        self.conn.hset(bot_key(bot_id), mapping={"secret_sealed": secretbox.seal(value), "rotated": _now()})
+        return value if generated else None
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def get(self, bot_id: str) -> Bot:
+        raw: dict[Any, Any] = self.conn.hgetall(bot_key(bot_id))  # type: ignore[assignment]
+        if not raw:
+            raise BotNotFound(bot_id)
+        meta = {_text(k): _text(v) for k, v in raw.items()}
+        return Bot(bot_id, meta["name"] or "", meta["kind"] or "", meta["created"] or "", meta.get("url"))
+
+    def listing(self, limit: int = 100, offset: int = 0) -> list[Bot]:
+        ids: list[Any] = self.conn.zrange(ALL_KEY, offset, offset + limit - 1)  # type: ignore[assignment]
+        return [self.get(_text(i) or "") for i in ids]
+
+    def bot_for_token(self, token: str) -> str | None:
+        found: Any = self.conn.hget(TOKENS_KEY, token_sha256(token))
+        return _text(found)
+
+    def secret(self, bot_id: str) -> str:
+        """The http bot's HMAC secret, for signing (workers only)."""
+        sealed = self._field(bot_id, "secret_sealed")
+        if not sealed:
+            raise BotNotFound(bot_id)
+        return secretbox.unseal(sealed)
+
+    def _field(self, bot_id: str, field: str) -> str | None:
+        if not self.conn.exists(bot_key(bot_id)):
+            raise BotNotFound(bot_id)
+        value: Any = self.conn.hget(bot_key(bot_id), field)
+        return _text(value)
+
+    def delete(self, bot_ids: list[str]) -> None:
+        """Remove bots entirely (tests and tooling only)."""
+        for bot_id in bot_ids:
+            try:
+                bot = self.get(bot_id)
+            except BotNotFound:
+                continue
+            digest = self._field(bot_id, "token_sha256")
+            pipe = self.conn.pipeline(transaction=True)
+            pipe.hdel(NAMES_KEY, bot.name.lower())
+            if digest:
+                pipe.hdel(TOKENS_KEY, digest)
+            pipe.zrem(ALL_KEY, bot_id)
+            pipe.delete(*(bot_key(bot_id) + suffix for suffix in ("", ":events", ":sent", ":live")))
+            pipe.execute()
+
+    # -- seats ---------------------------------------------------------------------------------
+
+    def seat(self, index: int, spec: Mapping[str, Any]) -> dict[str, Any]:
+        """The seat entry of a game seat that names a registered bot: ``{bot_id, name?, deadline_s?}``.
+
+        The seat is named after the bot (its leaderboard identity). A push seat keeps its answer
+        budget ``deadline_s`` (the worker's call timeout); a pull seat gets it as a per-move clock
+        (``clock: {move_s}``), since only a clock can end a turn the bot never takes.
+        """
+        extra = set(spec) - {"bot_id", "name", "kind", "deadline_s"}
+        if extra:
+            raise Rejected(RejectKind.INVALID_CONFIG,
+                           f"seats[{index}] names a registered bot; it may not also set {', '.join(sorted(extra))}")
+        bot_id = spec["bot_id"]
+        try:
+            bot = self.get(str(bot_id))
+        except BotNotFound:
+            raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].bot_id: no bot with id {bot_id!r}") from None
+        if spec.get("kind") not in (None, bot.kind, "human"):
+            raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].kind: bot {bot.name} is a {bot.kind} bot")
+        out: dict[str, Any] = {"seat": index, "name": bot.name, "kind": bot.kind, "bot_id": bot.bot_id}
+        deadline = spec.get("deadline_s")
+        if deadline is not None:
+            if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or not 0 < deadline <= MAX_DEADLINE_S:
+                raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].deadline_s must be in (0, {MAX_DEADLINE_S:g}]")
+            out["deadline_s"] = deadline
+            if bot.kind == "pull":
+                out["clock"] = {"move_s": deadline}
+                TimeControl.from_json(out["clock"])
+        return out
+
+
+def check_distinct_bots(seats: Sequence[Mapping[str, Any]]) -> None:
+    """A registered bot holds at most one seat of a game: its token names one seat."""
+    seen: set[str] = set()
+    for seat in seats:
+        bot_id = seat.get("bot_id")
+        if bot_id is not None:
+            if bot_id in seen:
+                raise Rejected(RejectKind.INVALID_CONFIG, f"bot {seat['name']} may hold only one seat of a game")
+            seen.add(bot_id)

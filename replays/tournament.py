@@ -1,0 +1,365 @@
+"""The tournament audit package: build it, and verify it offline.
+
+A package (``hourglass-tournament/1``) is an uncompressed zip written byte-for-byte reproducibly
+(fixed member order, dates and modes), holding:
+
+- ``manifest.json``: format, tournament id, game, every other member's path, size and sha256,
+  the bundles in game order and the Merkle root over the bundles' sha256 (``core.tournaments``);
+- ``tournament.jsonl``: the tournament's stream, one stored entry per line with its chain hash;
+- ``standings.json``: the final standings;
+- ``games/<index>-<game id>.jsonl``: every game's ``hourglass-replay/1`` bundle.
+
+:func:`verify_package` checks, cheapest first, so a tampered byte is named quickly: the zip and the
+manifest (every member's hash and size, no member missing or extra, the container bytes equal to
+a fresh build of the same members); the stream's canonical lines and hash chain; the stream as a
+tournament (seed commitment, every pairing and rating update re-derived with the same rules and
+rating model, every game result, the Merkle root and the standings); then every game bundle, re-run
+by ``replays.verify`` with the game seed derived from the revealed tournament seed.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import zipfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.ratings import RatingModel
+from core.store import StoredEntry, verify_chain
+from core.tournaments import (
+    Tournament,
+    evolve,
+    game_seed,
+    merkle_root,
+    next_round,
+    ratings_due,
+    standings,
+)
+from domain.canonical import canonical_json
+from replays.verify import verify_bundle
+
+FORMAT = "hourglass-tournament/1"
+MANIFEST = "manifest.json"
+STREAM = "tournament.jsonl"
+STANDINGS = "standings.json"
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+RATING_TOLERANCE = 1e-9  # openskill is float arithmetic: equal to the last few ulps across platforms
+
+
+def bundle_path(index: int, game_id: str) -> str:
+    return f"games/{index:04d}-{game_id}.jsonl"
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _line(obj: Any) -> bytes:
+    return (canonical_json(obj) + "\n").encode("utf-8")
+
+
+def zip_members(members: Sequence[tuple[str, bytes]]) -> bytes:
+    """The reproducible container: the same members always give the same bytes."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED) as archive:
+        for path, data in members:
+            info = zipfile.ZipInfo(path, date_time=ZIP_DATE)
+            info.compress_type = zipfile.ZIP_STORED
+            info.create_system = 3
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+    return out.getvalue()
+
+
+def build_package(entries: Sequence[StoredEntry], bundles: Mapping[int, str]) -> bytes:
+    """The package of a finished tournament from its stream entries and each game's bundle text."""
+    state = _fold([e.data for e in entries])
+    if not state.finished or state.final_standings is None:
+        raise ValueError(f"tournament {state.settings.tournament_id} is not finished")
+    stream = b"".join(_line({**e.entry, "hash": e.hash}) for e in entries)
+    members: list[tuple[str, bytes]] = [(STREAM, stream),
+                                        (STANDINGS, _line({"standings": list(state.final_standings)}))]
+    listed: list[dict[str, Any]] = []
+    for game in state.games:
+        assert game.game_id is not None
+        data = bundles[game.index].encode("utf-8")
+        path = bundle_path(game.index, game.game_id)
+        members.append((path, data))
+        listed.append({"index": game.index, "game_id": game.game_id, "path": path, "sha256": _sha(data)})
+    s = state.settings
+    manifest = {"format": FORMAT, "tournament": s.tournament_id, "name": s.name, "game": s.game, "edition": s.edition,
+                "files": [{"path": p, "bytes": len(d), "sha256": _sha(d)} for p, d in members],
+                "bundles": listed, "merkle_root": merkle_root([str(b["sha256"]) for b in listed]),
+                "stream_final_hash": entries[-1].hash}
+    return zip_members([(MANIFEST, _line(manifest)), *members])
+
+
+def _fold(events: Iterable[Mapping[str, Any]]) -> Tournament:
+    state: Tournament | None = None
+    for event in events:
+        state = evolve(state, event)
+    assert state is not None
+    return state
+
+
+# --- verification ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PackageReport:
+    ok: bool
+    tournament: str | None = None
+    games: int = 0
+    merkle_root: str | None = None
+    where: str | None = None  # the first member (and line) or game that does not verify
+    problem: str | None = None
+    warnings: tuple[str, ...] = field(default=())
+
+    def describe(self) -> str:
+        if self.ok:
+            return f"verified: tournament {self.tournament}, {self.games} games, Merkle root {self.merkle_root}"
+        return f"{self.where}: {self.problem}"
+
+
+class _Failed(Exception):
+    def __init__(self, where: str, problem: str) -> None:
+        super().__init__(problem)
+        self.where, self.problem = where, problem
+
+
+Progress = Callable[[int, int], None]
+
+
+def verify_package(data: bytes, progress: Progress | None = None, model: RatingModel | None = None) -> PackageReport:
+    """Verify a package's bytes; never raises for bad input. ``progress(done, total)`` after each game."""
+    context: dict[str, Any] = {}
+    try:
+        return _verify(data, progress or (lambda done, total: None), model or RatingModel(), context)
+    except _Failed as exc:
+        return PackageReport(False, context.get("tournament"), where=exc.where, problem=exc.problem)
+    except Exception as exc:  # a forged member can drive the fold into shapes it never writes
+        return PackageReport(False, context.get("tournament"), where=context.get("at", "package"),
+                             problem=f"cannot be read: {type(exc).__name__}: {str(exc)[:200]}")
+
+
+def _verify(data: bytes, progress: Progress, model: RatingModel, context: dict[str, Any]) -> PackageReport:
+    members, manifest = _container(data)
+    context["tournament"] = manifest.get("tournament")
+    entries = _stream(members[STREAM])
+    state, warnings = _replay_stream(entries, model, context)
+    s = state.settings
+    if manifest.get("tournament") != s.tournament_id or manifest.get("stream_final_hash") != entries[-1].hash:
+        raise _Failed(MANIFEST, "tournament id or stream_final_hash differs from the stream")
+    _check_bundles_listed(manifest, state)
+    expected_standings = _line({"standings": list(state.final_standings or ())})
+    if members[STANDINGS] != expected_standings:
+        raise _Failed(STANDINGS, "differs from the standings the stream's TournamentFinished event records")
+    seed = bytes.fromhex(state.seed or "")
+    for done, game in enumerate(state.games, start=1):
+        assert game.game_id is not None
+        path = bundle_path(game.index, game.game_id)
+        context["at"] = path
+        _check_game(path, members[path], game, seed, s.tournament_id)
+        _check_seating(path, members[path], game, state)
+        progress(done, len(state.games))
+    return PackageReport(True, s.tournament_id, len(state.games), state.merkle_root, warnings=tuple(warnings))
+
+
+def _container(data: bytes) -> tuple[dict[str, bytes], dict[str, Any]]:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = archive.namelist()
+            members = {name: _member(archive, name) for name in names}
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, KeyError, ValueError, OSError) as exc:
+        raise _Failed("package", f"not a readable zip archive ({exc})") from None
+    if len(set(names)) != len(names) or not names or names[0] != MANIFEST:
+        raise _Failed("package", f"the first member must be {MANIFEST}, each member once")
+    raw = members[MANIFEST]
+    try:
+        manifest = json.loads(raw)
+    except ValueError:
+        raise _Failed(MANIFEST, "not JSON") from None
+    if not isinstance(manifest, dict) or raw != _line(manifest):
+        raise _Failed(MANIFEST, "not one canonical JSON object line")
+    if manifest.get("format") != FORMAT:
+        raise _Failed(MANIFEST, f"format is {manifest.get('format')!r}, not {FORMAT}")
+    listed = manifest.get("files")
+    if not isinstance(listed, list) or [f.get("path") for f in listed] != names[1:]:
+        raise _Failed(MANIFEST, "its file list is not the package's members, in order")
+    for item in listed:
+        body = members[item["path"]]
+        if len(body) != item.get("bytes") or _sha(body) != item.get("sha256"):
+            raise _Failed(item["path"], "its sha256 or size differs from the manifest")
+    for required in (STREAM, STANDINGS):
+        if required not in members:
+            raise _Failed("package", f"{required} is missing")
+    rebuilt = zip_members([(name, members[name]) for name in names])
+    if rebuilt != data:
+        at = next((i for i, (a, b) in enumerate(zip(rebuilt, data)) if a != b), min(len(rebuilt), len(data)))
+        raise _Failed("package", f"the zip container differs from its reproducible layout at byte {at} "
+                                 "(every member verifies; the archive's own bytes were changed)")
+    return members, manifest
+
+
+def _member(archive: zipfile.ZipFile, name: str) -> bytes:
+    try:
+        return archive.read(name)
+    except zipfile.BadZipFile as exc:
+        raise _Failed(name, f"its bytes were changed ({exc})") from None
+
+
+def _stream(raw: bytes) -> list[StoredEntry]:
+    entries = []
+    text = raw.decode("utf-8", errors="strict") if raw else ""
+    lines = text.split("\n")
+    if not text or lines[-1] != "":
+        raise _Failed(STREAM, "empty, or the last line is not terminated")
+    for number, line in enumerate(lines[:-1], start=1):
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            raise _Failed(f"{STREAM} line {number}", "not JSON") from None
+        if not isinstance(obj, dict) or canonical_json(obj) != line or "hash" not in obj:
+            raise _Failed(f"{STREAM} line {number}", "not a canonical stored entry")
+        digest = obj.pop("hash")
+        entries.append(StoredEntry(obj.get("seq", -1), obj, digest))
+    try:
+        verify_chain(entries)
+    except ValueError as exc:
+        seq = next((i for i, e in enumerate(entries, start=1) if f"seq {e.seq}" in str(exc)), len(entries))
+        raise _Failed(f"{STREAM} line {seq}", f"hash chain: {exc}") from None
+    return entries
+
+
+def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
+                   context: dict[str, Any]) -> tuple[Tournament, list[str]]:
+    """Fold the stream, re-deriving every pairing, rating update and the final event."""
+    state: Tournament | None = None
+    warnings: list[str] = []
+    pending_ratings: list[dict[str, Any]] = []
+    for number, entry in enumerate(entries, start=1):
+        where = f"{STREAM} line {number}"
+        context["at"] = where
+        event = entry.data
+        kind = event.get("type")
+        if kind == "TournamentCreated":
+            if state is not None:
+                raise _Failed(where, "a second TournamentCreated")
+            described = event["settings"]["rating_model"]
+            if described.get("name") != model.describe()["name"]:
+                raise _Failed(where, f"rated with {described.get('name')}, which this verifier does not have")
+            if described != model.describe():
+                warnings.append(f"rated with {described}, verified with {model.describe()}")
+        elif state is None:
+            raise _Failed(where, "the stream does not start with TournamentCreated")
+        elif kind == "RoundPaired":
+            _expect(where, "pairing", next_round(state), event)
+        elif kind == "RatingsUpdated":
+            if not pending_ratings:
+                pending_ratings = ratings_due(model, state)
+            if not pending_ratings:
+                raise _Failed(where, "a rating update before its game finished")
+            _expect_ratings(where, pending_ratings.pop(0), event)
+        elif kind == "TournamentFinished":
+            _check_finish(where, state, event)
+        state = evolve(state, event)
+    if state is None or not state.finished:
+        raise _Failed(STREAM, "the tournament did not finish (no TournamentFinished)")
+    return state, warnings
+
+
+def _expect(where: str, what: str, expected: Any, found: Any) -> None:
+    if canonical_json(expected) != canonical_json(found):
+        raise _Failed(where, f"{what} differs from the one the rules derive: expected {canonical_json(expected)[:200]}")
+
+
+def _expect_ratings(where: str, expected: dict[str, Any], found: Mapping[str, Any]) -> None:
+    same = (expected["index"] == found.get("index") and set(expected["ratings"]) == set(found.get("ratings", {}))
+            and all(math.isclose(a, b, rel_tol=0, abs_tol=RATING_TOLERANCE)
+                    for k, pair in expected["ratings"].items() for a, b in zip(pair, found["ratings"][k])))
+    if not same:
+        raise _Failed(where, f"rating update differs from openskill's: expected {canonical_json(expected)[:200]}")
+
+
+def _check_finish(where: str, state: Tournament, event: Mapping[str, Any]) -> None:
+    seed = event.get("seed")
+    try:
+        commitment = _sha(bytes.fromhex(seed)) if isinstance(seed, str) else ""
+    except ValueError:
+        commitment = ""
+    if commitment != state.settings.seed_commitment:
+        raise _Failed(where, "sha256 of the revealed seed is not the seed commitment")
+    if not (all(g.finished for g in state.games) and state.rated == len(state.games)
+            and state.rounds_paired == state.settings.rounds):
+        raise _Failed(where, "the tournament finished with games unplayed or unrated")
+    _expect(where, "Merkle root", merkle_root([g.bundle_sha256 or "" for g in state.games]), event.get("merkle_root"))
+    _expect(where, "standings", standings(state), event.get("standings"))
+
+
+def _check_bundles_listed(manifest: Mapping[str, Any], state: Tournament) -> None:
+    listed = manifest.get("bundles")
+    expected = [{"index": g.index, "game_id": g.game_id, "path": bundle_path(g.index, g.game_id or ""),
+                 "sha256": g.bundle_sha256} for g in state.games]
+    if listed != expected:
+        raise _Failed(MANIFEST, "its bundle list differs from the games the stream records (ids or sha256)")
+    if manifest.get("merkle_root") != state.merkle_root:
+        raise _Failed(MANIFEST, "its Merkle root differs from the stream's")
+
+
+def _check_seating(path: str, data: bytes, game: Any, state: Tournament) -> None:
+    """The bundle's seats are the entrants the pairing put there, in that order."""
+    seats = json.loads(data.split(b"\n", 1)[0]).get("seats") or []
+    expected = [state.entrants[n] for n in game.seats]
+    same = len(seats) == len(expected) and all(
+        (seat.get("bot_id") == e.bot_id) if e.bot_id else (seat.get("bot") == e.builtin and seat.get("kind") == "bot")
+        for seat, e in zip(seats, expected))
+    if not same:
+        raise _Failed(f"{path} line 1", "the game's seats are not the entrants its pairing names")
+
+
+def _check_game(path: str, data: bytes, game: Any, tournament_seed: bytes, tid: str) -> None:
+    report = verify_bundle(data)
+    if not report.ok:
+        assert report.divergence is not None
+        d = report.divergence
+        raise _Failed(f"{path} line {d.line}", f"{d.what} (expected {d.expected[:120]}, found {d.found[:120]})")
+    header = json.loads(data.split(b"\n", 1)[0])
+    if header.get("game_id") != game.game_id:
+        raise _Failed(f"{path} line 1", "the bundle is of another game")
+    if header.get("seed") != game_seed(tournament_seed, tid, game.index).hex():
+        raise _Failed(f"{path} line 1", "the game's seed is not the one derived from the tournament's seed")
+    if header.get("seed_commitment") != game.seed_commitment:
+        raise _Failed(f"{path} line 1", "seed commitment differs from the stream's GameStarted")
+    ranking = [{"seat": r["seat"], "rank": r["rank"], "score": r.get("score")} for r in report.result["ranking"]]
+    if canonical_json(ranking) != canonical_json(list(game.ranking or ())):
+        raise _Failed(path, "the game's result differs from the stream's GameFinished ranking")
+
+
+def package_from_store(conn: Any, tid: str) -> bytes:
+    """The package of a finished tournament read from Redis (cached under ``hg:t:{<id>}:package``).
+
+    Raises ``core.tournament_store.TournamentNotFound``, or ValueError while it is not finished.
+    """
+    from core.store import EventStore
+    from core.tournament_store import TournamentStore
+
+    key = f"hg:t:{{{tid}}}:package"
+    cached = conn.get(key)
+    if cached is not None:
+        return bytes(cached)
+    loaded = TournamentStore(conn).load(tid)
+    if not loaded.tournament.finished:
+        raise ValueError(f"tournament {tid} is still running; its package is made at the end")
+    games = EventStore(conn)
+    bundles = {}
+    for game in loaded.tournament.games:
+        text = games.stored_bundle(game.game_id or "")
+        if text is None:
+            raise ValueError(f"the bundle of game {game.game_id} is not stored yet")
+        bundles[game.index] = text
+    data = build_package(loaded.entries, bundles)
+    conn.set(key, data)
+    return data

@@ -1,0 +1,151 @@
+"""Marshmallow schemas of the competition platform: bots, tournaments, the leaderboard."""
+from __future__ import annotations
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from core.tournaments import FORMATS, MAX_ENTRANTS
+
+
+class BotRegisterSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(1, 40),
+                         metadata={"description": "unique; letters, digits, '_', '.', '-'"})
+    kind = fields.String(required=True, validate=validate.OneOf(["http", "pull"]),
+                         metadata={"description": "http: the worker POSTs each decision to url; "
+                                                  "pull: the bot follows its event stream and posts moves"})
+    url = fields.String(validate=validate.Length(1, 2048), metadata={"description": "http bots: on the allow-list"})
+    secret = fields.String(validate=validate.Length(1, 256),
+                           metadata={"description": "http bots: the HMAC key (32+ characters); left out: generated"})
+
+
+class BotSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True)
+    created = fields.String(required=True)
+    url = fields.String(metadata={"description": "shown to the bot itself (its token) only"})
+
+
+class BotCreatedSchema(BotSchema):
+    token = fields.String(required=True, metadata={"description": "the bot's bearer token; shown only once"})
+    secret = fields.String(metadata={"description": "the generated HMAC secret of an http bot; shown only once"})
+
+
+class BotListSchema(Schema):
+    bots = fields.List(fields.Nested(BotSchema), required=True)
+
+
+class TokenRotatedSchema(Schema):
+    id = fields.String(required=True)
+    token = fields.String(required=True, metadata={"description": "the new bearer token; the old one is void"})
+
+
+class SecretRotateSchema(Schema):
+    secret = fields.String(validate=validate.Length(1, 256), metadata={"description": "left out: generated"})
+
+
+class SecretRotatedSchema(Schema):
+    id = fields.String(required=True)
+    secret = fields.String(metadata={"description": "the generated secret (absent when you chose it)"})
+    rotated = fields.Boolean(required=True)
+
+
+class BotEventSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "stream id; resume after it"})
+    event = fields.String(required=True)
+    data = fields.Dict(required=True)
+
+
+class BotEventsSchema(Schema):
+    events = fields.List(fields.Nested(BotEventSchema), required=True)
+    last_id = fields.String(required=True)
+
+
+class BotEventsQuerySchema(Schema):
+    after = fields.String(load_default="0", validate=validate.Regexp(r"^\d{1,20}(-\d{1,20})?$"),
+                          metadata={"description": "a stream id from an earlier page or SSE frame; 0: the oldest kept"})
+
+
+class BotStreamQuerySchema(Schema):
+    after = fields.String(validate=validate.Regexp(r"^\d{1,20}(-\d{1,20})?$"),
+                          metadata={"description": "resume after this stream id (Last-Event-ID wins)"})
+
+
+class EntrantSpecSchema(Schema):
+    bot_id = fields.String(validate=validate.Length(1, 64))
+    builtin = fields.String(validate=validate.Length(1, 32), metadata={"description": "a built-in bot: random, greedy…"})
+    name = fields.String(validate=validate.Length(1, 40), metadata={"description": "built-in entrants: a display name"})
+
+    @validates_schema
+    def _one_kind(self, data: dict[str, object], **_: object) -> None:
+        if ("bot_id" in data) == ("builtin" in data):
+            raise ValidationError("an entrant is either {bot_id} or {builtin}")
+
+
+class CreateTournamentSchema(Schema):
+    name = fields.String(load_default=None, validate=validate.Length(1, 80))
+    game = fields.String(required=True, validate=validate.Length(1, 32))
+    edition = fields.String(load_default=None, validate=validate.Length(1, 32))
+    players_per_game = fields.Integer(required=True, validate=validate.Range(2, 8))
+    entrants = fields.List(fields.Nested(EntrantSpecSchema), required=True, validate=validate.Length(2, MAX_ENTRANTS))
+    format = fields.String(load_default="round_robin", validate=validate.OneOf(FORMATS))
+    rounds = fields.Integer(load_default=None, validate=validate.Range(1, 64),
+                            metadata={"description": "swiss: the number of rounds"})
+    games_per_pairing = fields.Integer(load_default=1, validate=validate.Range(1, 16))
+    deadline_s = fields.Float(load_default=5.0, validate=validate.Range(0.1, 600),
+                              metadata={"description": "per move: a push bot's answer budget, a pull bot's clock"})
+    parallel = fields.Integer(load_default=4, validate=validate.Range(1, 64),
+                              metadata={"description": "games played at the same time"})
+    points = fields.List(fields.Float(), load_default=None,
+                         metadata={"description": "points per finishing place; default n-1 … 0"})
+
+
+class TournamentSchema(Schema):
+    class Meta:
+        ordered = True
+
+    id = fields.String(required=True)
+    name = fields.String(allow_none=True)
+    status = fields.String(required=True)
+    game = fields.String(required=True)
+    edition = fields.String(allow_none=True)
+    players_per_game = fields.Integer(required=True)
+    format = fields.String(required=True)
+    rounds = fields.Integer(required=True)
+    games_per_pairing = fields.Integer(required=True)
+    deadline_s = fields.Float(required=True)
+    parallel = fields.Integer(required=True)
+    points = fields.List(fields.Float(), required=True)
+    seed_commitment = fields.String(required=True)
+    seed = fields.String(allow_none=True, metadata={"description": "revealed when the tournament ends"})
+    merkle_root = fields.String(allow_none=True)
+    version = fields.Integer(required=True)
+    entrants = fields.List(fields.Dict(), required=True)
+    games = fields.List(fields.Dict(), required=True)
+    standings = fields.List(fields.Dict(), required=True)
+    created = fields.String()
+
+
+class TournamentListSchema(Schema):
+    tournaments = fields.List(fields.Dict(), required=True)
+
+
+class TournamentEventsSchema(Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Dict(), required=True)
+
+
+class TournamentEventsQuerySchema(Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=10**9))
+
+
+class LeaderboardQuerySchema(Schema):
+    game = fields.String(required=True, validate=validate.Length(1, 32))
+    edition = fields.String(load_default=None, validate=validate.Length(1, 32))
+
+
+class LeaderboardSchema(Schema):
+    game = fields.String(required=True)
+    edition = fields.String(allow_none=True)
+    model = fields.String(required=True)
+    entries = fields.List(fields.Dict(), required=True)

@@ -1,0 +1,183 @@
+"""/api/v1/tournaments, /api/v1/leaderboard and the tournament page /tournaments/{id}.
+
+Creating a tournament writes its first events and wakes the runner (``workers.tournaments``,
+wired by the app factory as ``hourglass.tournament_wake``); every read of a running tournament
+also wakes a runner that seems to have stopped, so the organiser's page keeps it going.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
+
+from flask import Response, current_app, send_from_directory
+from flask_smorest import Blueprint
+
+from core.leaderboard import Leaderboard
+from core.tournament_store import TournamentNotFound, TournamentStore
+from core.tournaments import Tournament, TournamentRejected, standings
+from replays.tournament import package_from_store
+from service.platform_schemas import (
+    CreateTournamentSchema,
+    LeaderboardQuerySchema,
+    LeaderboardSchema,
+    TournamentEventsQuerySchema,
+    TournamentEventsSchema,
+    TournamentListSchema,
+    TournamentSchema,
+)
+from service.problems import ApiProblem
+from service.schemas import ProblemSchema
+from service.web import service
+
+blp = Blueprint("tournaments", __name__, description="Tournaments, the leaderboard and the tournament page")
+STATIC_DIR = str(resources.files("service").joinpath("static"))
+PACKAGE_MIMETYPE = "application/zip"
+
+
+def store() -> TournamentStore:
+    return TournamentStore(service().store.conn)
+
+
+def board() -> Leaderboard:
+    found: Leaderboard = current_app.extensions.setdefault("hourglass.leaderboard", Leaderboard(service().store.conn))
+    return found
+
+
+def _wake(tid: str, created: bool = False) -> None:
+    hooks: tuple[Callable[[str], Any], Callable[[str], Any]] | None = current_app.extensions.get(
+        "hourglass.tournament_wake")
+    if hooks is not None:
+        (hooks[0] if created else hooks[1])(tid)
+
+
+def _load(tid: str) -> Any:
+    try:
+        return store().load(tid)
+    except TournamentNotFound as exc:
+        raise ApiProblem(404, "NOT_FOUND", str(exc)) from None
+
+
+@blp.route("/api/v1/tournaments", methods=["POST"])
+@blp.doc(operationId="createTournament")
+@blp.arguments(CreateTournamentSchema)
+@blp.response(201, TournamentSchema)
+@blp.alt_response(422, schema=ProblemSchema, description="settings the tournament cannot run with")
+def create_tournament(body: dict[str, Any]) -> dict[str, Any]:
+    """Create and start a tournament; its seed commitment is published now, the seed at the end."""
+    try:
+        created = store().create(body, service().bots, board())
+    except TournamentRejected as exc:
+        raise ApiProblem(422, "INVALID_CONFIG", str(exc), title="Invalid tournament") from None
+    _wake(created["id"], created=True)
+    return summary(_load(created["id"]))
+
+
+@blp.route("/api/v1/tournaments", methods=["GET"])
+@blp.doc(operationId="listTournaments")
+@blp.response(200, TournamentListSchema)
+def list_tournaments() -> dict[str, Any]:
+    """The latest tournaments: id, name, game, status."""
+    rows = []
+    for tid in store().listing():
+        try:
+            t = store().load(tid).tournament
+        except TournamentNotFound:
+            continue
+        rows.append({"id": tid, "name": t.settings.name, "game": t.settings.game, "edition": t.settings.edition,
+                     "status": t.status, "entrants": len(t.entrants), "games": len(t.games)})
+    return {"tournaments": rows}
+
+
+@blp.route("/api/v1/tournaments/<string:tid>", methods=["GET"])
+@blp.doc(operationId="getTournament")
+@blp.response(200, TournamentSchema)
+@blp.alt_response(404, schema=ProblemSchema, description="unknown tournament")
+def get_tournament(tid: str) -> dict[str, Any]:
+    """Settings, entrants, every game with its viewer link, standings and ratings."""
+    loaded = _load(tid)
+    if not loaded.tournament.finished:
+        _wake(tid)
+    return summary(loaded)
+
+
+@blp.route("/api/v1/tournaments/<string:tid>/events", methods=["GET"])
+@blp.doc(operationId="listTournamentEvents")
+@blp.arguments(TournamentEventsQuerySchema, location="query")
+@blp.response(200, TournamentEventsSchema)
+@blp.alt_response(404, schema=ProblemSchema, description="unknown tournament")
+def tournament_events(query: dict[str, Any], tid: str) -> dict[str, Any]:
+    """The tournament's stream after seq ``after``: every registration, pairing, game and rating update."""
+    loaded = _load(tid)
+    entries = [e for e in loaded.entries if e.seq > query["after"]]
+    return {"id": tid, "version": loaded.version,
+            "events": [{"seq": e.seq, "time": e.entry["time"], "type": e.type, "data": e.data, "hash": e.hash}
+                       for e in entries]}
+
+
+@blp.route("/api/v1/tournaments/<string:tid>/package", methods=["GET"])
+@blp.doc(operationId="getTournamentPackage",
+         responses={200: {"description": "the audit package (zip)", "content": {PACKAGE_MIMETYPE: {}}}})
+@blp.alt_response(404, schema=ProblemSchema, description="unknown tournament")
+@blp.alt_response(409, schema=ProblemSchema, description="the tournament is still running")
+def tournament_package(tid: str) -> Response:
+    """Every game's replay bundle, the stream, the standings and a manifest with a Merkle root."""
+    _load(tid)
+    try:
+        data = package_from_store(service().store.conn, tid)
+    except ValueError as exc:
+        raise ApiProblem(409, "NOT_FINISHED", str(exc)) from None
+    return Response(data, mimetype=PACKAGE_MIMETYPE,
+                    headers={"Content-Disposition": f'attachment; filename="tournament-{tid}.zip"'})
+
+
+@blp.route("/api/v1/leaderboard", methods=["GET"])
+@blp.doc(operationId="getLeaderboard")
+@blp.arguments(LeaderboardQuerySchema, location="query")
+@blp.response(200, LeaderboardSchema)
+def leaderboard(query: dict[str, Any]) -> dict[str, Any]:
+    """Ratings across finished tournaments, per game and edition (openskill Plackett–Luce, by ordinal)."""
+    edition = query.get("edition")
+    if edition is None:
+        from domain.games import get_game
+
+        try:
+            rules = get_game(query["game"])
+        except Exception:
+            raise ApiProblem(404, "NOT_FOUND", f"unknown game {query['game']!r}") from None
+        edition = rules.config_to_json(rules.config_from_json({"players": 2})).get("edition")
+    return {"game": query["game"], "edition": edition, "model": board().model.describe()["name"],
+            "entries": board().entries(query["game"], edition)}
+
+
+@blp.route("/tournaments/<string:tid>", methods=["GET"])
+@blp.doc(hide=True)
+def tournament_page(tid: str) -> Response:
+    return send_from_directory(STATIC_DIR, "tournament.html")
+
+
+@blp.route("/static/platform/<path:name>", methods=["GET"])
+@blp.doc(hide=True)
+def platform_static(name: str) -> Response:
+    return send_from_directory(STATIC_DIR, name)
+
+
+def summary(loaded: Any) -> dict[str, Any]:
+    t: Tournament = loaded.tournament
+    s = t.settings
+    entrants = [{"entrant": e.number, "name": e.name, "kind": e.kind, "key": e.key, "bot_id": e.bot_id,
+                 "builtin": e.builtin, "initial": {"mu": e.initial.mu, "sigma": e.initial.sigma}} for e in t.entrants]
+    games = []
+    for g in t.games:
+        row = g.to_json()
+        row["viewer"] = f"/games/{g.game_id}" if g.game_id else None
+        row["names"] = [t.entrants[n].name for n in g.seats]
+        games.append(row)
+    return {"id": s.tournament_id, "name": s.name, "status": t.status, "game": s.game, "edition": s.edition,
+            "players_per_game": s.players_per_game, "format": s.format, "rounds": s.rounds,
+            "games_per_pairing": s.games_per_pairing, "deadline_s": s.deadline_s, "parallel": s.parallel,
+            "points": list(s.points), "seed_commitment": s.seed_commitment, "seed": t.seed,
+            "merkle_root": t.merkle_root, "version": loaded.version, "entrants": entrants, "games": games,
+            "standings": list(t.final_standings) if t.final_standings is not None else standings(t),
+            "created": s.created}
+

@@ -1,0 +1,72 @@
+"""Fixtures for the competition platform: an app on the test Redis, clean-up of every bot,
+game and tournament a test made, and a private Fernet key for bot secrets."""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import redis
+from cryptography.fernet import Fernet
+
+from core import clocks
+from core.bots import BotRegistry
+from core.store import EventStore
+from core.tournament_store import TournamentStore
+from service.app import create_app
+
+REDIS_URL = os.environ["HOURGLASS_TEST_REDIS_URL"]  # settled by tests/conftest.py
+SECRET_KEY = Fernet.generate_key().decode()
+os.environ.setdefault("HOURGLASS_SECRET_KEY", SECRET_KEY)
+
+
+@pytest.fixture
+def made(conn: redis.Redis) -> Iterator[dict[str, list[str]]]:
+    """Ids to delete after the test: {"bots": [...], "games": [...], "tournaments": [...]}."""
+    ids: dict[str, list[str]] = {"bots": [], "games": [], "tournaments": []}
+    yield ids
+    store = TournamentStore(conn)
+    for tid in ids["tournaments"]:
+        try:
+            loaded = store.load(tid)
+            ids["games"] += [g.game_id for g in loaded.tournament.games if g.game_id]
+        except LookupError:
+            pass
+    store.delete(ids["tournaments"])
+    EventStore(conn).delete(ids["games"])
+    if ids["games"]:
+        conn.delete(*(clocks.clock_key(g) for g in ids["games"]))
+    BotRegistry(conn).delete(ids["bots"])
+
+
+@pytest.fixture
+def app(conn: redis.Redis) -> Any:
+    return create_app({"REDIS": conn, "TESTING": True, "CLIENT_SEEDS": "any", "SSE_HEARTBEAT": 0.2,
+                       "RATE_LIMIT": 0, "ADVANCE": "off"})
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+@pytest.fixture
+def register(client: Any, made: dict[str, list[str]]) -> Callable[..., dict[str, Any]]:
+    """POST /api/v1/bots and remember the bot for clean-up."""
+
+    def make(name: str, kind: str = "pull", **extra: Any) -> dict[str, Any]:
+        response = client.post("/api/v1/bots", json={"name": name, "kind": kind, **extra})
+        assert response.status_code == 201, response.get_data(as_text=True)
+        made["bots"].append(response.json["id"])
+        return response.json
+
+    return make
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{os.urandom(4).hex()}"
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}

@@ -1,0 +1,220 @@
+"""End to end through a real HTTP port, real Redis and real worker processes: bots from the client
+library play whole games, push-call outcomes reach the bot's stream during the game, and a
+6-entrant tournament (built-in, push and pull bots) survives a worker killed mid-way, ends with a
+package that verifies, and whose every one-byte edit is caught."""
+from __future__ import annotations
+
+import io
+import os
+import random
+import threading
+import zipfile
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from hourglass_client import Bot, Client, Turn
+from hourglass_client.bot import PushServer
+
+from core.tournaments import fold, standings
+from replays.tournament import verify_package
+from tests.conftest import REDIS_URL, RUN_QUEUE
+from tests.platform.conftest import unique
+from tests.platform.stack import Stack, wait_for
+
+
+class Eager(Bot):
+    """Plays any game: the first move that does not pass, drawn by game and version."""
+
+    def choose(self, turn: Turn) -> dict[str, Any]:
+        eager = [m for m in turn.moves if "Pass" not in m["type"] and "Finish" not in m["type"]] or turn.moves
+        return random.Random(f"{turn.game}:{turn.version}").choice(eager)
+
+
+class Liar(Bot):
+    def choose(self, turn: Turn) -> dict[str, Any]:
+        return {"type": "NoSuchMove"}
+
+
+SECRET = "k" * 48
+
+
+@pytest.fixture(scope="module")
+def push() -> Iterator[dict[str, PushServer]]:
+    servers = {"eager": Eager().serve(SECRET), "eager2": Eager().serve(SECRET), "liar": Liar().serve(SECRET),
+               "wrongkey": Eager().serve("w" * 48)}
+    yield servers
+    for server in servers.values():
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def stack(conn: redis.Redis, push: dict[str, PushServer]) -> Iterator[Stack]:
+    hosts = ",".join(f"127.0.0.1:{s.httpd.server_address[1]}" for s in push.values())
+    saved = os.environ.get("HOURGLASS_BOT_HOSTS")
+    os.environ["HOURGLASS_BOT_HOSTS"] = hosts
+    live = Stack(conn, REDIS_URL, RUN_QUEUE, {"HOURGLASS_BOT_HOSTS": hosts}).start(workers=2)
+    yield live
+    live.stop()
+    if saved is None:
+        os.environ.pop("HOURGLASS_BOT_HOSTS", None)
+    else:
+        os.environ["HOURGLASS_BOT_HOSTS"] = saved
+
+
+@pytest.fixture
+def api(stack: Stack) -> Client:
+    return Client(stack.url)
+
+
+def register(api: Client, made: dict[str, list[str]], kind: str, server: PushServer | None = None) -> dict[str, Any]:
+    bot = dict(api.register_bot(unique(kind), kind, **({"url": server.url, "secret": SECRET} if server else {})))
+    made["bots"].append(bot["id"])
+    return bot
+
+
+def play_in_thread(bot: Bot, api: Client, registered: dict[str, Any], games: int) -> threading.Thread:
+    thread = threading.Thread(target=bot.play, args=(api.with_token(registered["token"]), registered["id"]),
+                              kwargs={"games": games}, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_pull_bot_and_a_push_bot_from_the_client_library_play_a_whole_game(
+        api: Client, push: dict[str, PushServer], made: dict[str, list[str]]) -> None:
+    puller = register(api, made, "pull")
+    pusher = register(api, made, "http", push["eager"])
+    player = play_in_thread(Eager(), api, puller, games=1)
+    calls_before = push["eager"].calls
+    game = api.create_game("artificium", [{"bot_id": puller["id"], "deadline_s": 20}, {"bot_id": pusher["id"]},
+                                          {"name": "R", "kind": "bot", "bot": "random"}], seed="client-lib")
+    made["games"].append(game["id"])
+    player.join(timeout=180)
+    summary = wait_for(lambda: (s := api.game(game["id"]))["status"] == "finished" and s, 60, "the game's end")
+    assert not player.is_alive()
+    entries = api.events(game["id"])["events"]
+    by_seat = {seat: [e for e in entries if e["actor"] == seat] for seat in (0, 1)}
+    assert by_seat[0] and by_seat[1] and summary["result"]["ranking"]
+    pull_stream = api.with_token(puller["token"]).bot_events(puller["id"])["events"]
+    kinds = [e["event"] for e in pull_stream]
+    assert kinds[0] == "game_started" and kinds[-1] == "game_finished" and kinds.count("your_turn") >= 5
+    push_stream = api.with_token(pusher["token"]).bot_events(pusher["id"])["events"]
+    outcomes = [e["data"]["outcome"] for e in push_stream if e["event"] == "call"]
+    assert outcomes and set(outcomes) == {"ok"} and push["eager"].calls - calls_before == len(outcomes)
+    timed_out = [e for e in entries if e["actor"] == 0 and "Timeout" in e["type"]]
+    assert not timed_out  # the pull bot answered every turn itself
+
+
+@pytest.mark.parametrize("server, outcome", [("liar", "illegal"), ("wrongkey", "bad_signature")])
+def test_every_push_call_outcome_is_on_the_bots_stream_before_the_game_ends(
+        api: Client, push: dict[str, PushServer], made: dict[str, list[str]], server: str, outcome: str) -> None:
+    bot = register(api, made, "http", push[server])
+    game = api.create_game("artificium", [{"bot_id": bot["id"], "deadline_s": 2},
+                                          {"name": "R", "kind": "bot", "bot": "random"}], seed=f"outcome-{server}")
+    made["games"].append(game["id"])
+    wait_for(lambda: api.game(game["id"])["status"] == "finished", 120, "the game's end")
+    stream = api.with_token(bot["token"]).bot_events(bot["id"])["events"]
+    kinds = [e["event"] for e in stream]
+    calls = [e["data"] for e in stream if e["event"] == "call"]
+    assert calls and {c["outcome"] for c in calls} == {outcome}
+    assert kinds.index("call") < kinds.index("game_finished")  # streamed while the game ran
+    assert all(set(c) == {"game", "seat", "version", "outcome", "rtt_ms"} for c in calls)  # never the bot's answer
+    defaults = [e for e in api.events(game["id"])["events"] if e["actor"] == 0]
+    assert defaults  # the seat still played: its default moves
+
+
+def test_a_six_entrant_tournament_survives_a_killed_worker_and_its_package_verifies(
+        api: Client, stack: Stack, conn: redis.Redis, push: dict[str, PushServer], made: dict[str, list[str]],
+        tmp_path: Any) -> None:
+    pullers = [register(api, made, "pull") for _ in range(2)]
+    pushers = [register(api, made, "http", push[name]) for name in ("eager", "eager2")]
+    players = [play_in_thread(Eager(), api, p, games=2) for p in pullers]
+    entrants = [{"builtin": "random"}, {"builtin": "greedy"}, *({"bot_id": b["id"]} for b in pushers + pullers)]
+    created = api.create_tournament(name="six", game="artificium", players_per_game=3, entrants=entrants,
+                                    format="swiss", rounds=2, deadline_s=10, parallel=2)
+    tid = created["id"]
+    made["tournaments"].append(tid)
+    assert created["status"] == "running" and created["seed"] is None and len(created["seed_commitment"]) == 64
+
+    wait_for(lambda: any(g["status"] == "playing" for g in api.tournament(tid)["games"]), 60, "a game to start")
+    victim = stack.workers[0]
+    stack.kill_worker(victim)  # mid-tournament: its job (a game's advance, or a tick) dies with it
+    stack.start_worker()
+
+    final = wait_for(lambda: (t := api.tournament(tid))["status"] == "finished" and t, 420, "the tournament's end",
+                     every=0.5)
+    for thread in players:
+        thread.join(timeout=60)
+    assert len(final["games"]) == 4 and all(g["status"] == "finished" for g in final["games"])
+    assert sorted(r["games"] for r in final["standings"]) == [2] * 6
+    folded = fold(e["data"] for e in api.tournament_events(tid)["events"])
+    assert final["standings"] == standings(folded)  # the table is a fold of the stream
+    board = api.leaderboard("artificium")
+    keys = {row["key"] for row in board["entries"]}
+    assert {f"bot:{b['id']}" for b in pushers + pullers} <= keys and "builtin:greedy" in keys
+
+    package = api.tournament_package(tid)
+    report = verify_package(package)
+    assert report.ok, report.describe()
+    assert report.games == 4 and report.merkle_root == final["merkle_root"]
+    (tmp_path / "package.zip").write_bytes(package)
+    check_one_byte_edits(package)
+
+
+def check_one_byte_edits(package: bytes) -> None:
+    """A byte changed anywhere (every member's first, middle and last byte, and bytes of the zip's own
+    headers and directory) is named by the verifier."""
+    positions = set(random.Random(12).sample(range(len(package)), 40))
+    with zipfile.ZipFile(io.BytesIO(package)) as archive:
+        for info in archive.infolist():
+            start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+            positions |= {info.header_offset + 10, start, start + info.file_size // 2, start + info.file_size - 1}
+    positions.add(len(package) - 5)  # the end-of-central-directory record
+    for position in sorted(positions):
+        tampered = bytearray(package)
+        tampered[position] ^= 0x01
+        report = verify_package(bytes(tampered))
+        assert not report.ok and report.where, f"an edit at byte {position} went unnoticed"
+
+
+
+def test_the_bot_stream_resumes_after_any_event_without_gaps_or_repeats(
+        api: Client, made: dict[str, list[str]]) -> None:
+    bot = register(api, made, "pull")
+    me = api.with_token(bot["token"])
+    game = api.create_game("artificium", [{"bot_id": bot["id"], "deadline_s": 0.5},
+                                          {"name": "R", "kind": "bot", "bot": "random"}], seed="resume")
+    made["games"].append(game["id"])
+    first = next(iter(me.follow_bot(bot["id"])))  # a fresh connection starts with a snapshot
+    assert first.event == "resync" and game["id"] in first.data["games"]
+    wait_for(lambda: api.game(game["id"])["status"] == "finished", 120, "the game's end (every turn timed out)")
+    truth = me.bot_events(bot["id"])["events"]
+    assert [e["event"] for e in truth][0] == "game_started" and truth[-1]["event"] == "game_finished"
+    for cut in (0, len(truth) // 2, len(truth) - 2):
+        resumed = []
+        for event in me.follow(f"/api/v1/bots/{bot['id']}/events/stream", truth[cut]["id"]):
+            resumed.append({"id": event.id, "event": event.event, "data": event.data})
+            if event.id == truth[-1]["id"]:
+                break
+        assert resumed == truth[cut + 1:]
+    turns = [e["data"] for e in truth if e["event"] == "your_turn"]
+    assert turns and all(t["deadline_ms"] is not None for t in turns)
+
+
+@pytest.mark.parametrize("script, extra", [("orleans_bot.py", ["--players", "2"]), ("artificium_bot.py", []),
+                                           ("any_game_bot.py", ["--game", "artificium", "--players", "2"])])
+def test_each_starter_bot_plays_a_game_in_one_command_against_a_running_server(
+        stack: Stack, conn: redis.Redis, script: str, extra: list[str]) -> None:
+    import subprocess
+    import sys
+
+    from core.bots import BotRegistry
+    from tests.platform.stack import ROOT
+
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--server", stack.url, "--deadline", "20",
+                           *extra], capture_output=True, text=True, timeout=240, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "finished: rank" in done.stdout and "/games/" in done.stdout
+    bot_id = done.stdout.split("(", 1)[1].split(")", 1)[0]
+    BotRegistry(conn).delete([bot_id])

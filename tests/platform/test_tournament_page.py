@@ -1,0 +1,88 @@
+"""The tournament page in headless Chromium (Debian's chromium + Playwright): standings, ratings,
+every game with a link to its viewer, and the revealed seed of a finished tournament."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from core.games import GameService
+from core.leaderboard import Leaderboard
+from core.tournament_store import TournamentStore
+from service.app import create_app
+from tests.platform.test_tournament_core import run_in_process
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+if not CHROMIUM.exists():
+    pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
+                allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright for Python")
+
+
+@pytest.fixture(scope="module")
+def server(conn: redis.Redis) -> Iterator[str]:
+    from werkzeug.serving import make_server
+
+    app = create_app({"REDIS": conn, "ADVANCE": "off", "RATE_LIMIT": 0, "SSE_HEARTBEAT": 1.0})
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+
+
+@pytest.fixture()
+def page() -> Iterator[Any]:
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        yield page
+        browser.close()
+        assert not errors, f"JavaScript errors: {errors}"
+
+
+def test_a_finished_tournament_page_shows_standings_ratings_and_links_to_every_game(
+        page: Any, server: str, conn: redis.Redis, made: dict[str, list[str]]) -> None:
+    spec = {"name": "Page test cup", "game": "artificium", "players_per_game": 2, "format": "swiss", "rounds": 2,
+            "entrants": [{"builtin": "random"}, {"builtin": "greedy"}]}
+    tid = TournamentStore(conn).create(spec, GameService(conn).bots, Leaderboard(conn))["id"]
+    made["tournaments"].append(tid)
+    t = run_in_process(conn, tid)
+
+    page.goto(f"{server}/tournaments/{tid}")
+    page.wait_for_selector("body[data-ready=true]", timeout=15_000)
+    assert page.inner_text("#title") == "Page test cup"
+    assert page.inner_text("#status") == "finished"
+    assert page.inner_text("#seed") == t.seed and page.inner_text("#merkle") == t.merkle_root
+    rows = page.locator("[data-testid=standing]")
+    assert rows.count() == 2
+    table = t.final_standings or ()
+    for i, row in enumerate(table):
+        cells = rows.nth(i).locator("td")
+        assert cells.nth(1).inner_text() == row["name"]
+        assert cells.nth(4).inner_text() == f"{row['points']:.1f}"
+        assert cells.nth(7).inner_text() == f"{row['ordinal']:.2f}"
+    links = page.locator("[data-testid=viewer-link]")
+    assert links.count() == len(t.games) == 2
+    assert [links.nth(i).get_attribute("href") for i in range(2)] == [f"/games/{g.game_id}" for g in t.games]
+    assert page.locator("#package").get_attribute("href") == f"/api/v1/tournaments/{tid}/package"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "tournament-finished.png"), full_page=True)
+    links.nth(0).click()
+    page.wait_for_url(f"**/games/{t.games[0].game_id}")
+    page.wait_for_selector("body[data-ready=true]", timeout=15_000)
+
+
+def test_an_unknown_tournament_page_says_so(page: Any, server: str) -> None:
+    page.goto(f"{server}/tournaments/tnosuch")
+    page.wait_for_selector("body[data-ready=true]", timeout=15_000)
+    assert "no tournament" in page.inner_text("#status")
