@@ -29,11 +29,11 @@ from typing import Any
 import redis
 
 from core import seating, table
+from core.botfeed import BotFeed
+from core.bots import EXTERNAL_SEAT_KINDS, BotRegistry, check_distinct_bots
 from core.lobby import Lobby
 from core.retention import LiveCaps, LiveGames, Retention, TooManyGames
 from core.seats import new_seat_secret
-from core.botfeed import BotFeed
-from core.bots import EXTERNAL_SEAT_KINDS, BotRegistry, check_distinct_bots
 from core.store import (
     AppendResult,
     EventStore,

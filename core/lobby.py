@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -56,7 +57,9 @@ def _key(*parts: str) -> str:
 
 def score(game_id: str, created: str) -> float:
     moment = datetime.strptime(created, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-    micros = int(moment.timestamp() * 1000) * 1000 + int(game_id[:4], 16) % 1000
+    # a spread of games created in the same millisecond; any id (tournament games' are not hex)
+    spread = int(hashlib.sha256(game_id.encode()).hexdigest()[:4], 16) % 1000
+    micros = int(moment.timestamp() * 1000) * 1000 + spread
     return float(micros)
 
 

@@ -169,6 +169,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                           override_defaults=False)(blueprint)
     for module in (games, lobby, state, moves, actions, seats, events, replay_api, viewer_api, bots, tournaments):
         api.register_blueprint(module.blp)
+    app.register_blueprint(tournaments.pages)
     for name in game_names():  # import every rules package now, not on some player's first request
         get_game(name)
     return app

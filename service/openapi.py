@@ -56,6 +56,19 @@ PROBLEMS: dict[str, tuple[int, ...]] = {
     "getTimeline": (404,),
     "getReference": (404,),
     "viewerPage": (),  # its 404 is a page for people (text/html), declared with the route
+    "createTournament": (400, 413, 422),
+    "listTournaments": (400,),
+    "getTournament": (404,),
+    "listTournamentEvents": (400, 404),
+    "getTournamentPackage": (404, 409),
+    "getLeaderboard": (400, 404),
+    "registerBot": (400, 409, 413, 422),
+    "listBots": (400,),
+    "getBot": (404,),
+    "rotateBotToken": (401, 403, 404),
+    "rotateBotSecret": (400, 401, 403, 404, 413, 422),
+    "listBotEvents": (400, 401, 403, 404),
+    "streamBotEvents": (400, 401, 403, 404),
 }
 EVERYWHERE = (429, 503)
 # operation id -> "required" (a seat token), "optional" (none: a spectator); absent: no token read
@@ -63,6 +76,9 @@ AUTH = {
     "getGame": "optional", "getState": "optional", "getStateAt": "optional", "listMoves": "optional",
     "listEvents": "optional", "streamEvents": "optional",
     "postMove": "required", "rematch": "required", "resign": "required", "abort": "required", "claim": "required",
+    # a registered bot's own token (POST /api/v1/bots returns it)
+    "rotateBotToken": "required", "rotateBotSecret": "required", "listBotEvents": "required",
+    "streamBotEvents": "required",
 }
 # operation id -> the component its JSON request body really is (the parsing schema is looser)
 REQUEST_BODIES = {"createGame": "CreateGame", "postMove": "Move"}
@@ -79,6 +95,10 @@ SUCCESS_CONTENT = {
     "verifyReplay": {"application/json": {"schema": {"$ref": REF + "VerifyReport"}}},
     "getTimeline": {"application/json": {"schema": {"$ref": REF + "Timeline"}}},
     "viewerPage": {"text/html": {"schema": {"type": "string"}}},
+    "getTournamentPackage": {"application/zip": {"schema": {**BINARY, "description": "the audit package: see "
+                                                                                   "docs/tournaments.md"}}},
+    "streamBotEvents": {SSE: {"schema": {"type": "string", "description": "id = stream id; event = game_started, "
+                                                                          "your_turn, call, game_finished or resync"}}},
 }
 VERIFY_REPORT: S.Schema = S.obj({
     "ok": S.BOOL, "game": S.nullable(S.STR), "game_id": S.nullable(S.STR), "lines": S.INT, "batches": S.INT,
@@ -88,7 +108,7 @@ VERIFY_REPORT: S.Schema = S.obj({
     "warnings": S.array(S.STR),
 })
 TIMELINE: S.Schema = S.obj({
-    "id": S.STR, "status": S.enum(["open", "active", "finished", "aborted"]), "version": S.INT,
+    "id": S.STR, "status": S.enum(["open", "active", "finished", "aborted", "expired"]), "version": S.INT,
     "steps": S.array(S.obj({"version": S.INT, "actor": S.ACTOR, "command": {"type": "object"}},
                            required=("version", "actor"))),
 })

@@ -7,7 +7,7 @@ fields the game parses (its documented schema is the typed ``Move`` union).
 """
 from __future__ import annotations
 
-from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import INCLUDE, Schema, fields, validate
 
 from core.lobby import STATUSES
 from service.openapi import Typed
@@ -37,8 +37,9 @@ class ClockSchema(Schema):
 
 class SeatSpecSchema(Schema):
     name = fields.String(validate=validate.Length(1, 64),
-                         metadata={"description": "required except for open seats and bot_id seats"})
-    kind = fields.String(load_default=None, validate=validate.OneOf(["human", "bot", "http", "open", "pull"]),
+                         metadata={"description": "a human seat's name; bots, open seats and bot_id seats are "
+                                                  "named for you when it is left out"})
+    kind = fields.String(load_default="human", validate=validate.OneOf(["human", "bot", "http", "open", "pull"]),
                          metadata={"description": "human (default), bot, http, or open: a seat any player (or, if "
                                                   "private, the invite's holder) takes with POST .../seats/{n}/join; "
                                                   "a bot_id seat takes its registered bot's kind"})
@@ -51,11 +52,6 @@ class SeatSpecSchema(Schema):
     bot_id = fields.String(validate=validate.Length(1, 64), metadata={"description": "a registered bot (POST /api/v1/bots)"})
     deadline_s = fields.Float(validate=validate.Range(min=0.05, max=600),
                               metadata={"description": "bot_id seats: seconds per move (push: answer budget; pull: clock)"})
-
-    @validates_schema
-    def _named(self, data: dict[str, object], **_: object) -> None:
-        if not data.get("bot_id") and not data.get("name") and data.get("kind") != "open":
-            raise ValidationError("a seat needs a name (or a bot_id)", field_name="name")
 
 
 class CreateGameBodySchema(Schema):

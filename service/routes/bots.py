@@ -30,7 +30,6 @@ from service.platform_schemas import (
     TokenRotatedSchema,
 )
 from service.problems import ApiProblem
-from service.schemas import ProblemSchema
 from service.web import bearer_token, service
 
 blp = Blueprint("bots", __name__, url_prefix="/api/v1/bots", description="Registered bots and their event streams")
@@ -70,8 +69,6 @@ def authenticated_bot(bot_id: str) -> str:
 @blp.doc(operationId="registerBot")
 @blp.arguments(BotRegisterSchema)
 @blp.response(201, BotCreatedSchema)
-@blp.alt_response(409, schema=ProblemSchema, description="the name is taken")
-@blp.alt_response(422, schema=ProblemSchema, description="bad url (allow-list), secret or kind")
 def register_bot(body: dict[str, Any]) -> dict[str, Any]:
     """Register a bot once; its token (and a generated secret) are shown only in this response."""
     try:
@@ -91,7 +88,6 @@ def list_bots() -> dict[str, Any]:
 @blp.route("/<string:bot_id>", methods=["GET"])
 @blp.doc(operationId="getBot")
 @blp.response(200, BotSchema)
-@blp.alt_response(404, schema=ProblemSchema, description="unknown bot")
 def get_bot(bot_id: str) -> dict[str, Any]:
     """A bot's public fields; with its own token, also its url."""
     try:
@@ -106,8 +102,6 @@ def get_bot(bot_id: str) -> dict[str, Any]:
 @blp.route("/<string:bot_id>/token", methods=["POST"])
 @blp.doc(operationId="rotateBotToken")
 @blp.response(200, TokenRotatedSchema)
-@blp.alt_response(401, schema=ProblemSchema, description="missing or unknown token")
-@blp.alt_response(403, schema=ProblemSchema, description="another bot's token")
 def rotate_token(bot_id: str) -> dict[str, Any]:
     """A new bearer token; the one that made this request stops working at once."""
     authenticated_bot(bot_id)
@@ -118,8 +112,6 @@ def rotate_token(bot_id: str) -> dict[str, Any]:
 @blp.doc(operationId="rotateBotSecret")
 @blp.arguments(SecretRotateSchema)
 @blp.response(200, SecretRotatedSchema)
-@blp.alt_response(401, schema=ProblemSchema, description="missing or unknown token")
-@blp.alt_response(422, schema=ProblemSchema, description="not an http bot, or a bad secret")
 def rotate_secret(body: dict[str, Any], bot_id: str) -> dict[str, Any]:
     """A new HMAC secret for an http bot: the worker's next call is signed with it."""
     authenticated_bot(bot_id)
@@ -131,7 +123,6 @@ def rotate_secret(body: dict[str, Any], bot_id: str) -> dict[str, Any]:
 @blp.doc(operationId="listBotEvents")
 @blp.arguments(BotEventsQuerySchema, location="query")
 @blp.response(200, BotEventsSchema)
-@blp.alt_response(401, schema=ProblemSchema, description="missing or unknown token")
 def list_events(query: dict[str, Any], bot_id: str) -> dict[str, Any]:
     """The bot's events after stream id ``after`` (a page; the stream endpoint is the live form)."""
     authenticated_bot(bot_id)
@@ -146,7 +137,6 @@ def list_events(query: dict[str, Any], bot_id: str) -> dict[str, Any]:
                           "call, game_finished or resync; heartbeat comments"}},
          parameters=[{"in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
                       "description": "resume after this stream id"}])
-@blp.alt_response(401, schema=ProblemSchema, description="missing or unknown token")
 def stream_events(query: dict[str, Any], bot_id: str) -> Response:
     """One SSE stream for all the bot's games; reconnect with Last-Event-ID to miss nothing.
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
+import flask
 from flask import Response, current_app, send_from_directory
 from flask_smorest import Blueprint
 
@@ -27,7 +28,6 @@ from service.platform_schemas import (
     TournamentSchema,
 )
 from service.problems import ApiProblem
-from service.schemas import ProblemSchema
 from service.web import service
 
 blp = Blueprint("tournaments", __name__, description="Tournaments, the leaderboard and the tournament page")
@@ -62,7 +62,6 @@ def _load(tid: str) -> Any:
 @blp.doc(operationId="createTournament")
 @blp.arguments(CreateTournamentSchema)
 @blp.response(201, TournamentSchema)
-@blp.alt_response(422, schema=ProblemSchema, description="settings the tournament cannot run with")
 def create_tournament(body: dict[str, Any]) -> dict[str, Any]:
     """Create and start a tournament; its seed commitment is published now, the seed at the end."""
     try:
@@ -92,7 +91,6 @@ def list_tournaments() -> dict[str, Any]:
 @blp.route("/api/v1/tournaments/<string:tid>", methods=["GET"])
 @blp.doc(operationId="getTournament")
 @blp.response(200, TournamentSchema)
-@blp.alt_response(404, schema=ProblemSchema, description="unknown tournament")
 def get_tournament(tid: str) -> dict[str, Any]:
     """Settings, entrants, every game with its viewer link, standings and ratings."""
     loaded = _load(tid)
@@ -105,7 +103,6 @@ def get_tournament(tid: str) -> dict[str, Any]:
 @blp.doc(operationId="listTournamentEvents")
 @blp.arguments(TournamentEventsQuerySchema, location="query")
 @blp.response(200, TournamentEventsSchema)
-@blp.alt_response(404, schema=ProblemSchema, description="unknown tournament")
 def tournament_events(query: dict[str, Any], tid: str) -> dict[str, Any]:
     """The tournament's stream after seq ``after``: every registration, pairing, game and rating update."""
     loaded = _load(tid)
@@ -118,8 +115,6 @@ def tournament_events(query: dict[str, Any], tid: str) -> dict[str, Any]:
 @blp.route("/api/v1/tournaments/<string:tid>/package", methods=["GET"])
 @blp.doc(operationId="getTournamentPackage",
          responses={200: {"description": "the audit package (zip)", "content": {PACKAGE_MIMETYPE: {}}}})
-@blp.alt_response(404, schema=ProblemSchema, description="unknown tournament")
-@blp.alt_response(409, schema=ProblemSchema, description="the tournament is still running")
 def tournament_package(tid: str) -> Response:
     """Every game's replay bundle, the stream, the standings and a manifest with a Merkle root."""
     _load(tid)
@@ -150,14 +145,17 @@ def leaderboard(query: dict[str, Any]) -> dict[str, Any]:
             "entries": board().entries(query["game"], edition)}
 
 
-@blp.route("/tournaments/<string:tid>", methods=["GET"])
-@blp.doc(hide=True)
+# The tournament page and its files are for people, not part of the API document: a plain
+# Flask blueprint, registered beside the API's (service.app).
+pages = flask.Blueprint("tournament_pages", __name__)
+
+
+@pages.route("/tournaments/<string:tid>", methods=["GET"])
 def tournament_page(tid: str) -> Response:
     return send_from_directory(STATIC_DIR, "tournament.html")
 
 
-@blp.route("/static/platform/<path:name>", methods=["GET"])
-@blp.doc(hide=True)
+@pages.route("/static/platform/<path:name>", methods=["GET"])
 def platform_static(name: str) -> Response:
     return send_from_directory(STATIC_DIR, name)
 

@@ -36,6 +36,7 @@ GENERATOR = Path(sys.executable).parent / "openapi-python-client"
 CONFIG = ("content_type_overrides:\n  application/x-ndjson: application/octet-stream\n"
           "  text/event-stream: application/octet-stream\n")
 MAX_MOVES = 5_000
+GENERATED = "generated_hourglass_api"
 
 pytestmark = pytest.mark.skipif(not GENERATOR.exists(), reason="needs openapi-python-client (the test extras)")
 
@@ -70,7 +71,7 @@ def api(server: tuple[str, GameService], tmp_path_factory: pytest.TempPathFactor
     out = tmp_path_factory.mktemp("generated")
     config = out / "config.yml"
     config.write_text(CONFIG)
-    package = out / "hourglass_client"
+    package = out / GENERATED  # not hourglass_client: that is our own client library (clients/python)
     env = {**os.environ, "PATH": f"{GENERATOR.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     done = subprocess.run([str(GENERATOR), "generate", "--url", f"{base}/openapi.json", "--output-path", str(package),
                            "--meta", "none", "--config", str(config)], capture_output=True, text=True, env=env,
@@ -79,10 +80,10 @@ def api(server: tuple[str, GameService], tmp_path_factory: pytest.TempPathFactor
     assert "Unsupported content type" not in done.stdout and "will be omitted" not in done.stdout, done.stdout
     sys.path.insert(0, str(out))
     try:
-        yield importlib.import_module("hourglass_client")
+        yield importlib.import_module(GENERATED)
     finally:
         sys.path.remove(str(out))
-        for name in [m for m in sys.modules if m.startswith("hourglass_client")]:
+        for name in [m for m in sys.modules if m.startswith(GENERATED)]:
             del sys.modules[name]
         shutil.rmtree(out, ignore_errors=True)
 
