@@ -185,6 +185,8 @@ def _game(spec: Mapping[str, Any], players: int) -> tuple[Any, str | None]:
 def _entrants(specs: Sequence[Mapping[str, Any]], bots: BotRegistry) -> list[dict[str, Any]]:
     out, seen = [], set()
     for i, spec in enumerate(specs):
+        if ("bot_id" in spec) == ("builtin" in spec):
+            raise TournamentRejected(f"entrants[{i}] is either {{bot_id}} or {{builtin}}, not both or neither")
         if spec.get("bot_id"):
             try:
                 bot = bots.get(str(spec["bot_id"]))

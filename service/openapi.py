@@ -248,7 +248,8 @@ def _create(name: str, editions: list[Any], options: str) -> S.Schema:
 def _untyped(name: str, prefix: str) -> dict[str, S.Schema]:
     anything = {"type": "object", "additionalProperties": True}
     return {
-        f"{prefix}Move": {**anything, "properties": {"type": S.STR}, "required": ["type"]},
+        f"{prefix}Move": {**anything, "properties": {"type": {**S.STR, "minLength": 1, "maxLength": 64}},
+                          "required": ["type"]},
         f"{prefix}Config": anything, f"{prefix}Options": anything,
         f"Create{prefix}Game": _create(name, [], f"{prefix}Options"),
         f"{prefix}View": {**anything, "properties": {"game": S.enum([name])}, "required": ["game"]},

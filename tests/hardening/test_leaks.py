@@ -118,10 +118,12 @@ def check(client: Any, svc: GameService, created: dict[str, Any], forbidden: lis
             if path == "/events?after=0":
                 events = response.json["events"]
                 for event in events:
-                    shown = event["data"]
-                    for other, views in private.items():
-                        if other != seat and views[event["seq"]] != public[event["seq"]]:
-                            assert shown != views[event["seq"]], f"seat {seat} sees event {event['seq']} as seat {other}"
+                    shown, seq = event["data"], event["seq"]
+                    own = public[seq] if seat is None else private[seat][seq]
+                    assert shown == own, f"seat {seat} does not get its own view of event {seq}"
+                    for other, views in private.items():  # what is private to another seat (and not to this one)
+                        if other != seat and views[seq] != public[seq] and views[seq] != own:
+                            assert shown != views[seq], f"seat {seat} sees event {seq} as seat {other}"
                 stream = sse_frames(client, f"/api/v1/games/{game.game_id}/events/stream", headers, len(events))
                 assert stream == events
     for path, response in responses(client, game.game_id, game.version, {"Authorization": f"Bearer {FORGED}"}):

@@ -48,7 +48,8 @@ include-operation-id = ["postMove"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "412", "422", "429", "5xx"]
 
 [[operations]]
-include-operation-id = ["createGame", "resign", "abort", "claim", "joinSeat"]
+include-operation-id = ["createGame", "resign", "abort", "claim", "joinSeat", "registerBot", "createTournament",
+                        "rotateBotSecret"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
 
 [[operations]]
