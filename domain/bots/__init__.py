@@ -19,16 +19,17 @@ def bot_rng(seed: bytes, game_id: str, seat: int, version: int) -> Rng:
 
 
 def _registry() -> dict[str, Policy]:
-    from domain.bots import greedy, random_bot
+    from domain.bots import greedy, random_bot, search_orleans
 
-    return {"random": random_bot.choose, "greedy": greedy.choose}
+    return {"random": random_bot.choose, "greedy": greedy.choose, "search": search_orleans.choose}
 
 
 def _per_game() -> dict[str, dict[str, Policy]]:
     """Policies that exist once per game: bot name -> game name -> policy."""
-    from domain.bots import artificium_greedy, greedy
+    from domain.bots import artificium_greedy, greedy, search_orleans
 
-    return {"greedy": {"orleans": greedy.choose, "artificium": artificium_greedy.choose}}
+    return {"greedy": {"orleans": greedy.choose, "artificium": artificium_greedy.choose},
+            "search": {"orleans": search_orleans.choose}}
 
 
 def bot_names() -> tuple[str, ...]:

@@ -36,7 +36,7 @@ Policy = Callable[[Any, Any, int, Sequence[Any], Rng], Any]
 class Budget:
     """How much one decision may search: iterations, and optionally a cap on tree nodes."""
 
-    iterations: int = 64
+    iterations: int = 32
     max_nodes: int | None = None
     exploration: float = 0.5  # UCB1 constant, for scores in [0, 1]
 
