@@ -1,4 +1,4 @@
-"""Search bot vs greedy in Orléans: win rate over fixed seeds with seat rotation, and speed.
+"""Search bot vs greedy (Orléans by default): win rate over fixed seeds with seat rotation, and speed.
 
 Game i is played twice on seed "<seed>-i": once with ``search`` in seat i mod N and ``greedy`` in
 every other seat, and once with ``greedy`` in every seat (the baseline: how often greedy wins from
@@ -11,8 +11,8 @@ allows T seconds per decision sets ``Budget(iterations=floor(T * r))`` with r th
 printed here on the serving machine (per game and player count; a searched decision runs every
 iteration, a forced one none).
 
-Usage: python bench/search.py [--games 24] [--iterations 32] [--players 4] [--edition classic]
-                              [--seed bench-search] [--jobs 1]
+Usage: python bench/search.py [--game orleans] [--games 24] [--iterations 32] [--players 4]
+                              [--edition classic] [--seed bench-search] [--jobs 1]
 """
 from __future__ import annotations
 
@@ -24,13 +24,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from domain.bots import bot_rng, greedy
-from domain.bots.search import Budget, Search
-from domain.bots.search_orleans import GAME
+from domain.bots import bot_rng, get_bot, search_artificium, search_orleans
+from domain.bots.search import Budget, Search, SearchGame
 from domain.core import SYSTEM
-from domain.games import fold, step
-from domain.orleans import RULES
+from domain.games import fold, get_game, step
 from domain.rng import Rng
+
+SEARCH_GAMES: dict[str, SearchGame] = {"orleans": search_orleans.GAME, "artificium": search_artificium.GAME}
 
 
 @dataclass
@@ -62,10 +62,10 @@ class Outcome:
         return self.scores[self.seat] - max(s for i, s in enumerate(self.scores) if i != self.seat)
 
 
-def timed_search(budget: Budget, clock: Clock) -> Callable[..., Any]:
+def timed_search(game: SearchGame, budget: Budget, clock: Clock) -> Callable[..., Any]:
     def choose(rules: Any, state: Any, seat: int, moves: list[Any], rng: Rng) -> Any:
         started = time.perf_counter()
-        search = Search(rules, GAME, seat, budget, rng)
+        search = Search(rules, game, seat, budget, rng)
         move = moves[0] if len(moves) == 1 else search.run(state, moves)
         clock.seconds += time.perf_counter() - started
         clock.decisions += 1
@@ -77,39 +77,41 @@ def timed_search(budget: Budget, clock: Clock) -> Callable[..., Any]:
 def timed_greedy(clock: Clock) -> Callable[..., Any]:
     def choose(rules: Any, state: Any, seat: int, moves: list[Any], rng: Rng) -> Any:
         started = time.perf_counter()
-        move = greedy.choose(rules, state, seat, moves, rng)
+        move = get_bot("greedy", rules.name)(rules, state, seat, moves, rng)
         clock.seconds += time.perf_counter() - started
         clock.decisions += 1
         return move
     return choose
 
 
-def play(config: Any, seed: bytes, game_id: str, policies: list[Callable[..., Any]]) -> Any:
-    state = fold(RULES, RULES.setup(config, Rng(seed, game_id, 0)))
-    while not RULES.is_finished(state):
-        acting = RULES.to_act(state)
+def play(rules: Any, config: Any, seed: bytes, game_id: str, policies: list[Callable[..., Any]]) -> Any:
+    state = fold(rules, rules.setup(config, Rng(seed, game_id, 0)))
+    while rules.result(state) is None:
+        acting = rules.to_act(state)
         if SYSTEM in acting:
-            move = RULES.legal_moves(state, SYSTEM)[0]
+            move = rules.legal_moves(state, SYSTEM)[0]
         else:
             seat = min(acting)
-            moves = RULES.legal_moves(state, seat)
-            move = policies[seat](RULES, state, seat, moves, bot_rng(seed, game_id, seat, RULES.draw_counter(state)))
-        state = step(RULES, state, move, Rng(seed, game_id, RULES.draw_counter(state)))[1]
-    return RULES.result(state)
+            moves = rules.legal_moves(state, seat)
+            move = policies[seat](rules, state, seat, moves, bot_rng(seed, game_id, seat, rules.draw_counter(state)))
+        state = step(rules, state, move, Rng(seed, game_id, rules.draw_counter(state)))[1]
+    return rules.result(state)
 
 
-def one_game(args: tuple[str, int, str, int, int]) -> tuple[Outcome, Outcome]:
+def one_game(args: tuple[str, str | None, int, str, int, int]) -> tuple[Outcome, Outcome]:
     """(search in the rotating seat, greedy everywhere) on one seed."""
-    edition, players, seed_text, index, iterations = args
-    config = RULES.config_from_json({"edition": edition, "players": players})
+    name, edition, players, seed_text, index, iterations = args
+    rules = get_game(name)
+    config = rules.config_from_json({"players": players, **({"edition": edition} if edition else {})})
     seat = index % players
     seed, game_id = f"{seed_text}-{index}".encode(), f"{seed_text}-{index}"
     outcomes = []
     for searching in (True, False):
         own, others = Clock(), Clock()
         policies = [timed_greedy(others) for _ in range(players)]
-        policies[seat] = timed_search(Budget(iterations=iterations), own) if searching else timed_greedy(own)
-        result = play(config, seed, game_id, policies)
+        budget = Budget(iterations=iterations)
+        policies[seat] = timed_search(SEARCH_GAMES[name], budget, own) if searching else timed_greedy(own)
+        result = play(rules, config, seed, game_id, policies)
         outcomes.append(Outcome(seat, tuple(result["scores"]), tuple(result["winners"]), own))
     return outcomes[0], outcomes[1]
 
@@ -136,15 +138,16 @@ def speed(name: str, clocks: list[Clock]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--game", default="orleans", choices=sorted(SEARCH_GAMES))
     parser.add_argument("--games", type=int, default=24)
     parser.add_argument("--iterations", type=int, default=Budget().iterations)
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--edition", default="classic")
+    parser.add_argument("--edition", default=None, help="the game's edition (default: the game's default)")
     parser.add_argument("--seed", default="bench-search")
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
     args = parser.parse_args()
 
-    tasks = [(args.edition, args.players, args.seed, i, args.iterations) for i in range(args.games)]
+    tasks = [(args.game, args.edition, args.players, args.seed, i, args.iterations) for i in range(args.games)]
     started = time.perf_counter()
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
@@ -154,7 +157,7 @@ def main() -> None:
     elapsed = time.perf_counter() - started
     searched, baseline = [p[0] for p in pairs], [p[1] for p in pairs]
 
-    print(f"search ({args.iterations} iterations) vs greedy: {args.edition}, {args.players} players, "
+    print(f"search ({args.iterations} iterations) vs greedy: {args.game} {args.edition or ''}, {args.players} players, "
           f"{args.games} seeds '{args.seed}-i', search in seat i mod {args.players}")
     report("search vs 3 greedy" if args.players == 4 else "search vs greedy", searched)
     report("baseline: greedy", baseline)

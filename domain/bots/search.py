@@ -2,19 +2,26 @@
 
 One decision runs a fixed number of iterations (a number, never a clock). Each iteration
 
-1. samples a *determinization*: the position as the deciding seat knows it, with everything it
-   cannot see (future chance tiles, other seats' sealed choices) filled in from the bot's own rng;
-2. walks the tree of the seat's own decisions (UCB1 with availability counts, as in
-   information-set MCTS: a move is scored against the iterations where it was legal), playing the
-   other seats and every step after the tree with the game's opponent model (its greedy bot);
-3. stops at a horizon and scores the position for the seat in [0, 1]; the score is backed up the
-   path.
+1. picks a root move by UCB1; the k-th visit of every root move plays the k-th
+   *determinization* (the position as the seat knows it, with everything it cannot see -- future
+   chance tiles, other seats' sealed choices -- drawn from the bot's rng) with the k-th chance
+   stream, so root moves are compared on equal luck (common random numbers);
+2. follows the tree of the seat's own later decisions (UCB1 with availability counts, as in
+   information-set MCTS: a move is scored against the iterations where it was legal) down to a
+   node seen for the first time; the other seats, and everything after that node, are played by
+   the game's opponent model (its greedy bot);
+3. stops at the game's horizon and scores the position for the seat in [0, 1]; the score is
+   backed up the path.
 
-The move played is the root child visited most. Every draw comes from the ``rng`` handed to
-``choose`` (``bot_rng``), so a decision is a pure function of what the seat sees and that rng:
-two positions that look the same to the seat give the same move.
+The root moves are the game's ``candidates`` (all legal moves by default), the model's own
+choice first: it is tried first and wins ties, so with a tiny budget the bot plays like its model
+and every iteration can only overrule it on evidence. The move played is the root move visited
+most (then the better mean). Every draw comes from the ``rng`` handed to ``choose``
+(``bot_rng``), and the search starts from the game's ``canonical`` form of the position, so a
+decision is a pure function of what the seat sees and that rng: two positions that look the
+same to the seat give the same move.
 
-What a game supplies is a ``SearchGame`` (``domain/bots/search_orleans.py`` for Orléans); the
+What a game supplies is a ``SearchGame`` (``search_orleans.py``, ``search_artificium.py``); the
 engine itself only uses the public contract: ``legal_moves``, ``to_act``, ``result`` and
 ``domain.games.step``.
 """
@@ -34,7 +41,13 @@ Policy = Callable[[Any, Any, int, Sequence[Any], Rng], Any]
 
 @dataclass(frozen=True)
 class Budget:
-    """How much one decision may search: iterations, and optionally a cap on tree nodes."""
+    """How much one decision may search: iterations, and optionally a cap on tree nodes.
+
+    There is no clock here. A caller with a move-time budget of T seconds converts it once with
+    the iterations per second that ``bench/search.py`` prints on its machine, for that game and
+    player count: ``Budget(iterations=max(1, int(T * iterations_per_second)))``. A decision with
+    one sensible move (after ``candidates``) runs no iteration at all.
+    """
 
     iterations: int = 32
     max_nodes: int | None = None
@@ -91,8 +104,8 @@ class Search:
         self.iterations = 0
 
     def run(self, state: Any, moves: Sequence[Any]) -> Any:
-        known = self.game.canonical(state, self.seat)
-        options = self.options(state, moves)
+        known = self.game.canonical(state, self.seat)  # from here on, only what the seat knows
+        options = self.options(known, moves)
         if len(options) == 1:
             return options[0]
         for _ in range(self.budget.iterations):
@@ -101,10 +114,10 @@ class Search:
         return self.best(options)
 
     def options(self, state: Any, moves: Sequence[Any]) -> Sequence[Any]:
-        """The moves worth searching, the model's own choice first (tried first, wins ties)."""
-        moves = self.candidates(state, moves)
+        """The moves worth searching, the model's own choice (among all legal moves) first: it is
+        tried first and wins ties."""
         first = self.game.model(self.rules, state, self.seat, moves, self.stream("prior"))
-        return [first, *(m for m in moves if m != first)]
+        return [first, *(m for m in self.candidates(state, moves) if m != first)]
 
     def best(self, options: Sequence[Any]) -> Any:
         """The root move visited most; on a tie the better mean, then the earlier option."""
@@ -122,14 +135,20 @@ class Search:
         picked = self.select(self.root, options)
         assert picked is not None  # the root always has room
         move, child = picked
-        rng = self.stream(f"sim:{child.visits}")
+        sim = f"sim:{child.visits}"
+        rng = self.stream(sim)
+        models: dict[int, Rng] = {}  # one stream per seat for the model's own draws (tie-breaks)
         start = self.game.sample(known, self.seat, rng)
         path: list[Node | None] = [self.root, child]
         state = step(self.rules, start, move, rng)[1]
         while self.rules.result(state) is None and not self.game.stop(start, state):
             actor = self.next_actor(state)
             moves = self.rules.legal_moves(state, actor)
-            move = moves[0] if actor == SYSTEM else self.decide(path, state, actor, moves, rng)
+            if actor == SYSTEM:
+                move = moves[0]
+            else:
+                model_rng = models.get(actor) or models.setdefault(actor, self.stream(f"{sim}:model:{actor}"))
+                move = self.decide(path, state, actor, moves, model_rng)
             state = step(self.rules, state, move, rng)[1]
         value = self.game.score(self.rules, state, self.seat)
         for node in path:
