@@ -91,11 +91,13 @@ def score(rules: Any, state: State, seat: int) -> float:
 
 
 def candidates(rules: Any, state: State, seat: int, moves: Sequence[Any]) -> Sequence[Any]:
-    """The moves worth comparing; the rest are the same choice in another order or plainly worse.
+    """The moves worth comparing; the rest are the same choice in another order or seldom good.
 
     Followers: draw as many as allowed (a recall is still an option). Planning: one placement per
-    place that can be activated this round, and a place once started is finished first (a
-    follower left on an unfinished place idles), so the search chooses *which* places to fill.
+    place that can be activated this round (the greedy bot's cheapest way to fill it), and a
+    place once started is finished first, so the search chooses *which* places to fill; parking
+    a follower on a place for a later round is left out (it idles for a round at least), Gunpowder
+    Tower moves and finishing stay in. Actions and every follow-up choice: all legal moves.
     """
     if state.choice is not None:
         return moves
