@@ -26,10 +26,10 @@ def _registry() -> dict[str, Policy]:
 
 def _per_game() -> dict[str, dict[str, Policy]]:
     """Policies that exist once per game: bot name -> game name -> policy."""
-    from domain.bots import artificium_greedy, greedy, search_orleans
+    from domain.bots import artificium_greedy, greedy, search_artificium, search_orleans
 
     return {"greedy": {"orleans": greedy.choose, "artificium": artificium_greedy.choose},
-            "search": {"orleans": search_orleans.choose}}
+            "search": {"orleans": search_orleans.choose, "artificium": search_artificium.choose}}
 
 
 def bot_names() -> tuple[str, ...]:
