@@ -48,6 +48,7 @@ from core.store import (
 from core.table import EMPTY as EMPTY_TABLE
 from core.table import Table
 from core.worklist import WorkList
+from domain.bots import bot_names
 from domain.canonical import GENESIS_HASH, canonical_json
 from domain.core import SYSTEM, Actor, GameRules, Rejected, RejectKind
 from domain.games import get_game
@@ -268,6 +269,10 @@ class GameService:
         seats = [self.bots.seat(i, s) if isinstance(s, Mapping) and s.get("bot_id") is not None
                  else seating.seat_spec(i, s) for i, s in enumerate(body["seats"])]
         check_distinct_bots(seats)
+        for s in seats:
+            if s["kind"] == "bot" and s["bot"] not in bot_names(rules.name):
+                raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{s['seat']}].bot {s['bot']!r} does not play "
+                                                          f"{rules.name}; bots for it: {', '.join(bot_names(rules.name))}")
         config_json = rules.config_to_json(rules.config_from_json(_config_json(body, len(seats))))
         seed = seed if seed is not None else self._seed(body.get("seed"), seats)
         plan = seating.Plan(

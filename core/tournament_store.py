@@ -150,7 +150,7 @@ class TournamentStore:
         gpp = int(spec.get("games_per_pairing") or 1)
         rounds = check_settings(players, len(entrant_specs), fmt, spec.get("rounds"), gpp, spec.get("points"))
         rules, edition = _game(spec, players)
-        entrants = _entrants(entrant_specs, bots)
+        entrants = _entrants(entrant_specs, bots, rules.name)
         initial = board.ratings(rules.name, edition, [e["key"] for e in entrants])
         seed, tid = secrets.token_bytes(32), "t" + secrets.token_hex(7)
         model = board.model
@@ -182,7 +182,7 @@ def _game(spec: Mapping[str, Any], players: int) -> tuple[Any, str | None]:
     return rules, config.get("edition")
 
 
-def _entrants(specs: Sequence[Mapping[str, Any]], bots: BotRegistry) -> list[dict[str, Any]]:
+def _entrants(specs: Sequence[Mapping[str, Any]], bots: BotRegistry, game: str) -> list[dict[str, Any]]:
     out, seen = [], set()
     for i, spec in enumerate(specs):
         if ("bot_id" in spec) == ("builtin" in spec):
@@ -196,8 +196,9 @@ def _entrants(specs: Sequence[Mapping[str, Any]], bots: BotRegistry) -> list[dic
                        "builtin": None}
         else:
             name = spec.get("builtin")
-            if name not in bot_names():
-                raise TournamentRejected(f"entrants[{i}].builtin {name!r} is not one of {', '.join(bot_names())}")
+            if name not in bot_names(game):
+                raise TournamentRejected(f"entrants[{i}].builtin {name!r} is not one of {', '.join(bot_names(game))} "
+                                         f"(the built-in bots that play {game})")
             entrant = {"key": f"builtin:{name}", "name": spec.get("name") or name, "kind": "builtin",
                        "bot_id": None, "builtin": name}
         if entrant["key"] in seen:

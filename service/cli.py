@@ -206,9 +206,9 @@ def selfplay_problem(args: argparse.Namespace) -> str | None:
 
     if args.game not in game_names():
         return f"unknown game {args.game!r}; known: {', '.join(game_names())}"
-    unknown = [name for name in args.bots.split(",") if name not in bot_names()]
+    unknown = [name for name in args.bots.split(",") if name not in bot_names(args.game)]
     if unknown:
-        return f"unknown bot {unknown[0]!r}; known: {', '.join(bot_names())}"
+        return f"unknown bot {unknown[0]!r} for {args.game}; known: {', '.join(bot_names(args.game))}"
     if args.games < 1:
         return f"--games must be at least 1, not {args.games}"
     config = {"players": args.players, **({"edition": args.edition} if args.edition else {})}

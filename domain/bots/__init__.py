@@ -18,28 +18,38 @@ def bot_rng(seed: bytes, game_id: str, seat: int, version: int) -> Rng:
     return Rng(seed, f"{game_id}:bot:{seat}", version)
 
 
-def _registry() -> dict[str, Policy]:
-    from domain.bots import greedy, random_bot
+def _generic() -> dict[str, Policy]:
+    """Policies that play any game from its legal moves alone."""
+    from domain.bots import random_bot
 
-    return {"random": random_bot.choose, "greedy": greedy.choose}
+    return {"random": random_bot.choose}
 
 
 def _per_game() -> dict[str, dict[str, Policy]]:
     """Policies that exist once per game: bot name -> game name -> policy."""
-    from domain.bots import artificium_greedy, cathedral_greedy, greedy
+    from domain.bots import artificium_greedy, cathedral_greedy, greedy, search_artificium, search_orleans
 
     return {"greedy": {"orleans": greedy.choose, "artificium": artificium_greedy.choose,
-                       "cathedral": cathedral_greedy.choose}}
+                       "cathedral": cathedral_greedy.choose},
+            "search": {"orleans": search_orleans.choose, "artificium": search_artificium.choose}}
 
 
-def bot_names() -> tuple[str, ...]:
-    return tuple(sorted(_registry()))
+def bot_names(game: str | None = None) -> tuple[str, ...]:
+    """Every built-in bot, or (with ``game``) those that play that game."""
+    per_game = _per_game()
+    return tuple(sorted([*_generic(), *(name for name, games in per_game.items() if game is None or game in games)]))
 
 
 def get_bot(name: str, game: str | None = None) -> Policy:
-    """The policy ``name``; with ``game``, that game's own version of it where there is one
-    (``greedy`` is one policy per game; without a game it is the Orléans one)."""
-    bots = _registry()
-    if name not in bots:
-        raise KeyError(f"unknown bot {name!r}; known: {', '.join(sorted(bots))}")
-    return _per_game().get(name, {}).get(game or "", bots[name])
+    """The policy ``name`` for ``game`` (without a game: Orléans). Raises KeyError for a bot that
+    does not exist or does not play that game."""
+    generic = _generic()
+    if name in generic:
+        return generic[name]
+    games = _per_game().get(name)
+    if games is None:
+        raise KeyError(f"unknown bot {name!r}; known: {', '.join(bot_names())}")
+    policy = games.get(game or "orleans")
+    if policy is None:
+        raise KeyError(f"bot {name!r} does not play {game}; bots for {game}: {', '.join(bot_names(game))}")
+    return policy

@@ -11,7 +11,7 @@ from service.cli import main
 @pytest.mark.parametrize("argv, message", [
     (["selfplay", "--game", "orleans", "--edition", "classic", "--players", "5"],
      "orleans: the classic edition is for 2–4 players"),
-    (["selfplay", "--players", "3", "--bots", "random,foo"], "unknown bot 'foo'; known: "),
+    (["selfplay", "--players", "3", "--bots", "random,foo"], "unknown bot 'foo' for orleans; known: "),
     (["selfplay", "--game", "chess"], "unknown game 'chess'; known: "),
     (["selfplay", "--games", "0"], "--games must be at least 1"),
     (["selfplay", "--edition", "1999"], "orleans: edition must be"),
@@ -33,3 +33,8 @@ def test_good_arguments_still_play(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["selfplay", "--players", "2", "--seed", "cli", "--bots", "random"]) == 0
     row = json.loads(capsys.readouterr().out)
     assert row["players"] == 2 and row["seed"] == "cli-0"
+
+
+def test_a_bot_that_does_not_play_the_game_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["selfplay", "--game", "cathedral", "--players", "2", "--bots", "search"]) == 2
+    assert "unknown bot 'search' for cathedral; known: greedy, random" in capsys.readouterr().err

@@ -74,3 +74,13 @@ def test_real_options_still_reach_the_game(strict_client: Any, created: list[str
     assert response.status_code == 201
     meta = EventStore(conn).meta(response.json["id"])
     assert meta is not None and '"exclusion":true' in meta["config"] and '"players":2' in meta["config"]
+
+
+def test_a_bot_seat_must_play_the_game(strict_client: Any, created: list[str]) -> None:
+    """``search`` plays Orléans and Artificium, not the Cathedral: a 422 that names the bots it has."""
+    seats = [{"name": "Ann"}, {"kind": "bot", "bot": "search"}]
+    response = strict_client.post("/api/v1/games", json={"game": "cathedral", "seats": seats})
+    assert response.status_code == 422 and response.json["kind"] == "INVALID_CONFIG"
+    assert "does not play cathedral; bots for it: greedy, random" in response.json["detail"]
+    accepted = _create(strict_client, created, seats=[{"name": "Ann"}, {"kind": "bot", "bot": "search"}])
+    assert accepted.status_code == 201
