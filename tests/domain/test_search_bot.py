@@ -27,7 +27,12 @@ def start(players: int = 4, edition: str = "classic", seed: bytes = SEED) -> Sta
 
 def play_until(state: State, done: Callable[[State], bool], policy: Any = greedy.choose,
                seats: frozenset[int] | None = None) -> State:
-    """Greedy (or ``policy``) moves for every seat, or only ``seats``, until ``done``."""
+    """Greedy (or ``policy``) moves for every seat, or only ``seats``, until ``done``.
+
+    Bots draw by decision number, as self-play does by event count: planning moves draw nothing,
+    so a counter of rng draws would hand a random bot the same choice again and again (place,
+    take back, place...)."""
+    decisions = 0
     while not done(state):
         acting = RULES.to_act(state)
         if SYSTEM in acting:
@@ -35,8 +40,9 @@ def play_until(state: State, done: Callable[[State], bool], policy: Any = greedy
         else:
             seat = min(a for a in acting if seats is None or a in seats)
             moves = RULES.legal_moves(state, seat)
-            move = policy(RULES, state, seat, moves, bot_rng(SEED, "g", seat, state.draws))
+            move = policy(RULES, state, seat, moves, bot_rng(SEED, "g", seat, decisions))
         state = step(RULES, state, move, Rng(SEED, "g", state.draws))[1]
+        decisions += 1
     return state
 
 
@@ -139,7 +145,7 @@ def test_registered_for_orleans():
 
 def play_match(seed: bytes, policies: list[Any]) -> dict[str, Any]:
     """One whole game; every bot move must be one of the legal moves."""
-    state = start(len(policies), seed=seed)
+    state, decisions = start(len(policies), seed=seed), 0
     while RULES.result(state) is None:
         acting = RULES.to_act(state)
         if SYSTEM in acting:
@@ -147,9 +153,10 @@ def play_match(seed: bytes, policies: list[Any]) -> dict[str, Any]:
         else:
             seat = min(acting)
             moves = RULES.legal_moves(state, seat)
-            move = policies[seat](RULES, state, seat, moves, bot_rng(seed, "match", seat, state.draws))
+            move = policies[seat](RULES, state, seat, moves, bot_rng(seed, "match", seat, decisions))
             assert move in moves
         state = step(RULES, state, move, Rng(seed, "match", state.draws))[1]
+        decisions += 1
     result = RULES.result(state)
     assert result is not None
     return result
