@@ -15,7 +15,7 @@ const PLACE_XY = { orleans: [410, 175], chartres: [300, 48], montargis: [640, 14
 // Routes bent so that two never run on top of each other (the Tours–Bourges road passes south of Vierzon).
 const BEND = { "tours-bourges": [300, 470], "orleans-sancerre": [590, 220], "tours-vierzon": [260, 350] };
 // Where each Workshop tile lies, next to its place.
-const WORKSHOP_XY = { chartres: [96, 12], tours: [6, 196], sancerre: [636, 370] };
+const WORKSHOP_XY = { chartres: [96, 12], tours: [6, 196], sancerre: [624, 370] };
 const WORKSHOP_SCALE = 1.3;
 const WIDTH = 790;
 const HEIGHT = 470;
