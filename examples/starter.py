@@ -41,8 +41,10 @@ def seats(bot_id: str, args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def report(client: Client, game_id: str, seat: int) -> None:
     summary = client.game(game_id)
-    mine = next(r for r in summary["result"]["ranking"] if r["seat"] == seat)
-    print(f"game {game_id} finished: rank {mine['rank']} of {len(summary['seats'])}, score {mine['score']} — "
+    result = summary["result"]
+    mine = next(r for r in result["ranking"] if r["seat"] == seat)
+    shared = f" (a cooperative game: everyone {result['outcome']} together)" if "outcome" in result else ""
+    print(f"game {game_id} finished: rank {mine['rank']} of {len(summary['seats'])}, score {mine['score']}{shared} — "
           f"watch it at {client.base}/games/{game_id}", flush=True)
 
 

@@ -49,7 +49,7 @@ export function drawResult(container, result, details, ctx) {
   container.hidden = false;
   container.replaceChildren(
     el("h2", { text: "Result" }),
-    el("p", { class: "winners", "data-testid": "winners", text: winnersLine(result, ctx) }),
+    el("p", { class: "winners", "data-testid": "winners", text: details.headline || winnersLine(result, ctx) }),
     el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)),
     details.notes.length ? el("ul", { class: "notes" }, ...details.notes.map((note) => el("li", { text: note }))) : null);
 }

@@ -14,7 +14,9 @@
 //        // a sentence. null: nothing worth a line (bookkeeping events).
 //   export function resultDetails(result, ctx) -> {parts: [[key, label, longer label?], ...],
 //                                                  tieBreak: null | {label, title?, value(entry, result)},
-//                                                  notes: [text, ...]}
+//                                                  notes: [text, ...],
+//                                                  headline?: text}   // replaces "Ann wins with 83
+//                                                                     // points." (a shared win or loss)
 //
 // `ctx` (built by viewer.js for the shown version):
 //   seats      the summary's seats ({seat, name, kind, ...}); name(seat) -> display name
@@ -23,9 +25,8 @@
 //   toAct      Set of the seats to act at that version ("system" when the service is)
 //   you        the seat whose view this is (a token was given), or null for a spectator
 //
-// A new game plugs in by adding its module here. The Cathedral of Orléans is next:
-//   cathedral: () => import("./cathedral.js"),
-// with cathedral.js exporting the functions above; the core needs no other change.
+// A new game plugs in by adding its module here, exporting the functions above; the core needs
+// no other change.
 
 import { el, words } from "./dom.js";
 import { plainEvent } from "./log.js";
@@ -33,6 +34,7 @@ import { plainEvent } from "./log.js";
 const MODULES = {
   orleans: () => import("./orleans.js"),
   artificium: () => import("./artificium.js"),
+  cathedral: () => import("./cathedral.js"),
 };
 
 export async function rendererFor(game) {

@@ -42,7 +42,7 @@ function drawVersion(data, version) {
   const toAct = data.to_act || view.to_act || [];
   const ctx = context(version, toAct);
   drawHeadline(ui.headline, model.renderer.headline(view, ctx));
-  drawToAct(ui.toAct, ctx.toAct, ctx, view.phase === "finished");
+  drawToAct(ui.toAct, ctx.toAct, ctx, view.phase === "finished" || (view.result !== undefined && view.result !== null));
   ui.version.textContent = `${version} / ${model.steps.length ? model.steps[lastIndex()].version : 0}`;
   ui.status.textContent = model.status;
   model.renderer.draw(ui.board, view, ctx);

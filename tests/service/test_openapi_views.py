@@ -23,6 +23,8 @@ from service.openapi import component_prefix
 CONFIGS = {
     "orleans": [{"edition": "classic", "players": 3, "exclusion": True}, {"edition": "2023", "players": 5, "start_player": 2}],
     "artificium": [{"players": 2}, {"players": 6}],
+    "cathedral": [{"edition": "standard", "players": 2}, {"edition": "expert", "players": 3},
+                  {"edition": "standard", "players": 4}, {"edition": "expert", "players": 4}],
     "toy": [{"edition": "classic", "players": 2, "rounds": 4}, {"edition": "classic", "players": 4}],
 }
 SAMPLES_PER_GAME = 25  # states sampled along each playout
