@@ -241,7 +241,8 @@ def _demoted(own: dict[str, Any], table: Table) -> dict[str, Any]:
         return [{**r, "rank": offset + 1 + sum(o["rank"] < r["rank"] for o in group)} for r in group]
 
     new = reranked(stayed, 0) + reranked(gone, len(stayed))
-    winners = [r["seat"] for r in new if r["rank"] == 1]
+    # a game nobody won (a cooperative game's shared loss) stays won by nobody
+    winners = [r["seat"] for r in new if r["rank"] == 1] if own.get("winners") else []
     return {**own, "ranking": new, "winners": winners,
             "departed": [{"seat": d.seat, "reason": d.reason} for d in table.departed]}
 
