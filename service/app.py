@@ -148,8 +148,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                                                  on_finished=_tournament_hooks(app, app.config["ADVANCE"], conn))
 
     _allow_cross_origin(app)
-    limiter = limits.install(app, conn)
+    # after_request functions run last-registered first: the seat token's RateLimit-* headers are
+    # written after Flask-Limiter's per-address ones and replace them (one set per response)
     app.after_request(limits.token_headers)
+    limiter = limits.install(app, conn)
 
     api = _Api(app, spec_kwargs={"info": {"description": API_DESCRIPTION},
                                  "security": [{"bearerAuth": []}, {}],  # a seat token, or none (spectator)
