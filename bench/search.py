@@ -85,7 +85,7 @@ def timed_greedy(clock: Clock) -> Callable[..., Any]:
 
 
 def play(rules: Any, config: Any, seed: bytes, game_id: str, policies: list[Callable[..., Any]]) -> Any:
-    state = fold(rules, rules.setup(config, Rng(seed, game_id, 0)))
+    state, decisions = fold(rules, rules.setup(config, Rng(seed, game_id, 0))), 0
     while rules.result(state) is None:
         acting = rules.to_act(state)
         if SYSTEM in acting:
@@ -93,8 +93,9 @@ def play(rules: Any, config: Any, seed: bytes, game_id: str, policies: list[Call
         else:
             seat = min(acting)
             moves = rules.legal_moves(state, seat)
-            move = policies[seat](rules, state, seat, moves, bot_rng(seed, game_id, seat, rules.draw_counter(state)))
+            move = policies[seat](rules, state, seat, moves, bot_rng(seed, game_id, seat, decisions))  # see selfplay
         state = step(rules, state, move, Rng(seed, game_id, rules.draw_counter(state)))[1]
+        decisions += 1
     return rules.result(state)
 
 

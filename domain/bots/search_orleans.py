@@ -22,7 +22,7 @@ from typing import Any
 from domain.bots import greedy
 from domain.bots.search import Budget, SearchGame, choose_with
 from domain.orleans.data import Hourglass
-from domain.orleans.model import DrawFollowers, Phase, PlaceFollower, Player, State, sort_tiles
+from domain.orleans.model import DrawFollowers, Phase, PlaceFollower, Player, State, TakeBackFollower, sort_tiles
 from domain.rng import Rng
 
 HORIZON_ROUNDS = 1  # an iteration stops when this many more rounds have begun
@@ -96,8 +96,10 @@ def candidates(rules: Any, state: State, seat: int, moves: Sequence[Any]) -> Seq
     Followers: draw as many as allowed (a recall is still an option). Planning: one placement per
     place that can be activated this round (the greedy bot's cheapest way to fill it), and a
     place once started is finished first, so the search chooses *which* places to fill; parking
-    a follower on a place for a later round is left out (it idles for a round at least), Gunpowder
-    Tower moves and finishing stay in. Actions and every follow-up choice: all legal moves.
+    a follower on a place for a later round is left out (it idles for a round at least), and so is
+    taking a placement back (a plan chosen by simulation needs no undo; offering it would let the
+    search cycle place, take back, place). Gunpowder Tower moves and finishing stay in. Actions and
+    every follow-up choice: all legal moves.
     """
     if state.choice is not None:
         return moves
@@ -121,7 +123,7 @@ def planning_candidates(state: State, seat: int, moves: Sequence[Any]) -> Sequen
     for place in sorted(started):
         if steps.get(place) is not None:
             return [steps[place]]
-    others = [m for m in moves if not isinstance(m, PlaceFollower)]
+    others = [m for m in moves if not isinstance(m, (PlaceFollower, TakeBackFollower))]
     return [step for step in steps.values() if step is not None] + others
 
 
