@@ -1,8 +1,11 @@
 """The contract every game implements, and the types shared by all games."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
-from typing import Any, Final, Protocol
+from typing import Any, Final, Generic, Protocol, TypeVar
+
+from domain import codec
 
 SYSTEM: Final = "system"
 Seat = int
@@ -59,3 +62,55 @@ class GameRules(Protocol):
     def event_from_json(self, data: dict[str, Any]) -> Any: ...
     def event_view(self, event: Any, seat: Seat | None) -> dict[str, Any]: ...
     def state_to_json(self, state: Any) -> dict[str, Any]: ...
+
+
+C = TypeVar("C")
+E = TypeVar("E")
+
+
+class JsonEdges(Generic[C, E]):
+    """A game's JSON edges: the moves clients post, the commands and events the log stores.
+
+    ``command_from_json`` with ``seat`` is what a seat posts: the seat comes from its token,
+    never from the body, and a system step is refused with NOT_YOUR_TURN.
+    """
+
+    def __init__(self, commands: Iterable[type[C]], events: Iterable[type[E]], system_commands: Iterable[type[C]]) -> None:
+        self.commands: codec.TypeRegistry[Any] = codec.TypeRegistry(commands)
+        self.events: codec.TypeRegistry[Any] = codec.TypeRegistry(events)
+        self.system_names = frozenset(c.__name__ for c in system_commands)
+
+    def command_from_json(self, data: Any, seat: Actor | None = None) -> C:
+        if not isinstance(data, dict):
+            raise Rejected(RejectKind.MALFORMED, "a move is a JSON object with a 'type'")
+        extra: dict[str, Any] | None = None
+        if seat is not None:
+            if "seat" in data:
+                raise Rejected(RejectKind.MALFORMED, "do not send 'seat': your token decides it")
+            if data.get("type") in self.system_names and seat != SYSTEM:
+                raise Rejected(RejectKind.NOT_YOUR_TURN, f"{data['type']} is a system step, taken by the service")
+            extra = {"seat": seat}
+        try:
+            command: C = self.commands.decode(data, extra)
+        except KeyError:
+            known = ", ".join(sorted(self.commands.by_name))
+            raise Rejected(RejectKind.UNKNOWN_MOVE, f"unknown move type {data.get('type')!r}; known: {known}") from None
+        except codec.DecodeError as exc:
+            raise Rejected(RejectKind.MALFORMED, str(exc)) from None
+        return command
+
+    def command_to_json(self, command: C) -> dict[str, Any]:
+        return self.commands.encode(command)
+
+    def move_to_json(self, command: C) -> dict[str, Any]:
+        """A legal move as a seat posts it: the command without its seat."""
+        out = self.commands.encode(command)
+        out.pop("seat", None)
+        return out
+
+    def event_to_json(self, event: E) -> dict[str, Any]:
+        return self.events.encode(event)
+
+    def event_from_json(self, data: dict[str, Any]) -> E:
+        event: E = self.events.decode(data)
+        return event

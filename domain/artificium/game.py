@@ -18,7 +18,6 @@ from domain.artificium.model import (
     COMMANDS,
     EVENTS,
     RESOURCES,
-    SYSTEM,
     SYSTEM_COMMANDS,
     CardCommitted,
     CardExplored,
@@ -31,7 +30,7 @@ from domain.artificium.model import (
 )
 from domain.artificium.scoring import final_points, result
 from domain.artificium.setup import config_from_json, config_to_json, setup
-from domain.core import Rejected, RejectKind
+from domain.core import JsonEdges
 
 ENGINE_VERSION = "artificium-1"
 
@@ -107,50 +106,16 @@ def summary(state: State) -> dict[str, Any]:
 
 # --- JSON edges ----------------------------------------------------------------------------------------------
 
-_COMMANDS = codec.TypeRegistry(COMMANDS)
-_EVENTS = codec.TypeRegistry(EVENTS)
-_SYSTEM_NAMES = {c.__name__ for c in SYSTEM_COMMANDS}
-
-
-def command_from_json(data: Any, seat: Any = None) -> Any:
-    if not isinstance(data, dict):
-        raise Rejected(RejectKind.MALFORMED, "a move is a JSON object with a 'type'")
-    extra: dict[str, Any] | None = None
-    if seat is not None:
-        if "seat" in data:
-            raise Rejected(RejectKind.MALFORMED, "do not send 'seat': your token decides it")
-        if data.get("type") in _SYSTEM_NAMES and seat != SYSTEM:
-            raise Rejected(RejectKind.NOT_YOUR_TURN, f"{data['type']} is a system step, taken by the service")
-        extra = {"seat": seat}
-    try:
-        return _COMMANDS.decode(data, extra)
-    except KeyError:
-        known = ", ".join(sorted(_COMMANDS.by_name))
-        raise Rejected(RejectKind.UNKNOWN_MOVE, f"unknown move type {data.get('type')!r}; known: {known}") from None
-    except codec.DecodeError as exc:
-        raise Rejected(RejectKind.MALFORMED, str(exc)) from None
-
-
-def command_to_json(command: Any) -> dict[str, Any]:
-    return _COMMANDS.encode(command)
-
-
-def move_to_json(command: Any) -> dict[str, Any]:
-    out = _COMMANDS.encode(command)
-    out.pop("seat", None)
-    return out
-
-
-def event_to_json(event: Any) -> dict[str, Any]:
-    return _EVENTS.encode(event)
-
-
-def event_from_json(data: dict[str, Any]) -> Any:
-    return _EVENTS.decode(data)
+EDGES = JsonEdges[Any, Any](COMMANDS, EVENTS, SYSTEM_COMMANDS)
+command_from_json = EDGES.command_from_json
+command_to_json = EDGES.command_to_json
+move_to_json = EDGES.move_to_json
+event_to_json = EDGES.event_to_json
+event_from_json = EDGES.event_from_json
 
 
 def event_view(event: Any, seat: int | None) -> dict[str, Any]:
-    out = _EVENTS.encode(event)
+    out = EDGES.event_to_json(event)
     if isinstance(event, (GameStarted, DeckReshuffled)):
         out["deck"] = len(event.deck)  # the order of the draw pile stays hidden
     elif isinstance(event, CardsDrawn) and event.seat != seat:

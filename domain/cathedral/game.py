@@ -20,10 +20,10 @@ from domain import codec
 from domain.cathedral import data as D
 from domain.cathedral import dispatch
 from domain.cathedral.evolve import evolve
-from domain.cathedral.model import COMMANDS, EVENTS, SYSTEM, SYSTEM_COMMANDS, Outcome, State, WorkshopSlot
+from domain.cathedral.model import COMMANDS, EVENTS, SYSTEM_COMMANDS, Outcome, State, WorkshopSlot
 from domain.cathedral.moves import stage
 from domain.cathedral.setup import config_from_json, config_to_json, setup
-from domain.core import Rejected, RejectKind
+from domain.core import JsonEdges
 
 ENGINE_VERSION = "cathedral-1"
 GAME = "cathedral"
@@ -143,51 +143,17 @@ def summary(state: State) -> dict[str, Any]:
 
 # --- JSON edges --------------------------------------------------------------------------------------------
 
-_COMMANDS = codec.TypeRegistry(COMMANDS)
-_EVENTS = codec.TypeRegistry(EVENTS)
-_SYSTEM_NAMES = {c.__name__ for c in SYSTEM_COMMANDS}
-
-
-def command_from_json(data: Any, seat: Any = None) -> Any:
-    if not isinstance(data, dict):
-        raise Rejected(RejectKind.MALFORMED, "a move is a JSON object with a 'type'")
-    extra: dict[str, Any] | None = None
-    if seat is not None:
-        if "seat" in data:
-            raise Rejected(RejectKind.MALFORMED, "do not send 'seat': your token decides it")
-        if data.get("type") in _SYSTEM_NAMES and seat != SYSTEM:
-            raise Rejected(RejectKind.NOT_YOUR_TURN, f"{data['type']} is a system step, taken by the service")
-        extra = {"seat": seat}
-    try:
-        return _COMMANDS.decode(data, extra)
-    except KeyError:
-        known = ", ".join(sorted(_COMMANDS.by_name))
-        raise Rejected(RejectKind.UNKNOWN_MOVE, f"unknown move type {data.get('type')!r}; known: {known}") from None
-    except codec.DecodeError as exc:
-        raise Rejected(RejectKind.MALFORMED, str(exc)) from None
-
-
-def command_to_json(command: Any) -> dict[str, Any]:
-    return _COMMANDS.encode(command)
-
-
-def move_to_json(command: Any) -> dict[str, Any]:
-    out = _COMMANDS.encode(command)
-    out.pop("seat", None)
-    return out
-
-
-def event_to_json(event: Any) -> dict[str, Any]:
-    return _EVENTS.encode(event)
-
-
-def event_from_json(data: dict[str, Any]) -> Any:
-    return _EVENTS.decode(data)
+EDGES = JsonEdges[Any, Any](COMMANDS, EVENTS, SYSTEM_COMMANDS)
+command_from_json = EDGES.command_from_json
+command_to_json = EDGES.command_to_json
+move_to_json = EDGES.move_to_json
+event_to_json = EDGES.event_to_json
+event_from_json = EDGES.event_from_json
 
 
 def event_view(event: Any, seat: int | None) -> dict[str, Any]:
     """Every event is public: it names only what the table sees at that moment (module docstring)."""
-    return _EVENTS.encode(event)
+    return EDGES.event_to_json(event)
 
 
 def state_to_json(state: State) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from enum import Enum
 from typing import Any
 
 from domain import codec
-from domain.core import SYSTEM, Actor, Rejected, RejectKind
+from domain.core import JsonEdges
 from domain.orleans import data as D
 from domain.orleans import dispatch
 from domain.orleans import queries as Q
@@ -195,51 +195,16 @@ SEALED_PLANNING = "SealedPlanning"  # what other seats see of a sealed planning 
 
 # --- JSON edges --------------------------------------------------------------------------------------
 
-_COMMANDS: codec.TypeRegistry[Command] = codec.TypeRegistry(COMMANDS)
-_EVENTS: codec.TypeRegistry[Event] = codec.TypeRegistry(EVENTS)
-_SYSTEM_NAMES = {c.__name__ for c in SYSTEM_COMMANDS}
-
-
-def command_from_json(data: Any, seat: Actor | None = None) -> Command:
-    if not isinstance(data, dict):
-        raise Rejected(RejectKind.MALFORMED, "a move is a JSON object with a 'type'")
-    if seat is not None:
-        if "seat" in data:
-            raise Rejected(RejectKind.MALFORMED, "do not send 'seat': your token decides it")
-        if data.get("type") in _SYSTEM_NAMES and seat != SYSTEM:
-            raise Rejected(RejectKind.NOT_YOUR_TURN, f"{data['type']} is a system step, taken by the service")
-        extra: dict[str, Any] | None = {"seat": seat}
-    else:
-        extra = None
-    try:
-        return _COMMANDS.decode(data, extra)
-    except KeyError:
-        known = ", ".join(sorted(_COMMANDS.by_name))
-        raise Rejected(RejectKind.UNKNOWN_MOVE, f"unknown move type {data.get('type')!r}; known: {known}") from None
-    except codec.DecodeError as exc:
-        raise Rejected(RejectKind.MALFORMED, str(exc)) from None
-
-
-def command_to_json(command: Command) -> dict[str, Any]:
-    return _COMMANDS.encode(command)
-
-
-def move_to_json(command: Command) -> dict[str, Any]:
-    out = _COMMANDS.encode(command)
-    out.pop("seat", None)
-    return out
-
-
-def event_to_json(event: Event) -> dict[str, Any]:
-    return _EVENTS.encode(event)
-
-
-def event_from_json(data: dict[str, Any]) -> Event:
-    return _EVENTS.decode(data)
+EDGES = JsonEdges[Command, Event](COMMANDS, EVENTS, SYSTEM_COMMANDS)
+command_from_json = EDGES.command_from_json
+command_to_json = EDGES.command_to_json
+move_to_json = EDGES.move_to_json
+event_to_json = EDGES.event_to_json
+event_from_json = EDGES.event_from_json
 
 
 def event_view(event: Event, seat: int | None) -> dict[str, Any]:
-    out = _EVENTS.encode(event)
+    out = EDGES.event_to_json(event)
     if isinstance(event, GameStarted):
         out["hourglass"] = len(event.hourglass)  # the deck order stays hidden
     elif isinstance(event, HIDDEN_EVENTS) and event.seat != seat:
