@@ -1,18 +1,21 @@
 """Live-stream benchmark: one 4-seat game followed by many spectators over SSE.
 
-    python bench/streams.py [--spectators 1000] [--moves 80] [--worker-class gevent|gthread]
+    python bench/streams.py [--spectators 1000] [--moves 80] [--worker-class gevent|gthread] [--client-procs 2]
 
 Starts gunicorn on a free loopback port (2 workers; gevent by default, as in the Procfile, or
-the old gthread 2 x 8 threads for comparison), opens N spectator streams with an asyncio client
-in this process, then plays moves over HTTP. Prints, for the moving seat's POST, p50/p99 with no
-spectator and with N (the baseline is measured in the same run), and for every batch the delay
-from the POST being sent to each spectator receiving it (p50/p99/max), plus how many spectators
-got every batch. Never asserts timings.
+the old gthread 2 x 8 threads for comparison), opens N spectator streams from ``--client-procs``
+processes of their own (one asyncio loop each, so reading a thousand sockets does not slow the
+client that posts), then plays moves over HTTP. Prints, for the moving seat's POST, p50/p99 with
+no spectator and with N (the baseline is measured in the same run); the server's CPU time per
+move in both runs (from /proc: steadier than latencies on a busy machine); and for every batch the
+delay from the POST being sent to each spectator receiving it (p50/p99/max), plus how many
+spectators got every batch. Never asserts timings.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import os
 import random
 import socket
@@ -22,6 +25,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import redis
 import requests
@@ -32,6 +36,18 @@ sys.path.insert(0, str(ROOT))
 from core.games import GameService  # noqa: E402
 from core.store import EventStore  # noqa: E402
 from domain.core import SYSTEM  # noqa: E402
+
+
+def server_cpu_s(proc: subprocess.Popen[bytes]) -> float:
+    """CPU seconds (user + system) used so far by gunicorn's worker processes (Linux /proc)."""
+    total = 0.0
+    for child in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split():
+        try:
+            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -54,7 +70,7 @@ def start_server(url: str, worker_class: str) -> tuple[subprocess.Popen[bytes], 
         try:
             requests.get(f"http://127.0.0.1:{port}/openapi.json", timeout=1)
             return proc, port
-        except requests.ConnectionError:
+        except requests.RequestException:  # not listening yet, or too busy starting up to answer within 1 s
             time.sleep(0.1)
     proc.terminate()
     raise SystemExit("gunicorn did not start")
@@ -122,24 +138,61 @@ def play(base: str, svc: GameService, created: dict, moves: int, seed: int) -> t
     return latencies, sent
 
 
-async def watched(base: str, port: int, svc: GameService, spectators: int, moves: int
-                  ) -> tuple[Spectators, list[float], dict[int, float]]:
-    """Connect the spectators to a new game, then play it."""
+def spectate(port: int, game_id: str, count: int, ready: Any, done: Any, out: Any) -> None:
+    """A spectator process: ``count`` streams on one asyncio loop; reports connects and arrivals."""
+    async def run() -> Spectators:
+        watchers = Spectators(port, game_id, count)
+        tasks = [asyncio.create_task(watchers.follow()) for _ in range(count)]
+        for _ in range(600):
+            if watchers.connected + watchers.failed >= count:
+                break
+            await asyncio.sleep(0.05)
+        ready.set()
+        while not done.is_set():
+            await asyncio.sleep(0.1)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return watchers
+
+    watchers = asyncio.run(run())
+    out.put((watchers.connected, watchers.failed, dict(watchers.arrivals)))
+
+
+def watched(base: str, port: int, svc: GameService, spectators: int, moves: int, procs: int,
+            server: subprocess.Popen[bytes]) -> tuple[Spectators, list[float], dict[int, float], float]:
+    """Connect the spectators (in ``procs`` processes of their own, so reading a thousand sockets
+    does not slow the client that posts) to a new game, then play it.
+
+    Arrival and send times are ``time.perf_counter()``, which is CLOCK_MONOTONIC on Linux: one
+    clock for every process of the machine."""
     created = create(base)
+    ctx = multiprocessing.get_context("fork")
+    done, out = ctx.Event(), ctx.Queue()
+    shares = [spectators // procs + (1 if i < spectators % procs else 0) for i in range(procs)]
+    readies = [ctx.Event() for _ in shares]
+    workers = [ctx.Process(target=spectate, args=(port, created["id"], n, r, done, out)) for n, r in zip(shares, readies)]
+    for w in workers:
+        w.start()
+    for r in readies:
+        r.wait(120)
+    time.sleep(1.0)
+    cpu = server_cpu_s(server)
+    latencies, sent = play(base, svc, created, moves, 2)
+    time.sleep(2.0)
+    cpu = server_cpu_s(server) - cpu
+    done.set()
     watchers = Spectators(port, created["id"], spectators)
-    tasks = [asyncio.create_task(watchers.follow()) for _ in range(spectators)]
-    for _ in range(600):
-        if watchers.connected + watchers.failed >= spectators:
-            break
-        await asyncio.sleep(0.05)
-    await asyncio.sleep(1.0)
-    latencies, sent = await asyncio.get_running_loop().run_in_executor(None, play, base, svc, created, moves, 2)
-    await asyncio.sleep(2.0)
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    for _ in workers:
+        connected, failed, arrivals = out.get(timeout=60)
+        watchers.connected += connected
+        watchers.failed += failed
+        for version, times in arrivals.items():
+            watchers.arrivals[version].extend(times)
+    for w in workers:
+        w.join(10)
     EventStore(svc.store.conn).delete([created["id"]])
-    return watchers, latencies, sent
+    return watchers, latencies, sent, cpu
 
 
 def main() -> None:
@@ -147,6 +200,7 @@ def main() -> None:
     parser.add_argument("--spectators", type=int, default=1000)
     parser.add_argument("--moves", type=int, default=80)
     parser.add_argument("--worker-class", default="gevent", choices=("gevent", "gthread"))
+    parser.add_argument("--client-procs", type=int, default=2, help="spectator processes (each one asyncio loop)")
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args()
     svc = GameService(redis.Redis.from_url(args.redis_url))
@@ -154,9 +208,11 @@ def main() -> None:
     base = f"http://127.0.0.1:{port}"
     try:
         alone_game = create(base)
+        cpu_alone = server_cpu_s(proc)
         alone, _ = play(base, svc, alone_game, args.moves, 1)  # baseline: the same server, no spectator
+        cpu_alone = server_cpu_s(proc) - cpu_alone
         EventStore(svc.store.conn).delete([alone_game["id"]])
-        watchers, crowded, sent = asyncio.run(watched(base, port, svc, args.spectators, args.moves))
+        watchers, crowded, sent, cpu_crowded = watched(base, port, svc, args.spectators, args.moves, args.client_procs, proc)
     finally:
         proc.terminate()
         try:
@@ -173,6 +229,11 @@ def main() -> None:
         print(f"POST move with the spectators:      p50 {statistics.median(crowded) * 1000:.2f} ms, "
               f"p99 {percentile(crowded, 0.99) * 1000:.2f} ms "
               f"({statistics.median(crowded) / statistics.median(alone):.2f}x the baseline p50)")
+    if crowded:
+        per_move, per_move_alone = cpu_crowded / len(crowded), cpu_alone / len(alone)
+        print(f"server CPU per move: {per_move_alone * 1000:.2f} ms alone, {per_move * 1000:.2f} ms with the spectators "
+              f"(about {(per_move - per_move_alone) / max(1, watchers.connected) * 1e6:.1f} µs per spectator per move, "
+              "SYSTEM batches included)")
     if delays:
         print(f"move -> every spectator: p50 {percentile(delays, 0.5) * 1000:.1f} ms, "
               f"p99 {percentile(delays, 0.99) * 1000:.1f} ms, max {max(delays) * 1000:.1f} ms; "
