@@ -51,8 +51,14 @@ def due(before_version: int, after_version: int, finished: bool) -> bool:
     return finished or after_version // EVERY > before_version // EVERY
 
 
-def encode(rules: GameRules, state: Any, table: Table, version: int, last_hash: str) -> str:
-    return json.dumps({"format": FORMAT, "engine": rules.engine_version, "schema": schema_digest(state_type(rules)),
+def encode(rules: GameRules, state: Any, table: Table, version: int, last_hash: str) -> str | None:
+    """The snapshot's JSON; None (and no snapshot) for a game whose state type cannot be named."""
+    try:
+        schema = schema_digest(state_type(rules))
+    except (KeyError, TypeError, NameError, AttributeError):
+        log.warning("no snapshots for %s: its state_to_json names no state type", rules.name, exc_info=True)
+        return None
+    return json.dumps({"format": FORMAT, "engine": rules.engine_version, "schema": schema,
                        "version": version, "hash": last_hash, "state": rules.state_to_json(state),
                        "table": codec.object_to_json(table)}, separators=(",", ":"))
 
