@@ -35,12 +35,12 @@ sys.path.insert(0, str(ROOT))
 from rq import Queue, SimpleWorker  # noqa: E402
 from rq.serializers import JSONSerializer  # noqa: E402
 
+from core import clocks  # noqa: E402
 from core.connection import connect, redis_url  # noqa: E402
 from core.games import GameService  # noqa: E402
 from core.store import EventStore, events_key, snap_key  # noqa: E402
 from domain.core import SYSTEM  # noqa: E402
 from domain.orleans import RULES  # noqa: E402
-from core import clocks  # noqa: E402
 from workers.enqueue import enqueue_advance  # noqa: E402
 from workers.selfplay import play  # noqa: E402
 
