@@ -23,10 +23,12 @@ Seat holders are limited per token (``RATE_LIMIT``): a fixed window per token un
 hash tag (``core.store.rate_key``). A POST move counts it inside the append script itself
 (:func:`token_window`, ``core/append.lua``), so a move costs one Redis round trip; other calls
 count it in ``service.web``. Flask-Limiter's own check (the 401 allowance per address) is skipped
-for a POST move whose bearer token this process already knows as a seat token of that game
-(:func:`known_seat_token`): such a request cannot be a 401, and the token's window is the one
-that applies; skipping it saves the three round trips Flask-Limiter makes per request (its
-pre-check, and the counter and TTL read for its headers, which the token's headers replace). Every response carries the IETF draft
+for a POST move, GET .../moves and GET .../state whose bearer token this process already knows
+as a seat token of that game (:func:`known_seat_token`): such a request cannot be a 401, and the
+token's window is the one that applies; skipping it saves the three round trips Flask-Limiter
+makes per request (its pre-check, and the counter and TTL read for its headers, which the token's
+headers replace). An address that used up its 401 allowance is still refused for every request
+whose token is not a known seat token. Every response carries the IETF draft
 ``RateLimit-Limit``/``RateLimit-Remaining``/``RateLimit-Reset`` headers of the limit that applied;
 a breach is a 429 problem+json with ``Retry-After``. Behind a reverse proxy set
 ``TRUSTED_PROXIES`` (env ``HOURGLASS_TRUSTED_PROXIES``) to the number of proxies in front, so
@@ -107,12 +109,14 @@ def token_headers(response: Response) -> Response:
     return response
 
 
-FAST_ENDPOINTS = frozenset({"moves.post_move"})  # views that count the token inside the append
+# views whose answer to a seat token carries that token's window (a POST move counts it inside the
+# append; the GETs through service.web.caller_seat), so Flask-Limiter's check adds nothing to them
+FAST_ENDPOINTS = frozenset({"moves.post_move", "moves.list_moves", "state.current_state"})
 
 
 def known_seat_token() -> bool:
-    """A POST move whose bearer token is, in this process's cached meta, a seat token of the game
-    in the URL (tokens are never withdrawn, so the answer cannot be a 401)."""
+    """A request to one of ``FAST_ENDPOINTS`` whose bearer token is, in this process's cached meta,
+    a seat token of the game in the URL (tokens are never withdrawn, so the answer cannot be a 401)."""
     if request.endpoint not in FAST_ENDPOINTS:
         return False
     game_id = (request.view_args or {}).get("game_id")

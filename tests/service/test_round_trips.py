@@ -161,3 +161,15 @@ def test_an_unknown_token_is_a_401(conn: redis.Redis, created: list[str]) -> Non
     game_id, tokens = _planning_game(a, svc, created)
     answer = a.post(f"/api/v1/games/{game_id}/moves", json={"type": "Pass"}, headers={"Authorization": "Bearer nope"})
     assert answer.status_code == 401
+
+
+def test_a_seat_holders_get_costs_the_load_the_token_and_its_window(
+        limited_app: Any, created: list[str], trips: list[str]) -> None:
+    """GET .../moves and .../state with a known seat token: no Flask-Limiter round trips."""
+    client = limited_app.test_client()
+    svc = limited_app.extensions["hourglass"]
+    game_id, tokens = _planning_game(client, svc, created)
+    for path in ("moves", "state"):
+        trips.clear()
+        assert client.get(f"/api/v1/games/{game_id}/{path}", headers={"Authorization": f"Bearer {tokens[0]}"}).status_code == 200
+        assert len(trips) == 3, (path, trips)  # the tail of the stream, the token, its window
