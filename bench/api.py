@@ -1,14 +1,26 @@
-"""API benchmark: POST moves against gunicorn on loopback; prints moves/s, p50 and p99 latency,
-and, measured in the same run, the p50 of raw Redis round trips (PING, XADD) as the baseline.
+"""API benchmark: POST moves against gunicorn on loopback (the default ``hourglass serve`` web
+settings, rate limiter ON); prints p50/p99 latency and moves/s for 1 client and for N concurrent
+clients (``--clients``, default 16), and, in the same run, the baselines:
 
-    python bench/api.py [--moves 600] [--redis-url redis://127.0.0.1:6379/0]
+- the same client against a minimal Flask route (``bench/minimal_wsgi.py``) served by the same
+  gunicorn command (worker class, workers, connections): the web server's own floor;
+- raw Redis round trips back to back (PING, XADD of an entry the size of a move's).
 
+The client adds no overhead of its own: ``http.client`` on a keep-alive connection with the
+request's body and headers built before the clock starts, one client per process (N processes).
 Only the POST of each move is timed. Choosing the move (GET .../moves) and the SYSTEM steps a
-worker would append (run in this process through GameService) are not. Never asserts timings.
+worker would append (run in the client's process through GameService) are not.
+
+    REDIS_URL=redis://127.0.0.1:6379/0 python bench/api.py [--moves 400] [--clients 16]
+
+Never asserts timings. (tests/service/test_round_trips.py counts the POST's Redis round trips.)
 """
 from __future__ import annotations
 
 import argparse
+import http.client
+import json
+import multiprocessing
 import os
 import random
 import secrets
@@ -18,9 +30,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import redis
-import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -38,6 +50,9 @@ def percentile(samples: list[float], q: float) -> float:
 
 def redis_baseline(conn: redis.Redis, n: int = 2000) -> tuple[float, float]:
     key = f"hg:{{bench-{secrets.token_hex(4)}}}:events"
+    entry = json.dumps({"seq": 0, "type": "FollowerPlaced", "data": {"seat": 1, "place": "farmhouse",
+                                                                     "followers": ["farmer", "boatman"]},
+                        "actor": 1, "time": "2026-01-01T00:00:00.000Z", "command": {"type": "PlaceFollowers"}})
     ping, xadd = [], []
     try:
         for i in range(n):
@@ -45,29 +60,43 @@ def redis_baseline(conn: redis.Redis, n: int = 2000) -> tuple[float, float]:
             conn.ping()
             ping.append(time.perf_counter() - t)
             t = time.perf_counter()
-            conn.xadd(key, {"entry": f'{{"seq":{i},"type":"Bench"}}', "hash": "0" * 64}, id=f"{i + 1}-0")
+            conn.xadd(key, {"entry": entry, "hash": "0" * 64}, id=f"{i + 1}-0")
             xadd.append(time.perf_counter() - t)
     finally:
         conn.delete(key)
     return statistics.median(ping), statistics.median(xadd)
 
 
-def start_server(url: str) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(url: str, app: str = "service.wsgi:app") -> tuple[subprocess.Popen[bytes], int]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "REDIS_URL": url, "HOURGLASS_ADVANCE": "off", "HOURGLASS_RATE_LIMIT": "0"}
-    proc = subprocess.Popen(gunicorn_command("127.0.0.1", port), cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(150):
+    env = {**os.environ, "REDIS_URL": url, "HOURGLASS_ADVANCE": "off",
+           "HOURGLASS_RATE_LIMIT": "1000000", "HOURGLASS_MAX_LIVE_GAMES_PER_ADDRESS": "0",
+           "HOURGLASS_CREATE_RATE_LIMIT": "0", "HOURGLASS_ANON_RATE_LIMIT": "0"}
+    command = [*gunicorn_command("127.0.0.1", port)[:-1], app]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(300):
         try:
-            requests.get(f"{base}/openapi.json", timeout=1)
-            return proc, base
-        except requests.ConnectionError:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return proc, port
+        except OSError:
             time.sleep(0.1)
     proc.terminate()
     raise SystemExit("gunicorn did not start")
+
+
+class Client:
+    """One keep-alive connection; ``call`` sends a pre-built request and reads the whole answer."""
+
+    def __init__(self, port: int) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port)
+
+    def call(self, method: str, path: str, body: bytes | None = None,
+             headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+        self.conn.request(method, path, body=body, headers=headers or {})
+        response = self.conn.getresponse()
+        return response.status, response.read()
 
 
 def worker_steps(svc: GameService, game_id: str) -> bool:
@@ -82,46 +111,110 @@ def worker_steps(svc: GameService, game_id: str) -> bool:
                   idempotency_key=f"advance:{game.version}")
 
 
+def play_moves(args: tuple[str, int, int, int]) -> tuple[list[float], list[str]]:
+    """One client: play Orléans games by POSTing random legal moves; the POSTs' latencies."""
+    url, port, moves, seed = args
+    svc = GameService(redis.Redis.from_url(url))
+    client = Client(port)
+    rng = random.Random(seed)
+    latencies: list[float] = []
+    games: list[str] = []
+    create = json.dumps({"game": "orleans", "edition": "classic",
+                         "seats": [{"name": f"P{i}"} for i in range(4)]}).encode()
+    json_headers = {"Content-Type": "application/json"}
+    while len(latencies) < moves:
+        status, raw = client.call("POST", "/api/v1/games", create, json_headers)
+        if status != 201:
+            raise SystemExit(f"create failed: {status} {raw[:300]!r}")
+        created = json.loads(raw)
+        game_id = created["id"]
+        games.append(game_id)
+        tokens = {s["seat"]: s["token"] for s in created["seats"]}
+        path = f"/api/v1/games/{game_id}/moves"
+        while len(latencies) < moves and worker_steps(svc, game_id):
+            seat = min(a for a in svc.load(game_id).to_act if a != SYSTEM)
+            auth = {"Authorization": f"Bearer {tokens[seat]}"}
+            status, raw = client.call("GET", path, None, auth)
+            listed = json.loads(raw)
+            body = json.dumps(rng.choice(listed["moves"])).encode()
+            headers = {**auth, **json_headers, "If-Match": str(listed["version"])}
+            t = time.perf_counter()
+            status, raw = client.call("POST", path, body, headers)
+            latencies.append(time.perf_counter() - t)
+            if status not in (200, 412):  # 412: a worker step of another client raced (never here: one game each)
+                raise SystemExit(f"move rejected: {status} {raw[:300]!r}")
+    return latencies, games
+
+
+def echo_calls(args: tuple[int, int]) -> list[float]:
+    port, n = args
+    client = Client(port)
+    body = json.dumps({"type": "PlaceFollowers", "place": "farmhouse", "followers": ["farmer"]}).encode()
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer " + "x" * 32, "If-Match": "12"}
+    out = []
+    for _ in range(n):
+        t = time.perf_counter()
+        status, _ = client.call("POST", "/echo", body, headers)
+        out.append(time.perf_counter() - t)
+        assert status == 200
+    return out
+
+
+def fan_out(fn: Any, jobs: list[Any]) -> tuple[list[Any], float]:
+    ctx = multiprocessing.get_context("fork")
+    started = time.perf_counter()
+    with ctx.Pool(len(jobs)) as pool:
+        results = pool.map(fn, jobs)
+    return results, time.perf_counter() - started
+
+
+def line(label: str, samples: list[float], seconds: float | None = None) -> str:
+    rate = f", {len(samples) / seconds:.0f}/s" if seconds else ""
+    return (f"  {label:<38} n={len(samples):<5} p50 {percentile(samples, 0.5) * 1000:6.2f} ms  "
+            f"p99 {percentile(samples, 0.99) * 1000:6.2f} ms{rate}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--moves", type=int, default=600)
+    parser.add_argument("--moves", type=int, default=400, help="POSTs per run (split among the clients)")
+    parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args()
     conn = redis.Redis.from_url(args.redis_url)
-    svc = GameService(conn)
-    proc, base = start_server(args.redis_url)
-    http = requests.Session()
-    rng = random.Random(1)
-    latencies: list[float] = []
     games: list[str] = []
+    proc, port = start_server(args.redis_url)
     try:
-        while len(latencies) < args.moves:
-            body = {"game": "orleans", "edition": "classic", "seats": [{"name": f"P{i}"} for i in range(4)]}
-            created = http.post(f"{base}/api/v1/games", json=body).json()
-            games.append(created["id"])
-            tokens = {s["seat"]: s["token"] for s in created["seats"]}
-            while len(latencies) < args.moves and worker_steps(svc, created["id"]):
-                seat = min(a for a in svc.load(created["id"]).to_act if a != SYSTEM)
-                auth = {"Authorization": f"Bearer {tokens[seat]}"}
-                moves = http.get(f"{base}/api/v1/games/{created['id']}/moves", headers=auth).json()
-                move = rng.choice(moves["moves"])
-                t = time.perf_counter()
-                r = http.post(f"{base}/api/v1/games/{created['id']}/moves", json=move,
-                              headers={**auth, "If-Match": str(moves["version"])})
-                latencies.append(time.perf_counter() - t)
-                if r.status_code != 200:
-                    raise SystemExit(f"move rejected: {r.status_code} {r.text}")
-        ping, xadd = redis_baseline(conn)
+        play_moves((args.redis_url, port, 20, 0))  # warm both gunicorn workers' imports
+        sequential, seq_games = play_moves((args.redis_url, port, args.moves, 1))
+        games += seq_games
+        per_client = max(1, args.moves // args.clients)
+        results, wall = fan_out(play_moves, [(args.redis_url, port, per_client, 100 + i) for i in range(args.clients)])
+        concurrent = [x for lat, _ in results for x in lat]
+        games += [g for _, gs in results for g in gs]
     finally:
         proc.terminate()
         proc.wait(timeout=15)
-        EventStore(conn).delete(games)
-    p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
-    print(f"POST moves: {len(latencies)} in {len(games)} games, {len(latencies) / sum(latencies):.0f} moves/s "
-          f"(sequential, one client)")
-    print(f"  latency p50 {p50 * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms")
-    print(f"Redis baseline (same run): PING p50 {ping * 1000:.3f} ms, XADD p50 {xadd * 1000:.3f} ms")
-    print(f"  ratio: move p50 / XADD p50 = {p50 / xadd:.1f}x")
+    proc, port = start_server(args.redis_url, "bench.minimal_wsgi:app")
+    try:
+        echo_calls((port, 50))
+        echo_one = echo_calls((port, args.moves))
+        echo_results, echo_wall = fan_out(echo_calls, [(port, per_client)] * args.clients)
+        echo_many = [x for r in echo_results for x in r]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    ping, xadd = redis_baseline(conn)
+    EventStore(conn).delete(games)
+    print(f"POST /api/v1/games/{{id}}/moves (gunicorn: {' '.join(gunicorn_command('h', 0)[5:9])}, rate limiter on)")
+    print(line("1 client", sequential))
+    print(line(f"{args.clients} concurrent clients", concurrent, wall))
+    print("Baseline, same client and server settings: minimal Flask route POST /echo")
+    print(line("1 client", echo_one))
+    print(line(f"{args.clients} concurrent clients", echo_many, echo_wall))
+    print(f"Redis baseline (same run): PING p50 {ping * 1000:.3f} ms, XADD p50 {xadd * 1000:.3f} ms (back to back)")
+    p50 = percentile(sequential, 0.5)
+    print(f"  ratio: POST p50 (1 client) / XADD p50 = {p50 / xadd:.1f}x; "
+          f"POST p50 / minimal route p50 = {p50 / percentile(echo_one, 0.5):.1f}x")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import secrets
 import threading
 from collections import OrderedDict
@@ -28,7 +29,7 @@ from typing import Any
 
 import redis
 
-from core import seating, table
+from core import seating, snapshots, table
 from core.botfeed import BotFeed
 from core.bots import EXTERNAL_SEAT_KINDS, BotRegistry, check_distinct_bots
 from core.lobby import Lobby
@@ -39,6 +40,9 @@ from core.store import (
     EventStore,
     GameExpired,
     IdempotencyConflict,
+    NotThisSeat,
+    RateLimited,
+    RateWindow,
     StaleVersion,
     StoredEntry,
     build_entries,
@@ -51,17 +55,20 @@ from core.worklist import WorkList
 from domain.bots import bot_names
 from domain.canonical import GENESIS_HASH, canonical_json
 from domain.core import SYSTEM, Actor, GameRules, Rejected, RejectKind
-from domain.games import get_game
+from domain.games import game_names, get_game
 from domain.rng import Rng, seed_commitment, seed_from_text
 
 __all__ = [
-    "Applied", "Game", "GameInfo", "GameNotFound", "GameService", "IdempotencyConflict", "LiveCaps",
-    "StaleVersion", "TooManyGames", "VersionNotFound", "iso_time", "token_digest",
+    "Applied", "Game", "GameInfo", "GameNotFound", "GameService", "IdempotencyConflict", "LiveCaps", "NotThisSeat",
+    "RateLimited", "RateWindow", "StaleBase", "StaleVersion", "TooManyGames", "VersionNotFound", "iso_time",
+    "token_digest",
 ]
 
 log = logging.getLogger(__name__)
 
 MAX_APPLY_ATTEMPTS = 8
+CACHE_ENV = "HOURGLASS_FOLD_CACHE"
+DEFAULT_CACHE_SIZE = 512  # games per process (an LRU): the fold cache's memory bound, docs/architecture.md
 DEFAULT_ABORT_MOVES = 4
 DEFAULT_INACTIVITY_S = 86_400.0
 CLIENT_SEED_POLICIES = ("bots-only", "any")
@@ -75,6 +82,15 @@ class GameNotFound(LookupError):
 
 class VersionNotFound(LookupError):
     """Time travel to a version the game does not have (or one inside a batch)."""
+
+
+class StaleBase(Exception):
+    """The rules refused a command decided on a cached game (``apply(base=...)``) before anything
+    was sent: the cache may be behind, so the caller decides again on a fresh load."""
+
+    def __init__(self, rejected: Rejected) -> None:
+        super().__init__(str(rejected))
+        self.rejected = rejected
 
 
 def iso_time(moment: datetime) -> str:
@@ -113,9 +129,12 @@ class GameInfo:
     created: str
     engine_version: str
     tournament: str | None = None
+    tokens: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)  # digest -> seat
 
     @classmethod
     def from_meta(cls, game_id: str, meta: Mapping[str, str]) -> GameInfo:
+        """``tokens``: the seat tokens' sha256 digests as of this read (tokens are only ever added,
+        so a digest found here is a seat's for good; one not found may be newer: read the meta)."""
         return cls(
             game_id=game_id,
             game=meta["game"],
@@ -126,6 +145,7 @@ class GameInfo:
             created=meta["created"],
             engine_version=meta.get("engine_version", ""),
             tournament=meta.get("tournament") or None,
+            tokens={k[6:]: int(v) for k, v in meta.items() if k.startswith("token:")},
         )
 
     def seat_kind(self, seat: int) -> str:
@@ -201,7 +221,8 @@ class Applied:
 class GameService:
     """Games over one Redis connection.
 
-    ``advance(game_id, version)`` is called after a create or an applied command that leaves
+    ``cache_size``: how many folded games this process keeps (an LRU; default ``HOURGLASS_FOLD_CACHE``
+    or 512). ``advance(game_id, version)`` is called after a create or an applied command that leaves
     SYSTEM or a bot seat to act (the web app passes ``workers.enqueue.enqueue_advance``;
     workers, which loop themselves, pass nothing). ``clock`` returns an aware datetime.
     ``abort_moves``: a game may be aborted while its seats have made fewer moves than this;
@@ -220,7 +241,7 @@ class GameService:
         *,
         clock: Callable[[], datetime] = utc_now,
         advance: Callable[[str, int], None] | None = None,
-        cache_size: int = 512,
+        cache_size: int | None = None,
         client_seeds: str = "bots-only",
         abort_moves: int = DEFAULT_ABORT_MOVES,
         inactivity_s: float = DEFAULT_INACTIVITY_S,
@@ -244,8 +265,10 @@ class GameService:
         self.bots = BotRegistry(conn)
         self.feed = BotFeed(conn)
         self._cache: OrderedDict[str, Game] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache_size = cache_size if cache_size is not None else int(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_SIZE)
         self._lock = threading.Lock()
+        for name in game_names():  # import every game package now, not in some process's first request
+            get_game(name)
 
     # -- create ----------------------------------------------------------------------------
 
@@ -358,23 +381,45 @@ class GameService:
     # -- read ------------------------------------------------------------------------------
 
     def load(self, game_id: str) -> Game:
-        """The game at its current version, folding only entries newer than the cached state."""
+        """The game at its current version, folding only entries newer than the cached state (or,
+        in a process that does not hold the game, than its snapshot: ``core.snapshots``)."""
+        cached = self.cached(game_id)
+        if cached is None:
+            return self._load_cold(game_id)
+        entries = self.store.read(game_id, after=cached.version)
+        if not entries:
+            return cached
+        game = self._folded(cached, entries)
+        self._remember(game)
+        return game
+
+    def cached(self, game_id: str) -> Game | None:
+        """The game as this process last saw it, without asking Redis (it may be behind)."""
         with self._lock:
             cached = self._cache.get(game_id)
             if cached is not None:
                 self._cache.move_to_end(game_id)
-        if cached is None:
-            meta = self.store.meta(game_id)
-            if meta is None:
-                raise GameNotFound(game_id)
-            info = GameInfo.from_meta(game_id, meta)
-            cached = Game(info, get_game(info.game), None, 0, GENESIS_HASH)
-        entries = self.store.read(game_id, after=cached.version)
+        return cached
+
+    def _load_cold(self, game_id: str) -> Game:
+        meta, snapshot = self.store.snapshot_and_meta(game_id)
+        if meta is None:
+            raise GameNotFound(game_id)
+        info = GameInfo.from_meta(game_id, meta)
+        start = Game(info, get_game(info.game), None, 0, GENESIS_HASH)
+        restored = snapshots.decode(start.rules, snapshot) if snapshot is not None else None
+        entries = self.store.read(game_id, after=restored.version - 1) if restored is not None else []
+        if restored is not None and entries and entries[0].seq == restored.version and entries[0].hash == restored.hash:
+            start = Game(info, start.rules, restored.state, restored.version, restored.hash, restored.table)
+            entries = entries[1:]
+        else:
+            entries = self.store.read(game_id)
         if not entries:
-            if cached.version == 0:
+            if start.version == 0:
                 raise GameNotFound(game_id)
-            return cached
-        game = self._folded(cached, entries)
+            game = start
+        else:
+            game = self._folded(start, entries)
         self._remember(game)
         return game
 
@@ -442,6 +487,9 @@ class GameService:
         idempotency_key: str | None = None,
         meta: dict[str, Any] | None = None,
         meta_fields: Mapping[str, str] | None = None,
+        base: Game | None = None,
+        token_check: tuple[str, int] | None = None,
+        window: RateWindow | None = None,
     ) -> Applied:
         """Decide ``command`` (the game's, or a table command of ``core.table``) for ``actor``
         and append the events it causes; ``meta_fields`` are written to the game's meta hash in
@@ -451,31 +499,53 @@ class GameService:
         the same request, IdempotencyConflict for another) -> ``expected_version``
         (StaleVersion carrying the current version) -> the rules (Rejected). Without an
         expected version, a race with another writer is retried transparently.
+
+        One round trip in the common case: with ``base`` (the game as the caller already holds
+        it, e.g. :meth:`cached`; ``expected_version`` must be None or its version) nothing is read
+        first. The command is decided on ``base`` and appended at its version; the script checks
+        the idempotency key and the version itself, and its stale answer makes this reload and
+        decide again. If the rules refuse the command on ``base``, StaleBase is raised before
+        anything is sent (``base`` may be behind: decide again after a load). ``token_check``
+        (meta field, seat) and ``window`` (the token's rate window, counted on the first attempt
+        only) are checked inside the same script: NotThisSeat, RateLimited.
         """
-        for _ in range(MAX_APPLY_ATTEMPTS):
-            game = self.load(game_id)
+        game = base
+        for attempt in range(MAX_APPLY_ATTEMPTS):
+            if game is None:
+                game = self.load(game_id)
+                if idempotency_key:
+                    replay = self._replay(game, idempotency_key, fingerprint(actor, _command_json(game.rules, command)))
+                    if replay is not None:
+                        return replay
+                if expected_version is not None and expected_version != game.version:
+                    raise StaleVersion(expected_version, game.version)
             command_json = _command_json(game.rules, command)
             request = fingerprint(actor, command_json)
-            if idempotency_key:
-                replay = self._replay(game, idempotency_key, request)
-                if replay is not None:
-                    return replay
-            if expected_version is not None and expected_version != game.version:
-                raise StaleVersion(expected_version, game.version)
-            entries, new_game = self._decide(game, actor, command, command_json, meta)
+            try:
+                entries, new_game = self._decide(game, actor, command, command_json, meta)
+            except Rejected as rejected:
+                if game is base and attempt == 0:
+                    raise StaleBase(rejected) from None
+                raise
             updates = dict(meta_fields or {})
             if new_game.status() != game.status():
                 updates["status"] = new_game.status()
                 if new_game.finished:
                     updates["finished"] = entries[0].entry["time"]
-            if new_game.wants_worker():
-                self.worklist.mark(game_id)  # before the append, see core.worklist
+            # the work list's mark goes first in the same pipeline (before the append, see core.worklist)
+            before = (self.worklist.mark_call(game_id),) if new_game.wants_worker() else ()
+            snapshot = (snapshots.encode(new_game.rules, new_game.state, new_game.table, new_game.version,
+                                         new_game.last_hash)
+                        if entries and snapshots.due(game.version, new_game.version, new_game.finished) else None)
             try:
                 result = self.store.append(game_id, game.version, entries, idempotency_key=idempotency_key,
-                                           request_fingerprint=request, meta_updates=updates or None)
+                                           request_fingerprint=request, meta_updates=updates or None,
+                                           token_check=token_check, window=window if attempt == 0 else None,
+                                           snapshot=snapshot, before=before)
             except StaleVersion as stale:
                 if expected_version is not None:
                     raise StaleVersion(expected_version, stale.current) from None
+                game = None
                 continue
             except GameExpired as exc:
                 raise Rejected(RejectKind.GAME_OVER, f"{exc}; no more moves") from None

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import redis
 
-from core.store import bundle_key, events_key, idem_key, meta_key
+from core.store import bundle_key, events_key, idem_key, meta_key, snap_key
 
 LIVE_KEY = "hg:{live}:games"
 DAY_S = 86_400
@@ -49,7 +49,7 @@ def creator_key(address: str) -> str:
 
 def game_keys(game_id: str) -> list[str]:
     """Every key a game owns (the lease and rate-limit windows expire by themselves)."""
-    return [events_key(game_id), meta_key(game_id), idem_key(game_id), bundle_key(game_id),
+    return [events_key(game_id), meta_key(game_id), idem_key(game_id), bundle_key(game_id), snap_key(game_id),
             f"hg:{{{game_id}}}:clock", f"hg:{{{game_id}}}:tries"]
 
 

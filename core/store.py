@@ -49,6 +49,16 @@ def idem_key(game_id: str) -> str:
     return f"hg:{{{game_id}}}:idem"
 
 
+def snap_key(game_id: str) -> str:
+    """The game's latest state snapshot (``core.snapshots``): a cache, never the record."""
+    return f"hg:{{{game_id}}}:snap"
+
+
+def rate_key(game_id: str, token_digest: str, window_number: int) -> str:
+    """A seat token's fixed rate-limit window (``service.web``, ``service.limits``)."""
+    return f"hg:{{{game_id}}}:rate:{token_digest[:16]}:{window_number}"
+
+
 class StoreError(Exception):
     """Base class of the store's refusals."""
 
@@ -64,6 +74,42 @@ class StaleVersion(StoreError):
         super().__init__(f"expected version {expected}, the game is at version {current}")
         self.expected = expected
         self.current = current
+
+
+class NotThisSeat(StoreError):
+    """The token checked inside the append is not (or no longer) that seat's: nothing happened."""
+
+
+class RateLimited(StoreError):
+    """The token's window is over its limit (counted inside the append): nothing was appended."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(f"{count} requests in this window")
+        self.count = count
+
+
+@dataclass
+class RateWindow:
+    """A seat token's fixed window, counted by the append script itself (no extra round trip).
+
+    ``count`` is filled in by :meth:`EventStore.append` with the window's count after this
+    request (also when the append then failed: the request counted).
+    """
+
+    key: str
+    limit: int
+    ttl_s: int
+    count: int | None = None
+
+
+@dataclass(frozen=True)
+class ScriptCall:
+    """A Lua script run in the same pipeline just before the append (keys of another slot allowed:
+    the pipeline is not a transaction). ``source`` is sent with EVAL, so it never misses."""
+
+    source: str
+    keys: tuple[str, ...]
+    args: tuple[Any, ...]
 
 
 class IdempotencyConflict(StoreError):
@@ -181,25 +227,41 @@ class EventStore:
         idempotency_key: str | None = None,
         request_fingerprint: str = "",
         meta_updates: Mapping[str, str] | None = None,
+        token_check: tuple[str, int] | None = None,
+        window: RateWindow | None = None,
+        snapshot: str | None = None,
+        before: Sequence[ScriptCall] = (),
     ) -> AppendResult:
-        """Append ``entries`` (built on ``base_version``) atomically.
+        """Append ``entries`` (built on ``base_version``) atomically, in one round trip.
 
         Raises StaleVersion when the stream is not at ``base_version`` and IdempotencyConflict
         when the key was used for another fingerprint; returns the stored result (with
         ``replayed=True``) when it was used for the same one.
+
+        In the same script: ``token_check`` (meta field, seat) must hold or NotThisSeat is raised
+        before anything else; ``window`` counts the request (RateLimited above its limit);
+        ``snapshot`` is kept under ``snap_key`` when the batch is appended. ``before`` runs in the
+        same pipeline ahead of the script (the work list's mark, a key of another slot).
         """
         last = entries[-1].seq if entries else base_version
         result = AppendResult(last, base_version + 1, last)
+        field, seat = token_check if token_check is not None else ("", -1)
         argv: list[Any] = [base_version, idempotency_key or "", request_fingerprint,
-                           canonical_json(result.to_json())]
+                           canonical_json(result.to_json()), field, seat,
+                           window.limit if window is not None else 0, window.ttl_s if window is not None else 0,
+                           snapshot or ""]
         pairs = list((meta_updates or {}).items())
         argv.append(len(pairs))
-        for field, value in pairs:
-            argv += [field, value]
+        for name, value in pairs:
+            argv += [name, value]
         for e in entries:
             argv += [f"{e.seq}-0", canonical_json(e.entry), e.hash]
-        keys = [events_key(game_id), idem_key(game_id), meta_key(game_id)]
-        status, payload = (_text(v) for v in self._append(keys=keys, args=argv))
+        keys = [events_key(game_id), idem_key(game_id), meta_key(game_id),
+                window.key if window is not None else idem_key(game_id), snap_key(game_id)]
+        answer = self._run(keys, argv, before)
+        status, payload = _text(answer[0]), _text(answer[1])
+        if window is not None and status != "auth":
+            window.count = int(answer[2])
         if status == "ok":
             return result
         if status == "replay":
@@ -208,7 +270,28 @@ class EventStore:
             raise IdempotencyConflict(idempotency_key or "")
         if status == "expired":
             raise GameExpired(f"game {game_id} expired after a long time without a move")
+        if status == "auth":
+            raise NotThisSeat(f"the token is not seat {seat}'s")
+        if status == "limited":
+            raise RateLimited(int(answer[2]))
         raise StaleVersion(base_version, int(payload))
+
+    def _run(self, keys: list[str], argv: list[Any], before: Sequence[ScriptCall]) -> list[Any]:
+        if not before:
+            return self._append(keys=keys, args=argv)
+        pipe = self.conn.pipeline(transaction=False)
+        for call in before:
+            pipe.eval(call.source, len(call.keys), *call.keys, *call.args)
+        pipe.evalsha(self._append.sha, len(keys), *keys, *argv)
+        answers = pipe.execute(raise_on_error=False)
+        for answer in answers[:-1]:
+            if isinstance(answer, Exception):
+                raise answer
+        if isinstance(answers[-1], redis.exceptions.NoScriptError):  # a restarted or flushed server
+            return self._append(keys=keys, args=argv)  # the marks ran first
+        if isinstance(answers[-1], Exception):
+            raise answers[-1]
+        return answers[-1]
 
     def create(self, game_id: str, meta: Mapping[str, str], entries: Sequence[StoredEntry]) -> AppendResult:
         """Write a new game's meta hash and its first batch in one script call."""
@@ -256,6 +339,15 @@ class EventStore:
         fp, _, result = _text(stored).partition("\n")
         return fp, AppendResult.from_json(json.loads(result), replayed=True)
 
+    def snapshot_and_meta(self, game_id: str) -> tuple[dict[str, str] | None, str | None]:
+        """The meta hash and the state snapshot, in one round trip (a cold load's first read)."""
+        pipe = self.conn.pipeline(transaction=False)
+        pipe.hgetall(meta_key(game_id))
+        pipe.get(snap_key(game_id))
+        raw, snap = pipe.execute()
+        meta = {_text(k): _text(v) for k, v in raw.items()} if raw else None
+        return meta, None if snap is None else _text(snap)
+
     def stored_bundle(self, game_id: str) -> str | None:
         raw: bytes | None = self.conn.get(bundle_key(game_id))  # type: ignore[assignment]
         return None if raw is None else raw.decode("utf-8")
@@ -272,7 +364,7 @@ class EventStore:
     def delete(self, game_ids: Iterable[str]) -> None:
         """Remove games entirely (tests and tooling only; never called by the service)."""
         ids = list(game_ids)
-        keys = [f(g) for g in ids for f in (events_key, meta_key, idem_key, bundle_key)]
+        keys = [f(g) for g in ids for f in (events_key, meta_key, idem_key, bundle_key, snap_key)]
         keys += [f"hg:{{{g}}}:{name}" for g in ids for name in ("tries", "lease", "clock")]
         if keys:
             self.conn.delete(*keys)

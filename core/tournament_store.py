@@ -89,13 +89,16 @@ class TournamentStore:
     def _write(self, tid: str, base: int, entries: Sequence[StoredEntry], meta: Mapping[str, str]) -> AppendResult:
         last = entries[-1].seq if entries else base
         result = AppendResult(last, base + 1, last)
-        argv: list[Any] = [base, "", "", "{}", len(meta)]
+        # append.lua's arguments (core.store.EventStore.append): no idempotency key, token, rate window
+        # or snapshot; KEYS[4] and KEYS[5] are never touched then (the idem key stands in, same slot)
+        argv: list[Any] = [base, "", "", "{}", "", -1, 0, 0, "", len(meta)]
         for name, value in meta.items():
             argv += [name, value]
         for e in entries:
             argv += [f"{e.seq}-0", canonical_json(e.entry), e.hash]
-        status, payload = (_text(v) for v in self._append(keys=[events_key(tid), idem_key(tid), meta_key(tid)],
-                                                             args=argv))
+        keys = [events_key(tid), idem_key(tid), meta_key(tid), idem_key(tid), idem_key(tid)]
+        answer = self._append(keys=keys, args=argv)
+        status, payload = _text(answer[0]), _text(answer[1])
         if status != "ok":
             raise StaleVersion(base, int(payload))
         return result

@@ -26,7 +26,7 @@ from typing import Any
 
 import redis
 
-from core.store import meta_key
+from core.store import ScriptCall, meta_key
 
 DUE_KEY = "hg:{sweep}:due"
 GEN_KEY = "hg:{sweep}:gen"
@@ -67,6 +67,12 @@ class WorkList:
         """Put the game on the list, due at ``due_ms`` (default: now + grace); its new generation."""
         due = now_ms() + GRACE_MS if due_ms is None else due_ms
         return int(self._mark(keys=[DUE_KEY, GEN_KEY], args=[game_id, due]))
+
+    def mark_call(self, game_id: str, due_ms: int | None = None) -> ScriptCall:
+        """:meth:`mark` as a call to run in the append's own pipeline (``EventStore.append``'s
+        ``before``): the mark still reaches Redis first, without a round trip of its own."""
+        due = now_ms() + GRACE_MS if due_ms is None else due_ms
+        return ScriptCall(_MARK, (DUE_KEY, GEN_KEY), (game_id, due))
 
     def generation(self, game_id: str) -> int:
         raw = self.conn.hget(GEN_KEY, game_id)

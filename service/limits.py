@@ -19,8 +19,16 @@ Capacity caps, each a problem+json with ``Retry-After``:
 - ``MAX_LIVE_GAMES_PER_ADDRESS`` live games created by one address (429 ``TOO_MANY_GAMES``) and
   ``MAX_LIVE_GAMES`` overall (503 ``AT_CAPACITY``), kept by ``core.retention``.
 
-Seat holders are limited per token (``RATE_LIMIT``) in ``service.web``; that window stays next
-to the store so a move costs one Redis round trip. Every response carries the IETF draft
+Seat holders are limited per token (``RATE_LIMIT``): a fixed window per token under the game's
+hash tag (``core.store.rate_key``). A POST move counts it inside the append script itself
+(:func:`token_window`, ``core/append.lua``), so a move costs one Redis round trip; other calls
+count it in ``service.web``. Flask-Limiter's own check (the 401 allowance per address) is skipped
+for a POST move, GET .../moves and GET .../state whose bearer token this process already knows
+as a seat token of that game (:func:`known_seat_token`): such a request cannot be a 401, and the
+token's window is the one that applies; skipping it saves the three round trips Flask-Limiter
+makes per request (its pre-check, and the counter and TTL read for its headers, which the token's
+headers replace). An address that used up its 401 allowance is still refused for every request
+whose token is not a known seat token. Every response carries the IETF draft
 ``RateLimit-Limit``/``RateLimit-Remaining``/``RateLimit-Reset`` headers of the limit that applied;
 a breach is a 429 problem+json with ``Retry-After``. Behind a reverse proxy set
 ``TRUSTED_PROXIES`` (env ``HOURGLASS_TRUSTED_PROXIES``) to the number of proxies in front, so
@@ -37,7 +45,8 @@ from flask import Flask, Response, current_app, g, request
 from flask_limiter import HeaderNames, Limiter, RateLimitExceeded
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from core.games import LiveCaps, token_digest
+from core.games import LiveCaps, RateWindow, token_digest
+from core.store import rate_key
 from service.problems import ApiProblem, problem_response
 
 HEADERS = {HeaderNames.LIMIT: "RateLimit-Limit", HeaderNames.REMAINING: "RateLimit-Remaining",
@@ -72,6 +81,7 @@ def install(app: Flask, conn: Any) -> Limiter | None:
         default_limits_exempt_when=lambda: not has_bearer_token(),
         headers_enabled=True, header_name_mapping=HEADERS,
     )
+    limiter.request_filter(known_seat_token)
     app.register_error_handler(RateLimitExceeded, lambda exc: _breach(limiter, exc))
     if creates:
         from service.routes import games
@@ -97,6 +107,50 @@ def token_headers(response: Response) -> Response:
         response.headers["RateLimit-Remaining"] = str(max(0, remaining))
         response.headers["RateLimit-Reset"] = str(reset)
     return response
+
+
+# views whose answer to a seat token carries that token's window (a POST move counts it inside the
+# append; the GETs through service.web.caller_seat), so Flask-Limiter's check adds nothing to them
+FAST_ENDPOINTS = frozenset({"moves.post_move", "moves.list_moves", "state.current_state"})
+
+
+def known_seat_token() -> bool:
+    """A request to one of ``FAST_ENDPOINTS`` whose bearer token is, in this process's cached meta,
+    a seat token of the game in the URL (tokens are never withdrawn, so the answer cannot be a 401)."""
+    if request.endpoint not in FAST_ENDPOINTS:
+        return False
+    game_id = (request.view_args or {}).get("game_id")
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if not game_id or scheme.lower() != "bearer" or not token.strip():
+        return False
+    game = current_app.extensions["hourglass"].cached(game_id)
+    return game is not None and token_digest(token.strip()) in game.info.tokens
+
+
+def token_window(game_id: str, token: str) -> RateWindow | None:
+    """The token's current fixed window, for the append script to count (None: limits are off).
+
+    The same key and expiry as ``service.web``'s count, so both paths share one window.
+    """
+    limit = int(current_app.config["RATE_LIMIT"])
+    if limit <= 0:
+        return None
+    window = float(current_app.config["RATE_LIMIT_WINDOW"])
+    bucket = int(time.time() // window)
+    g.token_bucket = (bucket, window)
+    return RateWindow(rate_key(game_id, token_digest(token), bucket), limit, int(window) + 1)
+
+
+def window_counted(window: RateWindow | None) -> None:
+    """After the script counted ``window``: the RateLimit headers, and a 429 above the limit."""
+    if window is None or window.count is None:
+        return
+    bucket, length = g.token_bucket
+    g.token_window = (window.limit, window.limit - window.count, max(1, int((bucket + 1) * length - time.time())))
+    if window.count > window.limit:
+        retry = max(1, int((bucket + 1) * length - time.time()) + 1)
+        raise ApiProblem(429, "RATE_LIMITED", f"more than {window.limit} requests in {length:g} s for this token",
+                         headers={"Retry-After": str(retry)})
 
 
 def live_caps(config: Mapping[str, Any]) -> LiveCaps | None:

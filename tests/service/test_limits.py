@@ -76,3 +76,21 @@ def test_zero_switches_every_limit_off(conn: redis.Redis, created: list[str]) ->
     client = create_app({"REDIS": conn, "TESTING": True, "ADVANCE": "off", **LIMITS, "RATE_LIMIT": 0}).test_client()
     address = _address()
     assert {_create(client, created, address).status_code for _ in range(4)} == {201}
+
+
+def test_a_known_seat_token_is_served_where_its_address_used_up_the_401_allowance(
+        limited: Any, created: list[str]) -> None:
+    """Flask-Limiter's 401 allowance is not checked for a POST move or GET moves/state whose token
+    this process knows as a seat token (it saves three round trips, service.limits); guesses from
+    that address are still refused."""
+    shared = _address()  # a seat holder and a token guesser behind one address
+    game = _create(limited, created, _address()).json
+    token = game["seats"][0]["token"]
+    url = f"/api/v1/games/{game['id']}"
+    assert limited.get(f"{url}/state", headers=auth(token), environ_base=shared).status_code == 200  # now cached
+    guesses = [limited.get(f"{url}/state", headers=auth(f"guess-{i}"), environ_base=shared).status_code for i in range(4)]
+    assert guesses == [401, 401, 401, 429]
+    held = limited.get(f"{url}/moves", headers=auth(token), environ_base=shared)
+    assert held.status_code == 200 and held.headers["RateLimit-Limit"] == "100"
+    assert limited.get(f"{url}/state", headers=auth(token), environ_base=shared).status_code == 200
+    assert limited.get(f"{url}/state", headers=auth("guess-again"), environ_base=shared).status_code == 429

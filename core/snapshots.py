@@ -1,0 +1,117 @@
+"""State snapshots, so a cold process folds only the tail of a game's log.
+
+Every ``EVERY`` events (and at the end of a game) the append that crosses the mark also keeps
+the folded state in ``hg:{<id>}:snap`` (``core.store.snap_key``, the game's hash tag, written by
+``append.lua`` in the same script: no extra round trip). A process that does not hold the game
+reads the meta hash and the snapshot in one round trip, then the entries after it.
+
+The snapshot is JSON, never pickle: the game's own ``state_to_json`` (``domain.codec``), decoded
+with the same codec by the type that function is annotated with, which checks every field's
+type. It is a cache, never the record: it is ignored, and the whole log folded, when
+
+- its format, the game's rules (``engine_version``) or the shape of the state and table types
+  (a digest of their fields and enum values, ``schema_digest``) differ from this process's;
+- it does not decode, or names a version the stream does not have;
+- the stream's entry at its version does not carry the chain hash it recorded.
+
+After a fix to a fold that changes no type and no rules version, delete the ``hg:{*}:snap`` keys
+(or raise ``FORMAT``): the next snapshots are written from the log again.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import typing
+from dataclasses import dataclass, fields, is_dataclass
+from enum import Enum
+from functools import cache
+from typing import Any
+
+from core.table import Table
+from domain import codec
+from domain.core import GameRules
+
+FORMAT = 1
+EVERY = 64  # events between snapshots: a cold load folds at most this many
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Restored:
+    state: Any
+    table: Table
+    version: int
+    hash: str
+
+
+def due(before_version: int, after_version: int, finished: bool) -> bool:
+    """Whether the batch from ``before_version`` to ``after_version`` keeps a snapshot."""
+    return finished or after_version // EVERY > before_version // EVERY
+
+
+def encode(rules: GameRules, state: Any, table: Table, version: int, last_hash: str) -> str | None:
+    """The snapshot's JSON; None (and no snapshot) for a game whose state type cannot be named."""
+    try:
+        schema = schema_digest(state_type(rules))
+    except (KeyError, TypeError, NameError, AttributeError):
+        log.warning("no snapshots for %s: its state_to_json names no state type", rules.name, exc_info=True)
+        return None
+    return json.dumps({"format": FORMAT, "engine": rules.engine_version, "schema": schema,
+                       "version": version, "hash": last_hash, "state": rules.state_to_json(state),
+                       "table": codec.object_to_json(table)}, separators=(",", ":"))
+
+
+def decode(rules: GameRules, text: str) -> Restored | None:
+    """The snapshot's state, or None when it is not one this process can trust (see above)."""
+    try:
+        data = json.loads(text)
+        if (data.get("format"), data.get("engine"), data.get("schema")) != (
+                FORMAT, rules.engine_version, schema_digest(state_type(rules))):
+            return None
+        version, digest = data["version"], data["hash"]
+        if not (isinstance(version, int) and version > 0 and isinstance(digest, str)):
+            return None
+        state = codec.from_json(state_type(rules), data["state"])
+        table = codec.from_json(Table, data["table"])
+    except (ValueError, TypeError, KeyError, AttributeError, codec.DecodeError):
+        log.warning("ignoring a %s snapshot that does not decode", rules.name, exc_info=True)
+        return None
+    return Restored(state, table, version, digest)
+
+
+def state_type(rules: GameRules) -> Any:
+    """The game's state class, as its ``state_to_json`` is annotated."""
+    return _state_type(type(rules))
+
+
+@cache
+def _state_type(rules_class: Any) -> Any:
+    return typing.get_type_hints(rules_class.state_to_json)["state"]
+
+
+@cache
+def schema_digest(tp: Any) -> str:
+    """A digest of every dataclass field (name and type) and enum value reachable from ``tp``
+    and from the table: a snapshot of another shape is never decoded into this one."""
+    lines: list[str] = []
+    seen: set[Any] = set()
+
+    def walk(t: Any) -> None:
+        if t in seen:
+            return
+        seen.add(t)
+        for arg in typing.get_args(t):
+            walk(arg)
+        if isinstance(t, type) and issubclass(t, Enum):
+            lines.append(f"{t.__qualname__}={[m.value for m in t]!r}")
+        elif isinstance(t, type) and is_dataclass(t):
+            hints = typing.get_type_hints(t)
+            lines.append(f"{t.__module__}.{t.__qualname__}({', '.join(f'{f.name}: {hints[f.name]!r}' for f in fields(t))})")
+            for f in fields(t):
+                walk(hints[f.name])
+
+    walk(tp)
+    walk(Table)
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]

@@ -1,0 +1,107 @@
+"""State snapshots (core.snapshots): a cold process folds only the tail, and a snapshot it cannot
+trust is ignored, never believed."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import redis
+from conftest import run_worker
+
+from core import snapshots
+from core.games import Game, GameService
+from core.store import snap_key
+
+
+def _same(a: Game, b: Game) -> None:
+    assert (a.version, a.last_hash, a.state, a.table) == (b.version, b.last_hash, b.state, b.table)
+
+
+@pytest.fixture
+def finished_game(conn: redis.Redis, created: list[str]) -> str:
+    svc = GameService(conn, client_seeds="any")
+    seats = [{"name": "R", "kind": "bot", "bot": "random"}, {"name": "S", "kind": "bot", "bot": "random"}]
+    game_id: str = svc.create({"game": "orleans", "edition": "classic", "seats": seats, "seed": "snapshots"})["id"]
+    created.append(game_id)
+    run_worker(svc, game_id)
+    assert svc.load(game_id).finished
+    return game_id
+
+
+def _reads(svc: GameService, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    afters: list[int] = []
+    real = svc.store.read
+
+    def read(game_id: str, after: int = 0, until: int | None = None) -> Any:
+        afters.append(after)
+        return real(game_id, after, until)
+
+    monkeypatch.setattr(svc.store, "read", read)
+    return afters
+
+
+def _fold_from_zero(conn: redis.Redis, game_id: str) -> Game:
+    saved = conn.dump(snap_key(game_id))
+    conn.delete(snap_key(game_id))
+    try:
+        return GameService(conn).load(game_id)
+    finally:
+        conn.restore(snap_key(game_id), 0, saved, replace=True)
+
+
+def test_a_finished_game_loads_cold_from_its_snapshot_alone(
+        conn: redis.Redis, finished_game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    stored = json.loads(conn.get(snap_key(finished_game)))
+    cold = GameService(conn)
+    afters = _reads(cold, monkeypatch)
+    game = cold.load(finished_game)
+    assert stored["version"] == game.version and afters == [game.version - 1]  # the snapshot's own entry only
+    _same(game, _fold_from_zero(conn, finished_game))
+
+
+def test_a_snapshot_every_64_events_leaves_only_the_tail_to_fold(
+        conn: redis.Redis, finished_game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    full = _fold_from_zero(conn, finished_game)
+    middle = 3 * snapshots.EVERY + 5
+    entries = GameService(conn).entries(finished_game, until=middle)
+    start = GameService(conn).load(finished_game)  # the rules, info
+    base = Game(start.info, start.rules, None, 0, "")
+    base = GameService(conn)._folded(base, entries)
+    text = snapshots.encode(base.rules, base.state, base.table, base.version, base.last_hash)
+    assert text is not None
+    conn.set(snap_key(finished_game), text)
+    cold = GameService(conn)
+    afters = _reads(cold, monkeypatch)
+    _same(cold.load(finished_game), full)
+    assert afters == [middle - 1]
+
+
+@pytest.mark.parametrize("tamper", [
+    lambda s: "not json",
+    lambda s: json.dumps({**json.loads(s), "engine": "orleans-0"}),
+    lambda s: json.dumps({**json.loads(s), "schema": "0" * 16}),
+    lambda s: json.dumps({**json.loads(s), "hash": "0" * 64}),
+    lambda s: json.dumps({**json.loads(s), "version": 10**9}),
+    lambda s: json.dumps({**json.loads(s), "state": {"players": "x"}}),
+    lambda s: json.dumps({**json.loads(s), "format": 99}),
+])
+def test_a_snapshot_that_cannot_be_trusted_is_ignored(conn: redis.Redis, finished_game: str, tamper: Any) -> None:
+    full = _fold_from_zero(conn, finished_game)
+    conn.set(snap_key(finished_game), tamper(conn.get(snap_key(finished_game)).decode()))
+    _same(GameService(conn).load(finished_game), full)
+
+
+def test_every_game_round_trips_its_state_through_the_snapshot() -> None:
+    from core.table import EMPTY
+    from domain.games import get_game
+    from workers.selfplay import play
+
+    for name in ("orleans", "artificium", "cathedral"):
+        rules = get_game(name)
+        players = 2
+        config = rules.config_to_json(rules.config_from_json({"players": players}))
+        state = play(rules, config, b"snap", "g", [{"kind": "bot", "bot": "random"}] * players).state
+        text = snapshots.encode(rules, state, EMPTY, 7, "h")
+        restored = snapshots.decode(rules, text) if text is not None else None
+        assert restored is not None and restored.state == state and restored.version == 7, name
