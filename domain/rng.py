@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -19,16 +20,18 @@ _SPACE = 1 << 256
 class Rng:
     """A draw counter over one game's seed. Mutable on purpose: decide() advances it."""
 
-    __slots__ = ("seed", "game_id", "counter")
+    __slots__ = ("seed", "game_id", "counter", "_keyed")
 
     def __init__(self, seed: bytes, game_id: str, counter: int = 0) -> None:
         self.seed = seed
         self.game_id = game_id
         self.counter = counter
+        self._keyed = _keyed(seed)
 
     def raw(self, index: int) -> int:
-        msg = f"{self.game_id}:{index}".encode()
-        return int.from_bytes(hmac.new(self.seed, msg, hashlib.sha256).digest(), "big")
+        mac = self._keyed.copy()
+        mac.update(f"{self.game_id}:{index}".encode())
+        return int.from_bytes(mac.digest(), "big")
 
     def below(self, n: int) -> int:
         """A uniform integer in [0, n)."""
@@ -51,6 +54,13 @@ class Rng:
             j = self.below(i + 1)
             out[i], out[j] = out[j], out[i]
         return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def _keyed(seed: bytes) -> hmac.HMAC:
+    """HMAC-SHA256 keyed with ``seed`` and fed nothing yet: each draw copies it instead of keying
+    again (the same digests; a game keys its seed once, not once per draw). Never updated itself."""
+    return hmac.new(seed, digestmod=hashlib.sha256)
 
 
 def seed_from_text(text: str) -> bytes:

@@ -85,22 +85,27 @@ _FIELDS: dict[type, frozenset[str]] = {}
 
 
 def replace(obj: DC, **changes: Any) -> DC:
-    """``dataclasses.replace`` for our frozen dataclasses, without re-running __init__ (hot path)."""
+    """``dataclasses.replace`` for our frozen dataclasses, without re-running __init__ (hot path):
+    the new object's attribute dict is the old one united with the changes."""
     cls = type(obj)
     names = _FIELDS.get(cls)
     if names is None:
         names = _FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(cls))
     if not changes.keys() <= names:
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - names)}")
-    new = object.__new__(cls)
-    fresh = new.__dict__
-    fresh.update(obj.__dict__)
-    if len(fresh) > len(names):  # memoised values (memo.memo) may describe the old fields only
+    old = obj.__dict__
+    fresh = old | changes
+    if len(old) > len(names):  # memoised values (memo.memo) may describe the old fields only
         for key, depends_on in MEMO_KEYS[cls]:
             if key in fresh and (depends_on is None or not depends_on.isdisjoint(changes)):
                 del fresh[key]
-    fresh.update(changes)
+    new = _new(cls)
+    _set_attr(new, "__dict__", fresh)  # frozen: bypass the dataclass's __setattr__, as __init__ does
     return new
+
+
+_new = object.__new__
+_set_attr = object.__setattr__
 
 
 # --- small tuple helpers -------------------------------------------------------------------------

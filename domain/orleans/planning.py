@@ -9,6 +9,7 @@ from functools import lru_cache
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why
 from domain.orleans.data import Char, Tile
+from domain.orleans.memo import memo, memo_key
 from domain.orleans.model import (
     CHARS,
     FinishPlanning,
@@ -21,6 +22,7 @@ from domain.orleans.model import (
     PlaceFollower,
     PlanningFinished,
     PlansRevealed,
+    Player,
     State,
     TakeBackFollower,
 )
@@ -38,20 +40,17 @@ def apply_place(tx: Tx, c: PlaceFollower) -> None:
     tx.emit(FollowerPlaced(c.seat, c.tile, c.place, c.space))
 
 
-def candidates_place(state: State, seat: int) -> Iterator[PlaceFollower]:
+def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
     """Every tile on every free space it fits (the validator still has the last word)."""
     p = state.players[seat]
-    tiles = tuple(dict.fromkeys(available_tiles(p)))
+    fit = _fit_table(tuple(dict.fromkeys(p.market + p.tower)), owns(p, D.HERB_GARDEN), owns(p, D.SCHOOL))
     taken = {(x.place, x.space) for x in p.pending}
-    fit = _fit_table(tiles, owns(p, D.HERB_GARDEN), owns(p, D.SCHOOL))
-    for s in p.places:
-        keys = _SPACE_KEYS[s.place]
-        for i, held in enumerate(s.slots):
-            if held is None:
-                fitting = fit[keys[i]]
-                if fitting and (s.place, i) not in taken:
-                    for tile in fitting:
-                        yield PlaceFollower(seat, tile, s.place, i)
+    moves: list[PlaceFollower] = []
+    for place, space, key in free_spaces(p):
+        fitting = fit[key]
+        if fitting and (place, space) not in taken:
+            moves += _placements(seat, place, space, fitting)
+    return moves
 
 
 SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
@@ -60,16 +59,29 @@ SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
 _SPACE_KEYS: dict[str, tuple[SpaceKey, ...]] = {
     place.id: tuple((place.id == D.TOWN_HALL, need) for need in place.spaces) for place in D.PLACES.values()
 }
+FREE_SPACES = memo_key(Player, "_free_spaces", depends_on=("places",))
+
+
+def free_spaces(p: Player) -> tuple[tuple[str, int, SpaceKey], ...]:
+    """(place, space, fit key) of every empty action space the seat owns, in board order."""
+    return memo(p, FREE_SPACES, lambda p: tuple(
+        (s.place, i, _SPACE_KEYS[s.place][i]) for s in p.places for i, held in enumerate(s.slots) if held is None))
 
 
 @lru_cache(maxsize=4096)
-def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict[SpaceKey, list[Tile]]:
+def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict[SpaceKey, tuple[Tile, ...]]:
     """(is Town Hall, needed character) -> the tiles that fit. A pure function of its arguments."""
-    table: dict[SpaceKey, list[Tile]] = {}
+    table: dict[SpaceKey, tuple[Tile, ...]] = {}
     for need in (None, *CHARS):
-        table[(False, need)] = [t for t in tiles if tile_fits(t, False, need, herb_garden, school)]
-    table[(True, None)] = [t for t in tiles if not t.starting]
+        table[(False, need)] = tuple(t for t in tiles if tile_fits(t, False, need, herb_garden, school))
+    table[(True, None)] = tuple(t for t in tiles if not t.starting)
     return table
+
+
+@lru_cache(maxsize=16384)
+def _placements(seat: int, place: str, space: int, tiles: tuple[Tile, ...]) -> tuple[PlaceFollower, ...]:
+    """The placements of ``tiles`` on one space, built once: commands are immutable values."""
+    return tuple(PlaceFollower(seat, tile, place, space) for tile in tiles)
 
 
 def validate_take_back(state: State, c: TakeBackFollower) -> Why:
