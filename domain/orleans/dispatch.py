@@ -287,14 +287,26 @@ def legal_moves(state: State, actor: Actor) -> list[Command]:
 
 def _seat_moves(state: State, actor: int) -> list[Command]:
     moves: list[Command] = []
-    for cls in allowed_types(state, actor):
-        rule = COMMAND_RULES[cls]
-        if rule.exact:
-            moves.extend(rule.candidates(state, actor))
+    for candidates, validate in _plan(allowed_types(state, actor)):
+        if validate is None:
+            moves += candidates(state, actor)
         else:
-            validate = rule.validate
-            moves.extend(m for m in rule.candidates(state, actor) if validate(state, m) is None)
+            moves += [m for m in candidates(state, actor) if validate(state, m) is None]
     return moves
+
+
+Plan = tuple[tuple[Callable[[State, int], Iterable[Any]], Callable[[State, Any], Why] | None], ...]
+_PLANS: dict[tuple[type[SeatCommand], ...], Plan] = {}
+
+
+def _plan(types: tuple[type[SeatCommand], ...]) -> Plan:
+    """Per allowed command type, its candidates and the validator they still need (None: exact)."""
+    plan = _PLANS.get(types)
+    if plan is None:
+        plan = _PLANS[types] = tuple(
+            (COMMAND_RULES[cls].candidates, None if COMMAND_RULES[cls].exact else COMMAND_RULES[cls].validate)
+            for cls in types)
+    return plan
 
 
 # The move a timeout applies when the seat has no draw to make: skip the exclusion, leave the

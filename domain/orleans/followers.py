@@ -4,6 +4,7 @@ drawing followers from the bag onto the market and loading the Gunpowder Tower (
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why, draw_from_bag, gain_coins
@@ -85,7 +86,12 @@ def candidates_recall(state: State, seat: int) -> Iterator[RecallFollower]:
     for x in p.places:
         for i, v in enumerate(x.slots):
             if v is not None and v != TECH:
-                yield RecallFollower(seat, x.place, i)
+                yield _recall(seat, x.place, i)
+
+
+@lru_cache(maxsize=4096)
+def _recall(seat: int, place: str, space: int) -> RecallFollower:
+    return RecallFollower(seat, place, space)  # built once: commands are immutable values
 
 
 def validate_draw(state: State, c: DrawFollowers) -> Why:
@@ -101,8 +107,13 @@ def apply_draw(tx: Tx, c: DrawFollowers) -> None:
     end_of_followers(tx)
 
 
-def candidates_draw(state: State, seat: int) -> Iterator[DrawFollowers]:
-    return (DrawFollowers(seat, n) for n in range(max_draw(state.players[seat]) + 1))
+def candidates_draw(state: State, seat: int) -> tuple[DrawFollowers, ...]:
+    return _draws(seat, max_draw(state.players[seat]))
+
+
+@lru_cache(maxsize=1024)
+def _draws(seat: int, top: int) -> tuple[DrawFollowers, ...]:
+    return tuple(DrawFollowers(seat, n) for n in range(top + 1))  # built once: immutable values
 
 
 def end_of_followers(tx: Tx) -> None:

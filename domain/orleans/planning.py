@@ -4,7 +4,7 @@ plans of every seat are revealed together once the last seat is done."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why
@@ -25,6 +25,7 @@ from domain.orleans.model import (
     Player,
     State,
     TakeBackFollower,
+    place_map,
 )
 from domain.orleans.queries import available_tiles, owns, placement_why, tile_fits
 
@@ -43,29 +44,32 @@ def apply_place(tx: Tx, c: PlaceFollower) -> None:
 def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
     """Every tile on every free space it fits (the validator still has the last word)."""
     p = state.players[seat]
-    fit = _fit_table(tuple(dict.fromkeys(p.market + p.tower)), owns(p, D.HERB_GARDEN), owns(p, D.SCHOOL))
-    taken = {(x.place, x.space) for x in p.pending}
+    owned = place_map(p)
+    row = _placement_row(seat, tuple(dict.fromkeys(p.market + p.tower)), D.HERB_GARDEN in owned, D.SCHOOL in owned)
     moves: list[PlaceFollower] = []
-    for place, space, key in free_spaces(p):
-        fitting = fit[key]
-        if fitting and (place, space) not in taken:
-            moves += _placements(seat, place, space, fitting)
+    taken = {SPACE_IDS[x.place][x.space] for x in p.pending} if p.pending else ()
+    for space in free_spaces(p):
+        if space not in taken:
+            listed = row[space]
+            moves += row.build(space) if listed is None else listed
     return moves
 
 
 SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
 
-# place -> per action space, the key of ``_fit_table``
-_SPACE_KEYS: dict[str, tuple[SpaceKey, ...]] = {
-    place.id: tuple((place.id == D.TOWN_HALL, need) for need in place.spaces) for place in D.PLACES.values()
+# Every action space of every place, numbered: (place, space, the key of ``_fit_table``)
+SPACES: tuple[tuple[str, int, SpaceKey], ...] = tuple(
+    (place.id, i, (place.id == D.TOWN_HALL, need)) for place in D.PLACES.values() for i, need in enumerate(place.spaces))
+SPACE_IDS: dict[str, tuple[int, ...]] = {
+    place.id: tuple(n for n, (pid, _, _) in enumerate(SPACES) if pid == place.id) for place in D.PLACES.values()
 }
 FREE_SPACES = memo_key(Player, "_free_spaces", depends_on=("places",))
 
 
-def free_spaces(p: Player) -> tuple[tuple[str, int, SpaceKey], ...]:
-    """(place, space, fit key) of every empty action space the seat owns, in board order."""
+def free_spaces(p: Player) -> tuple[int, ...]:
+    """The numbers (in ``SPACES``) of every empty action space the seat owns, in board order."""
     return memo(p, FREE_SPACES, lambda p: tuple(
-        (s.place, i, _SPACE_KEYS[s.place][i]) for s in p.places for i, held in enumerate(s.slots) if held is None))
+        SPACE_IDS[s.place][i] for s in p.places for i, held in enumerate(s.slots) if held is None))
 
 
 @lru_cache(maxsize=4096)
@@ -78,10 +82,23 @@ def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict
     return table
 
 
-@lru_cache(maxsize=16384)
-def _placements(seat: int, place: str, space: int, tiles: tuple[Tile, ...]) -> tuple[PlaceFollower, ...]:
-    """The placements of ``tiles`` on one space, built once: commands are immutable values."""
-    return tuple(PlaceFollower(seat, tile, place, space) for tile in tiles)
+class _PlacementRow(list[tuple[PlaceFollower, ...] | None]):
+    """Per space number, the placements of one seat with one set of tiles (built on first use).
+    Commands are immutable values, so every state with the same tiles shares them."""
+
+    def __init__(self, seat: int, fit: dict[SpaceKey, tuple[Tile, ...]]) -> None:
+        super().__init__([None] * len(SPACES))
+        self.seat, self.fit = seat, fit
+
+    def build(self, space: int) -> tuple[PlaceFollower, ...]:
+        place, i, key = SPACES[space]
+        moves = self[space] = tuple(PlaceFollower(self.seat, tile, place, i) for tile in self.fit[key])
+        return moves
+
+
+@lru_cache(maxsize=4096)
+def _placement_row(seat: int, tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> _PlacementRow:
+    return _PlacementRow(seat, _fit_table(tiles, herb_garden, school))
 
 
 def validate_take_back(state: State, c: TakeBackFollower) -> Why:
@@ -97,9 +114,14 @@ def apply_take_back(tx: Tx, c: TakeBackFollower) -> None:
     tx.emit(FollowerTakenBack(c.seat, c.place, c.space, tile))
 
 
-def candidates_take_back(state: State, seat: int) -> Iterator[TakeBackFollower]:
+def candidates_take_back(state: State, seat: int) -> list[TakeBackFollower]:
     """Exact: every placement of this round."""
-    return (TakeBackFollower(seat, x.place, x.space) for x in state.players[seat].pending)
+    return [_take_back(seat, x.place, x.space) for x in state.players[seat].pending]
+
+
+@lru_cache(maxsize=4096)
+def _take_back(seat: int, place: str, space: int) -> TakeBackFollower:
+    return TakeBackFollower(seat, place, space)  # built once: commands are immutable values
 
 
 # Rules 2 loaded the Gunpowder Tower during planning, hidden until the reveal.
@@ -139,7 +161,12 @@ def apply_finish_planning(tx: Tx, c: FinishPlanning) -> None:
     tx.emit(PhaseBegan(Phase.ACTIONS, state.start_player))
 
 
-def candidates_finish_planning(state: State, seat: int) -> Iterator[FinishPlanning]:
-    return iter((FinishPlanning(seat),))
+def candidates_finish_planning(state: State, seat: int) -> tuple[FinishPlanning]:
+    return _finish_planning(seat)
+
+
+@cache
+def _finish_planning(seat: int) -> tuple[FinishPlanning]:
+    return (FinishPlanning(seat),)
 
 
