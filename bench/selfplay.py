@@ -8,7 +8,7 @@ listing at all. Greedy Orléans seats are measured beside the random ones (``--g
 random seats and with greedy seats (greedy tries every legal move one ply ahead). Never asserts
 timings.
 Usage: python bench/selfplay.py [--games N] [--edition classic|2023] [--players N] [--engine orleans-2]
-       [--artificium-players N] [--greedy-games N]
+       [--artificium-players N] [--greedy-games N] [--repeat N]
 (``--engine`` plays the rules a game recorded by that engine keeps, e.g. orleans-2: the same games
 as before the orleans-3 rule fixes, to compare speed across that change.)
 
@@ -38,6 +38,8 @@ def main() -> None:
     parser.add_argument("--engine", default=RULES.engine_version)
     parser.add_argument("--artificium-players", type=int, default=4)
     parser.add_argument("--greedy-games", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="play the random Orléans games (and measure the floor) this many times; the best counts")
     parser.add_argument("--game", default="orleans", choices=("orleans", "cathedral"))
     args = parser.parse_args()
     if args.game == "cathedral":
@@ -45,9 +47,11 @@ def main() -> None:
         return
     config = RULES.for_engine(args.engine).config_from_json({"edition": args.edition, "players": args.players})
 
-    start = time.perf_counter()
-    games = [play(RULES, config, f"bench-{i}".encode(), f"bench-{i}", ["random"]) for i in range(args.games)]
-    elapsed = time.perf_counter() - start
+    elapsed = float("inf")
+    for _ in range(max(1, args.repeat)):  # on a shared machine the best pass is the one least disturbed
+        start = time.perf_counter()
+        games = [play(RULES, config, f"bench-{i}".encode(), f"bench-{i}", ["random"]) for i in range(args.games)]
+        elapsed = min(elapsed, time.perf_counter() - start)
     decisions = sum(g.decisions for g in games)
     events = [e for g in games for _, batch in g.batches for e in batch]
 
@@ -62,8 +66,9 @@ def main() -> None:
         rng.below(1000)
     draw_time = (time.perf_counter() - start) / 100_000
 
-    floor = floor_per_game(games)
-    print(f"self-play ({args.edition}, {args.players} players, {args.engine} rules, random bots, {args.games} games)")
+    floor = min(floor_per_game(games) for _ in range(max(1, args.repeat)))
+    print(f"self-play ({args.edition}, {args.players} players, {args.engine} rules, random bots, {args.games} games,"
+          f" best of {max(1, args.repeat)})")
     print(f"  games/s            {args.games / elapsed:10.2f}   ({elapsed / args.games * 1000:.2f} ms a game)")
     print(f"  floor games/s      {1 / floor:10.2f}   ({floor * 1000:.2f} ms a game: fold + rng draws only, same games)")
     print(f"  decisions/s        {decisions / elapsed:10.0f}   ({decisions / args.games:.0f} decisions per game)")

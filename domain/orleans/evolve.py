@@ -91,10 +91,10 @@ def replace(obj: DC, **changes: Any) -> DC:
     names = _FIELDS.get(cls)
     if names is None:
         names = _FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(cls))
-    if not changes.keys() <= names:
-        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - names)}")
     old = obj.__dict__
     fresh = old | changes
+    if len(fresh) != len(old):  # a key that is not a field (every field is in the old dict)
+        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - names)}")
     if len(old) > len(names):  # memoised values (memo.memo) may describe the old fields only
         for key, depends_on in MEMO_KEYS[cls]:
             if key in fresh and (depends_on is None or not depends_on.isdisjoint(changes)):

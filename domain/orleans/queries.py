@@ -39,8 +39,8 @@ def activated_slots(place: str, slots: tuple[str | None, ...] | None) -> bool:
     if not slots:
         return False
     if place == D.TOWN_HALL:  # one character is enough (F§5 Town Hall)
-        return any(v is not None for v in slots)
-    return all(v is not None for v in slots)
+        return slots.count(None) < len(slots)
+    return None not in slots
 
 
 def capacity(p: Player) -> int:
