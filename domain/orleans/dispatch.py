@@ -168,9 +168,9 @@ def _to_act(state: State) -> frozenset[Actor]:
         assert state.turn is not None  # both phases go round the table one seat at a time
         return frozenset({state.turn})
     if phase is Phase.FOLLOWERS:
-        return frozenset(i for i, p in enumerate(state.players) if not p.drew or p.loading)
+        return frozenset([i for i, p in enumerate(state.players) if not p.drew or p.loading])
     if phase is Phase.PLANNING:
-        return frozenset(i for i, p in enumerate(state.players) if not p.planned)
+        return frozenset([i for i, p in enumerate(state.players) if not p.planned])
     return frozenset({SYSTEM})
 
 

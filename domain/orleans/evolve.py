@@ -327,9 +327,16 @@ def _(e: PlanningFinished, state: State) -> State:
 @fold_rule
 def _(e: PlansRevealed, state: State) -> State:
     players = list(state.players)
+    placed: dict[int, list[Placement]] = {}
     for seat, placement in e.placements:
+        placed.setdefault(seat, []).append(placement)
+    for seat, placements in placed.items():  # one new places tuple per seat (each seat's own spaces)
         p = players[seat]
-        players[seat] = replace(p, places=set_slot(p, placement.place, placement.space, placement.tile.value))
+        index, places = place_map(p), list(p.places)
+        for x in placements:
+            i = index[x.place]
+            places[i] = replace(places[i], slots=put(places[i].slots, x.space, x.tile.value))
+        players[seat] = replace(p, places=tuple(places))
     for seat, tile in e.tower:
         players[seat] = replace(players[seat], tower=sort_tiles(players[seat].tower + (tile,)))
     players = [replace(p, pending=(), tower_pending=(), planned_from_tower=()) for p in players]
