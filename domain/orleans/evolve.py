@@ -88,20 +88,27 @@ def replace(obj: DC, **changes: Any) -> DC:
     """``dataclasses.replace`` for our frozen dataclasses, without re-running __init__ (hot path):
     the new object's attribute dict is the old one united with the changes."""
     cls = type(obj)
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(cls))
     old = obj.__dict__
     fresh = old | changes
     if len(fresh) != len(old):  # a key that is not a field (every field is in the old dict)
-        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - names)}")
-    if len(old) > len(names):  # memoised values (memo.memo) may describe the old fields only
-        for key, depends_on in MEMO_KEYS[cls]:
-            if key in fresh and (depends_on is None or not depends_on.isdisjoint(changes)):
-                del fresh[key]
+        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - _fields(cls))}")
+    if len(old) > len(_FIELDS.get(cls) or _fields(cls)):  # memoised values (memo.memo) may be stale
+        _drop_memos(cls, fresh, changes)
     new = _new(cls)
     _set_attr(new, "__dict__", fresh)  # frozen: bypass the dataclass's __setattr__, as __init__ does
     return new
+
+
+def _fields(cls: type) -> frozenset[str]:
+    names = _FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+def _drop_memos(cls: type, fresh: dict[str, Any], changes: Iterable[str]) -> None:
+    """Take out of ``fresh`` the memoised values derived from a changed field."""
+    for key, depends_on in MEMO_KEYS[cls]:
+        if depends_on is None or not depends_on.isdisjoint(changes):
+            fresh.pop(key, None)
 
 
 _new = object.__new__
@@ -135,7 +142,25 @@ def player(state: State, seat: int) -> Player:
 
 
 def with_player(state: State, seat: int, **changes: Any) -> State:
-    return replace(state, players=put(state.players, seat, replace(state.players[seat], **changes)))
+    """``replace(state, players=put(state.players, seat, replace(state.players[seat], **changes)))``,
+    inlined: most events change one player."""
+    players = state.players
+    old = players[seat].__dict__
+    fresh = old | changes
+    if len(fresh) != len(old):
+        raise TypeError(f"Player has no field(s) {sorted(set(changes) - _fields(Player))}")
+    if len(old) > len(_FIELDS.get(Player) or _fields(Player)):
+        _drop_memos(Player, fresh, changes)
+    new = _new(Player)
+    _set_attr(new, "__dict__", fresh)
+    old = state.__dict__
+    fresh = old.copy()
+    fresh["players"] = players[:seat] + (new,) + players[seat + 1:]
+    if len(old) > len(_FIELDS.get(State) or _fields(State)):
+        _drop_memos(State, fresh, ("players",))
+    after = _new(State)
+    _set_attr(after, "__dict__", fresh)
+    return after
 
 
 def place_index(p: Player, place: str) -> int:
