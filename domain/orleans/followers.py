@@ -10,6 +10,7 @@ from domain.orleans import data as D
 from domain.orleans.common import Tx, Why, draw_from_bag, gain_coins
 from domain.orleans.data import Char, Tile
 from domain.orleans.evolve import TRACK_INDEX
+from domain.orleans.memo import memo_key
 from domain.orleans.model import (
     TECH,
     DrawFollowers,
@@ -78,20 +79,29 @@ def apply_recall(tx: Tx, c: RecallFollower) -> None:
     tx.emit(FollowerRecalled(c.seat, c.place, c.space, tile))
 
 
-def candidates_recall(state: State, seat: int) -> Iterator[RecallFollower]:
+def candidates_recall(state: State, seat: int) -> tuple[RecallFollower, ...]:
     """Exact: every character on an action space, while a draw and a market space are left."""
     p = state.players[seat]
     if p.recalls + 1 > draw_limit(p) or free_market(p) <= 0:
-        return
-    for x in p.places:
-        for i, v in enumerate(x.slots):
-            if v is not None and v != TECH:
-                yield _recall(seat, x.place, i)
+        return ()
+    return _recalls(seat, occupied_spaces(p))
+
+
+OCCUPIED = memo_key(Player, "_occupied", depends_on=("places",))
+
+
+def occupied_spaces(p: Player) -> tuple[tuple[str, int], ...]:
+    """(place, space) of every character (not technology) on the seat's action spaces, in board order."""
+    cached: tuple[tuple[str, int], ...] | None = p.__dict__.get(OCCUPIED)  # memo(), inlined
+    if cached is None:
+        cached = p.__dict__[OCCUPIED] = tuple(
+            [(x.place, i) for x in p.places for i, v in enumerate(x.slots) if v is not None and v != TECH])
+    return cached
 
 
 @lru_cache(maxsize=4096)
-def _recall(seat: int, place: str, space: int) -> RecallFollower:
-    return RecallFollower(seat, place, space)  # built once: commands are immutable values
+def _recalls(seat: int, spaces: tuple[tuple[str, int], ...]) -> tuple[RecallFollower, ...]:
+    return tuple(RecallFollower(seat, place, i) for place, i in spaces)  # built once: immutable values
 
 
 def validate_draw(state: State, c: DrawFollowers) -> Why:
