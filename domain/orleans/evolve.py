@@ -10,6 +10,7 @@ from domain.orleans.memo import MEMO_KEYS
 from domain.orleans.model import (
     CHARS,
     GOODS,
+    PLACE_MAP,
     TECH,
     TRACKS,
     ActionTaken,
@@ -163,6 +164,17 @@ def with_player(state: State, seat: int, **changes: Any) -> State:
     return after
 
 
+def with_slots(state: State, seat: int, places: tuple[Slots, ...], **changes: Any) -> State:
+    """``with_player(state, seat, places=places, **changes)`` where ``places`` differs from the
+    player's only in what stands on the spaces (set_slot, clear_tiles): the same places in the
+    same order, so the place_map memo still holds and is kept (the others are re-derived)."""
+    kept = state.players[seat].__dict__.get(PLACE_MAP)
+    state = with_player(state, seat, places=places, **changes)
+    if kept is not None:
+        state.players[seat].__dict__[PLACE_MAP] = kept
+    return state
+
+
 def place_index(p: Player, place: str) -> int:
     return place_map(p)[place]
 
@@ -284,7 +296,7 @@ def _(e: FollowerRecalled, state: State) -> State:
         where = {"market": sort_tiles(p.market + (e.tile,))}
     else:  # rules 2: a full market overflowed onto the Gunpowder Tower's two extra spaces
         where = {"tower": sort_tiles(p.tower + (e.tile,))}
-    return with_player(state, e.seat, places=set_slot(p, e.place, e.space, None), recalls=p.recalls + 1, **where)
+    return with_slots(state, e.seat, set_slot(p, e.place, e.space, None), recalls=p.recalls + 1, **where)
 
 
 @fold_rule
@@ -362,6 +374,7 @@ def _(e: PlansRevealed, state: State) -> State:
             i = index[x.place]
             places[i] = replace(places[i], slots=put(places[i].slots, x.space, x.tile.value))
         players[seat] = replace(p, places=tuple(places))
+        players[seat].__dict__[PLACE_MAP] = index  # the same places, other slots: the memo still holds
     for seat, tile in e.tower:
         players[seat] = replace(players[seat], tower=sort_tiles(players[seat].tower + (tile,)))
     players = [replace(p, pending=(), tower_pending=(), planned_from_tower=()) for p in players]
@@ -371,7 +384,7 @@ def _(e: PlansRevealed, state: State) -> State:
 @fold_rule
 def _(e: ActionTaken, state: State) -> State:
     p = player(state, e.seat)
-    return with_player(state, e.seat, places=clear_tiles(p, e.place, e.returned), bag=add_to_bag(p, e.returned))
+    return with_slots(state, e.seat, clear_tiles(p, e.place, e.returned), bag=add_to_bag(p, e.returned))
 
 
 @fold_rule
@@ -444,7 +457,7 @@ def _(e: SentToDeed, state: State) -> State:
     if e.source == D.GUNPOWDER_TOWER:
         state = with_player(state, e.seat, tower=without(p.tower, e.tile))
     else:
-        state = with_player(state, e.seat, places=clear_tiles(p, e.source, (e.tile,)))
+        state = with_slots(state, e.seat, clear_tiles(p, e.source, (e.tile,)))
     i = DEED_INDEX[e.deed]
     state = replace(state, deeds=put(state.deeds, i, put(state.deeds[i], e.space, e.seat)))
     c = state.choice
@@ -462,7 +475,7 @@ def _(e: BathhouseDrawn, state: State) -> State:
 @fold_rule
 def _(e: DrawnPlaced, state: State) -> State:
     p = player(state, e.seat)
-    state = with_player(state, e.seat, places=set_slot(p, e.place, e.space, e.tile.value))
+    state = with_slots(state, e.seat, set_slot(p, e.place, e.space, e.tile.value))
     c = state.choice
     assert c is not None  # a drawn character is placed only inside the Bathhouse choice
     return replace(state, choice=replace(c, tiles=without(c.tiles, e.tile), remaining=c.remaining - 1))
@@ -472,7 +485,7 @@ def _(e: DrawnPlaced, state: State) -> State:
 def _(e: TilesReturned, state: State) -> State:
     p = player(state, e.seat)
     places = clear_tiles(p, e.source, e.tiles) if e.source in D.PLACES else p.places
-    return with_player(state, e.seat, places=places, bag=add_to_bag(p, e.tiles))
+    return with_slots(state, e.seat, places, bag=add_to_bag(p, e.tiles))
 
 
 @fold_rule
@@ -493,7 +506,7 @@ def _(e: Passed, state: State) -> State:
 @fold_rule
 def _(e: TechnologyPlaced, state: State) -> State:
     p = player(state, e.seat)
-    return with_player(state, e.seat, places=set_slot(p, e.place, e.space, TECH), techs=p.techs - 1,
+    return with_slots(state, e.seat, set_slot(p, e.place, e.space, TECH), techs=p.techs - 1,
                        techs_placed=p.techs_placed + 1, farmer_tech=p.farmer_tech and not e.farmer_only)
 
 
@@ -565,7 +578,7 @@ def _lose_technology(state: State, e: ItemLost) -> State:
     p = player(state, e.seat)
     if e.target:
         space = p.places[place_index(p, e.target)].slots.index(TECH)
-        state = with_player(state, e.seat, places=set_slot(p, e.target, space, None))
+        state = with_slots(state, e.seat, set_slot(p, e.target, space, None))
     else:
         # a held Farmer-only tile (2023) is given up first: keeping the unrestricted one is never worse
         state = with_player(state, e.seat, techs=p.techs - 1, farmer_tech=False)
