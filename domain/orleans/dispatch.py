@@ -187,12 +187,16 @@ def allowed_types(state: State, seat: int) -> tuple[type[SeatCommand], ...]:
     return PHASE_COMMANDS.get(state.phase, ())
 
 
+SYSTEM_STEP: dict[Phase, SystemCommand] = {
+    Phase.HOURGLASS: RevealHourglass(), Phase.CENSUS: TakeCensus(), Phase.EVENT: ResolveEvent(),
+    Phase.START_PLAYER: PassStartPlayer(),
+}
+
+
 def system_step(state: State) -> SystemCommand:
-    steps: dict[Phase, SystemCommand] = {
-        Phase.HOURGLASS: RevealHourglass(), Phase.CENSUS: TakeCensus(), Phase.EVENT: ResolveEvent(),
-        Phase.START_PLAYER: EndGame() if state.round >= D.ROUNDS else PassStartPlayer(),
-    }
-    return steps[state.phase]
+    if state.phase is Phase.START_PLAYER and state.round >= D.ROUNDS:
+        return EndGame()
+    return SYSTEM_STEP[state.phase]
 
 
 # --- decide -------------------------------------------------------------------------------------------
