@@ -44,11 +44,3 @@ def test_below_needs_a_positive_bound():
 
 def test_commitment_is_sha256_of_the_seed_bytes():
     assert seed_commitment(seed_from_text("abc")) == hashlib.sha256(b"abc").hexdigest()
-
-
-@pytest.mark.parametrize("seed", [b"", b"short", bytes(range(64)), bytes(range(65)), b"x" * 200, bytes(32)])
-def test_raw_equals_the_hmac_module_for_every_key_length(seed):
-    """Rng keys HMAC-SHA256 once per seed by hand (RFC 2104): keys up to, at and past the block size."""
-    for index in (0, 1, 12345):
-        expected = hmac.new(seed, f"g:{index}".encode(), hashlib.sha256).digest()
-        assert Rng(seed, "g").raw(index) == int.from_bytes(expected, "big")

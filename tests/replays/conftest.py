@@ -10,7 +10,6 @@ import pytest
 import redis
 
 from core.games import GameService
-from replays.bundle import FORMAT_1
 from replays.verify import verify_bundle
 from tests.replays.replay_helpers import bundle_text, toy_bundle
 from tests.replays.replay_redis import cleanup
@@ -23,14 +22,11 @@ def small_bundle() -> str:
     return bundle_text("classic", 2)
 
 
-@pytest.fixture(params=["toy", "orleans", "orleans-format-1"], scope="session")
+@pytest.fixture(params=["toy", "orleans"], scope="session")
 def subject(request: pytest.FixtureRequest) -> tuple[str, Any]:
-    """(bundle text, verify function) for the game-agnostic tampering tests; bundles are written
-    in the current format, and once in format 1 (a state hash after every batch)."""
+    """(bundle text, verify function) for the game-agnostic tampering tests."""
     if request.param == "toy":
         return toy_bundle(), partial(verify_bundle, rules_for=toy_rules)
-    if request.param == "orleans-format-1":
-        return bundle_text("classic", 2, fmt=FORMAT_1), verify_bundle
     return bundle_text("classic", 2), verify_bundle
 
 

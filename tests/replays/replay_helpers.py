@@ -16,7 +16,7 @@ from domain.canonical import GENESIS_HASH, canonical_json, sha256_hex
 from domain.core import SYSTEM, GameRules
 from domain.games import fold, get_game
 from domain.rng import Rng, seed_commitment, seed_from_text
-from replays.bundle import FORMAT, build_bundle
+from replays.bundle import build_bundle
 
 MAX_COMMANDS = 20_000
 TIME = "2025-01-01T00:00:00.000Z"
@@ -95,9 +95,9 @@ def played(edition: str, players: int, seed: str = "replay-tests") -> tuple[str,
 
 
 @cache
-def bundle_text(edition: str, players: int, seed: str = "replay-tests", fmt: str = FORMAT) -> str:
+def bundle_text(edition: str, players: int, seed: str = "replay-tests") -> str:
     game_id, meta, entries = played(edition, players, seed)
-    return build_bundle(game_id, meta, entries, fmt=fmt)
+    return build_bundle(game_id, meta, entries)
 
 
 @cache

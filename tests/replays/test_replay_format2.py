@@ -12,6 +12,12 @@ from replays.verify import verify_bundle
 from tests.replays.replay_helpers import CONFIGS, bundle_text, played
 
 
+def format_1_text(edition: str, players: int) -> str:
+    """The same game as ``bundle_text(edition, players)``, exported in format 1."""
+    game_id, meta, entries = played(edition, players)
+    return build_bundle(game_id, meta, entries, fmt=FORMAT_1)
+
+
 def _objs(text: str) -> list[dict]:
     return [json.loads(line) for line in text.split("\n")[:-1]]
 
@@ -48,13 +54,13 @@ def test_both_formats_hash_the_same_states() -> None:
 
 @pytest.mark.parametrize(("edition", "players"), CONFIGS)
 def test_format_1_bundles_still_verify(edition: str, players: int) -> None:
-    report = verify_bundle(bundle_text(edition, players, fmt=FORMAT_1))
+    report = verify_bundle(format_1_text(edition, players))
     assert report.ok, report.describe()
 
 
 def test_a_state_hash_between_checkpoints_is_caught(small_bundle: str) -> None:
     objs = _objs(small_bundle)
-    objs[2] = {**objs[2], "state_hash": _objs(bundle_text("classic", 2, fmt=FORMAT_1))[2]["state_hash"]}
+    objs[2] = {**objs[2], "state_hash": _objs(format_1_text("classic", 2))[2]["state_hash"]}
     report = verify_bundle(_text(objs))
     assert not report.ok and report.divergence is not None
     assert report.divergence.line == 3 and "null between checkpoints" in report.divergence.what
@@ -77,7 +83,7 @@ def test_a_format_2_bundle_relabelled_format_1_is_caught() -> None:
 
 
 def test_a_format_1_bundle_relabelled_format_2_is_caught() -> None:
-    objs = _reheader(_objs(bundle_text("classic", 2, fmt=FORMAT_1)), format=FORMAT)
+    objs = _reheader(_objs(format_1_text("classic", 2)), format=FORMAT)
     report = verify_bundle(_text(objs))
     assert not report.ok and report.divergence is not None
     assert report.divergence.line == 3 and "null between checkpoints" in report.divergence.what
