@@ -5,8 +5,10 @@
 Plays greedy-bot games in-process (the same entries the service stores), builds each bundle and
 verifies it ``--repeat`` times; reports bytes, lines and batches per game, and the best and
 median verification time, per edition and player count. Issue 5's target for a 4-player game
-is < 200 ms (goal 50 ms). A baseline from the same run — folding the game's events without
-deciding or hashing — shows how much of the time is the engine itself.
+is < 200 ms (goal 50 ms; issue 14: <= 50 ms). Two baselines from the same run: folding the
+game's events without deciding or hashing (how much of the time is the engine itself), and the
+best verification time of the same game exported as ``hourglass-replay/1`` (a state hash after
+every batch, where format 2 hashes checkpoints only).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from domain.games import fold, get_game  # noqa: E402
-from replays.bundle import build_bundle  # noqa: E402
+from replays.bundle import FORMAT_1, build_bundle  # noqa: E402
 from replays.verify import verify_bundle  # noqa: E402
 from tests.replays.replay_helpers import play  # noqa: E402
 
@@ -39,7 +41,7 @@ def timed(fn, repeat: int) -> list[float]:
 
 def bench(edition: str, players: int, games: int, repeat: int) -> dict[str, float]:
     rules = get_game("orleans")
-    sizes, gz, lines, batches, build, best, median, folds = [], [], [], [], [], [], [], []
+    sizes, gz, lines, batches, build, best, median, folds, v1 = [], [], [], [], [], [], [], [], []
     for g in range(games):
         game_id, meta, entries = play(edition, players, f"bench-{g}")
         started = time.perf_counter()
@@ -49,6 +51,9 @@ def bench(edition: str, players: int, games: int, repeat: int) -> dict[str, floa
         report = verify_bundle(data)
         assert report.ok, report.describe()  # a broken bundle makes the figures meaningless
         times = timed(lambda data=data: verify_bundle(data), repeat)
+        old = build_bundle(game_id, meta, entries, fmt=FORMAT_1).encode("utf-8")
+        assert verify_bundle(old).ok
+        v1.append(min(timed(lambda old=old: verify_bundle(old), repeat)))
         events = [rules.event_from_json(e["data"]) for e in entries]
         folds.append(min(timed(lambda events=events: fold(rules, events), repeat)))
         sizes.append(len(data))
@@ -60,7 +65,7 @@ def bench(edition: str, players: int, games: int, repeat: int) -> dict[str, floa
     return {"bytes": statistics.mean(sizes), "gzip": statistics.mean(gz), "lines": statistics.mean(lines),
             "batches": statistics.mean(batches), "build_ms": 1000 * statistics.mean(build),
             "verify_best_ms": 1000 * min(best), "verify_median_ms": 1000 * statistics.median(median),
-            "fold_ms": 1000 * statistics.mean(folds)}
+            "fold_ms": 1000 * statistics.mean(folds), "verify_v1_ms": 1000 * min(v1)}
 
 
 def main() -> None:
@@ -68,13 +73,15 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    print(f"replay bundles: {args.games} greedy-bot games per config, verify x{args.repeat}")
+    print(f"replay bundles (hourglass-replay/2): {args.games} greedy-bot games per config, verify x{args.repeat};"
+          " baselines: fold only, and the same games as hourglass-replay/1")
     print(f"{'config':<12}{'bytes':>10}{'gzip':>9}{'batches':>9}{'build ms':>10}"
-          f"{'verify best':>13}{'verify p50':>12}{'fold only':>11}")
+          f"{'verify best':>13}{'verify p50':>12}{'fold only':>11}{'/1 best':>10}")
     for edition, players in CONFIGS:
         r = bench(edition, players, args.games, args.repeat)
         print(f"{edition + ' ' + str(players) + 'p':<12}{r['bytes']:>10,.0f}{r['gzip']:>9,.0f}{r['batches']:>9.0f}"
-              f"{r['build_ms']:>10.1f}{r['verify_best_ms']:>11.1f}ms{r['verify_median_ms']:>10.1f}ms{r['fold_ms']:>9.1f}ms")
+              f"{r['build_ms']:>10.1f}{r['verify_best_ms']:>11.1f}ms{r['verify_median_ms']:>10.1f}ms{r['fold_ms']:>9.1f}ms"
+              f"{r['verify_v1_ms']:>8.1f}ms")
 
 
 if __name__ == "__main__":

@@ -5,9 +5,12 @@ import hashlib
 import json
 from typing import Any
 
+# One encoder for every call: json.dumps with non-default options builds a new one each time.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
 
 def canonical_json(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(obj)
 
 
 def canonical_bytes(obj: Any) -> bytes:

@@ -12,7 +12,7 @@ Usage from the layers above::
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from domain.core import GameRules, Rejected, RejectKind
@@ -73,6 +73,15 @@ def fold(rules: GameRules, events: Iterable[Any], state: Any = None) -> Any:
     for event in events:
         state = rules.evolve(state, event)
     return state
+
+
+def stepper(rules: GameRules) -> Callable[[Any, Any, Any], tuple[list[Any], Any]]:
+    """``step`` for one game's rules, with the choice between ``rules.step`` and decide + fold
+    made once (for loops that step many times)."""
+    own: Callable[[Any, Any, Any], tuple[list[Any], Any]] | None = getattr(rules, "step", None)
+    if own is not None:
+        return own
+    return lambda state, command, rng: step(rules, state, command, rng)
 
 
 def step(rules: GameRules, state: Any, command: Any, rng: Any) -> tuple[list[Any], Any]:

@@ -8,9 +8,9 @@ the game state, so anyone holding the seed can recompute every draw.
 from __future__ import annotations
 
 import hashlib
-import hmac
 from collections.abc import Sequence
-from typing import TypeVar
+from functools import lru_cache
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 _SPACE = 1 << 256
@@ -19,16 +19,21 @@ _SPACE = 1 << 256
 class Rng:
     """A draw counter over one game's seed. Mutable on purpose: decide() advances it."""
 
-    __slots__ = ("seed", "game_id", "counter")
+    __slots__ = ("seed", "game_id", "counter", "_keyed")
 
     def __init__(self, seed: bytes, game_id: str, counter: int = 0) -> None:
         self.seed = seed
         self.game_id = game_id
         self.counter = counter
+        self._keyed = _keyed(seed)
 
     def raw(self, index: int) -> int:
-        msg = f"{self.game_id}:{index}".encode()
-        return int.from_bytes(hmac.new(self.seed, msg, hashlib.sha256).digest(), "big")
+        inner_pad, outer_pad = self._keyed
+        inner = inner_pad.copy()
+        inner.update(f"{self.game_id}:{index}".encode())
+        outer = outer_pad.copy()
+        outer.update(inner.digest())
+        return int.from_bytes(outer.digest(), "big")
 
     def below(self, n: int) -> int:
         """A uniform integer in [0, n)."""
@@ -51,6 +56,19 @@ class Rng:
             j = self.below(i + 1)
             out[i], out[j] = out[j], out[i]
         return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def _keyed(seed: bytes) -> tuple[Any, Any]:
+    """HMAC-SHA256 (RFC 2104) keyed with ``seed``, as its two padded SHA-256 states fed nothing
+    else yet: each draw copies them instead of keying again, which is all ``hmac`` does, minus
+    its per-call set-up. The same digests (tests/domain/test_rng.py compares with ``hmac``)."""
+    key = hashlib.sha256(seed).digest() if len(seed) > _BLOCK else seed
+    key = key.ljust(_BLOCK, b"\0")
+    return (hashlib.sha256(bytes(b ^ 0x36 for b in key)), hashlib.sha256(bytes(b ^ 0x5C for b in key)))
+
+
+_BLOCK = 64  # SHA-256's block size in bytes
 
 
 def seed_from_text(text: str) -> bytes:

@@ -10,7 +10,7 @@ from typing import Any
 from domain.bots import Policy, bot_rng, get_bot
 from domain.canonical import json_hash
 from domain.core import SYSTEM
-from domain.games import fold, get_game, step
+from domain.games import fold, get_game, stepper
 from domain.rng import Rng, seed_from_text
 
 
@@ -36,11 +36,12 @@ def play(rules: Any, config: Any, seed: bytes, game_id: str, bots: Sequence[str]
     game.batches.append((None, setup))
     game.events = len(setup)
     policies = [get_bot(bots[i % len(bots)], rules.name) for i in range(config.players)]
-    while not rules.is_finished(game.state):
+    is_finished, draw_counter, decide_step = rules.is_finished, rules.draw_counter, stepper(rules)
+    while not is_finished(game.state):
         if game.decisions >= max_decisions:
             raise RuntimeError(f"{game_id}: no end after {max_decisions} decisions")
         command = next_command(rules, game, policies)
-        events, game.state = step(rules, game.state, command, Rng(seed, game_id, rules.draw_counter(game.state)))
+        events, game.state = decide_step(game.state, command, Rng(seed, game_id, draw_counter(game.state)))
         game.batches.append((command, events))
         game.events += len(events)
         game.decisions += 1
@@ -48,13 +49,13 @@ def play(rules: Any, config: Any, seed: bytes, game_id: str, bots: Sequence[str]
 
 
 def next_command(rules: Any, game: Playthrough, policies: Sequence[Policy]) -> Any:
-    acting = rules.to_act(game.state)
+    state = game.state
+    acting = rules.to_act(state)
     if SYSTEM in acting:
-        return rules.legal_moves(game.state, SYSTEM)[0]
+        return rules.legal_moves(state, SYSTEM)[0]
     seat = min(acting)
-    moves = rules.legal_moves(game.state, seat)
-    rng = bot_rng(game.seed, game.game_id, seat, game.events)
-    return policies[seat](rules, game.state, seat, moves, rng)
+    moves = rules.legal_moves(state, seat)
+    return policies[seat](rules, state, seat, moves, bot_rng(game.seed, game.game_id, seat, game.events))
 
 
 def event_log_hash(rules: Any, game: Playthrough) -> str:

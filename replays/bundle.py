@@ -1,8 +1,11 @@
-"""Build ``hourglass-replay/1`` bundles: canonical JSON Lines, one line per batch.
+"""Build ``hourglass-replay/2`` bundles (and, on request, ``/1``): canonical JSON Lines, one line
+per batch.
 
 Pure functions of (game id, meta, entries); the field-by-field description is in
 docs/replay-format.md. Line 1 is the header, then one line per batch (the setup batch first),
-then the footer. Every line is ``canonical_json(obj) + "\\n"``.
+then the footer. Every line is ``canonical_json(obj) + "\\n"``. The two formats differ in one
+thing: format 1 hashes the state after every batch, format 2 only at checkpoints (every
+``CHECKPOINT``-th batch; the footer hashes the final state in both).
 """
 from __future__ import annotations
 
@@ -16,7 +19,10 @@ from domain.games import get_game
 from replays.entries import ENTRY_KEYS, Entry, chain_hashes, event_json, split_batches
 from replays.statehash import StateHasher
 
-FORMAT = "hourglass-replay/1"
+FORMAT_1 = "hourglass-replay/1"  # a state hash after every batch
+FORMAT = "hourglass-replay/2"  # a state hash on checkpoint batches only; what export writes
+FORMATS = (FORMAT_1, FORMAT)
+CHECKPOINT = 64  # format 2: batches 0, 64, 128, ... carry a state hash, the others null
 HEADER_KEYS = frozenset({
     "kind", "format", "game", "game_id", "edition", "players", "config", "options", "seats",
     "engine_version", "seed", "seed_commitment",
@@ -40,14 +46,14 @@ def state_hash(rules: GameRules, state: Any) -> str:
     return json_hash(rules.state_to_json(state))
 
 
-def build_header(game_id: str, meta: dict[str, Any], rules: GameRules) -> dict[str, Any]:
+def build_header(game_id: str, meta: dict[str, Any], rules: GameRules, fmt: str = FORMAT) -> dict[str, Any]:
     config = meta["config"]
     seed = meta.get("seed")
     if not seed:
         raise NotFinished(f"game {game_id} has not revealed its seed (is it finished?)")
     return {
         "kind": "header",
-        "format": FORMAT,
+        "format": fmt,
         "game": meta["game"],
         "game_id": game_id,
         "edition": config.get("edition"),
@@ -61,7 +67,13 @@ def build_header(game_id: str, meta: dict[str, Any], rules: GameRules) -> dict[s
     }
 
 
-def batch_line(index: int, batch: Sequence[Entry], state_hash_after: str, chain_hash: str) -> dict[str, Any]:
+def hashed_batch(fmt: str, index: int) -> bool:
+    """Does batch ``index`` of a bundle in format ``fmt`` carry the state hash after it?"""
+    return fmt == FORMAT_1 or index % CHECKPOINT == 0
+
+
+def batch_line(index: int, batch: Sequence[Entry], state_hash_after: str | None, chain_hash: str,
+               ) -> dict[str, Any]:
     first = batch[0]
     return {
         "kind": "batch",
@@ -76,10 +88,13 @@ def batch_line(index: int, batch: Sequence[Entry], state_hash_after: str, chain_
 
 def build_lines(
     game_id: str, meta: dict[str, Any], entries: Sequence[Entry], rules_for: RulesLookup = get_game,
+    fmt: str = FORMAT,
 ) -> list[dict[str, Any]]:
-    """The bundle as a list of JSON objects (header, batches…, footer)."""
+    """The bundle as a list of JSON objects (header, batches…, footer), in format ``fmt``."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown bundle format {fmt!r}; known: {', '.join(FORMATS)}")
     rules = rules_for(meta["game"])
-    header = build_header(game_id, meta, rules)
+    header = build_header(game_id, meta, rules, fmt)
     hashes = chain_hashes(entries)
     hasher = StateHasher(rules)
     lines: list[dict[str, Any]] = [header]
@@ -87,7 +102,8 @@ def build_lines(
     for index, batch in enumerate(split_batches(entries)):
         state, tbl = table.fold(rules, (event_json(e) for e in batch), state, tbl)
         done += len(batch)
-        lines.append(batch_line(index, batch, hasher(state), hashes[done - 1]))
+        after = hasher(state) if hashed_batch(fmt, index) else None
+        lines.append(batch_line(index, batch, after, hashes[done - 1]))
     if state is None or table.status(rules, state, tbl) not in OVER:
         raise NotFinished(f"game {game_id} is not finished")
     result = table.result(rules, state, tbl)
@@ -110,6 +126,7 @@ def dumps(lines: Sequence[dict[str, Any]]) -> str:
 
 def build_bundle(
     game_id: str, meta: dict[str, Any], entries: Sequence[Entry], rules_for: RulesLookup = get_game,
+    fmt: str = FORMAT,
 ) -> str:
     """The bundle text (UTF-8 JSON Lines, trailing newline)."""
-    return dumps(build_lines(game_id, meta, entries, rules_for))
+    return dumps(build_lines(game_id, meta, entries, rules_for, fmt))

@@ -22,7 +22,7 @@ from replays.verify import verify_bundle
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hourglass replay", description="Export and verify replay bundles.")
     sub = parser.add_subparsers(dest="action", required=True)
-    export = sub.add_parser("export", help="write a finished game's hourglass-replay/1 bundle")
+    export = sub.add_parser("export", help="write a finished game's hourglass-replay/2 bundle")
     export.add_argument("game_id")
     export.add_argument("--out", type=Path, help="file to write (default: standard output)")
     verify = sub.add_parser("verify", help="re-derive a bundle from its seed and commands")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import operator
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -22,6 +24,7 @@ from domain.core import GameRules
 
 _ALWAYS = object()
 _FIELDS: dict[type, tuple[tuple[str, str, Any], ...]] = {}
+_GETTERS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
 
 
 def _fields(cls: type) -> tuple[tuple[str, str, Any], ...]:
@@ -32,7 +35,18 @@ def _fields(cls: type) -> tuple[tuple[str, str, Any], ...]:
         names = _FIELDS[cls] = tuple(
             (f.name, json.dumps(f.name, ensure_ascii=False) + ":", f.default if f.metadata.get(ADDED) else _ALWAYS)
             for f in sorted(dataclasses.fields(cls), key=lambda f: f.name))
+        _GETTERS[cls] = _getter(tuple(name for name, _, _ in names))
     return names
+
+
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """All the fields of an object at once, as a tuple, in ``names`` order."""
+    if not names:
+        return lambda obj: ()
+    if len(names) == 1:
+        one = operator.attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return operator.attrgetter(*names)
 
 
 class StateHasher:
@@ -42,7 +56,6 @@ class StateHasher:
         self.rules = rules
         self.fast: bool | None = None
         self._memo: dict[int, tuple[Any, str]] = {}
-        self._scalars: dict[tuple[type, Any], str] = {}
 
     def slow(self, state: Any) -> str:
         return sha256_hex(canonical_json(self.rules.state_to_json(state)).encode("utf-8"))
@@ -63,33 +76,42 @@ class StateHasher:
         return self.slow(state)
 
     def _encode(self, value: Any) -> str:
+        memo = self._memo
+        hit = memo.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
         kind = type(value)
         if kind is int:
             return str(value)
         fields = _FIELDS.get(kind)
-        if fields is not None or kind is tuple:
-            key = id(value)
-            hit = self._memo.get(key)
-            if hit is not None and hit[0] is value:
-                return hit[1]
-            encode = self._encode
-            if fields is not None:
-                text = "{" + ",".join([k + encode(v) for n, k, default in fields
-                                       if (v := getattr(value, n)) is not default and (default is _ALWAYS or v != default)]) + "}"
-            else:
-                text = "[" + ",".join([encode(v) for v in value]) + "]"
-            self._memo[key] = (value, text)  # keeps value alive, so its id is never reused
-            return text
-        if kind is str or kind is bool or kind is float or value is None or isinstance(value, Enum):
-            known = self._scalars.get((kind, value))
-            if known is not None:
-                return known
-            plain = value.value if isinstance(value, Enum) else value
-            text = self._scalars[(kind, value)] = json.dumps(plain, ensure_ascii=False)
-            return text
-        if kind is list:  # mutable: never memoised
+        if fields is not None:
+            parts = []
+            for (_, key, default), v in zip(fields, _GETTERS[kind](value)):
+                if default is not _ALWAYS and (v is default or v == default):
+                    continue  # a codec.added field at its default: left out, as state_to_json does
+                known = memo.get(id(v))  # the common case, inlined: a part unchanged since last time
+                if known is not None and known[0] is v:
+                    parts.append(key + known[1])
+                else:
+                    parts.append(key + (str(v) if type(v) is int else self._encode(v)))
+            text = "{" + ",".join(parts) + "}"
+        elif kind is tuple:
+            items = []
+            for v in value:
+                known = memo.get(id(v))
+                if known is not None and known[0] is v:
+                    items.append(known[1])
+                else:
+                    items.append(str(v) if type(v) is int else self._encode(v))
+            text = "[" + ",".join(items) + "]"
+        elif kind is str or kind is bool or kind is float or value is None or isinstance(value, Enum):
+            text = json.dumps(value.value if isinstance(value, Enum) else value, ensure_ascii=False)
+        elif kind is list:  # mutable: never memoised
             return "[" + ",".join([self._encode(v) for v in value]) + "]"
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
             _fields(kind)
             return self._encode(value)
-        raise TypeError(f"cannot encode {kind.__name__}")
+        else:
+            raise TypeError(f"cannot encode {kind.__name__}")
+        memo[id(value)] = (value, text)  # keeps value alive, so its id is never reused
+        return text

@@ -7,7 +7,7 @@ A package (``hourglass-tournament/1``) is an uncompressed zip written byte-for-b
   the bundles in game order and the Merkle root over the bundles' sha256 (``core.tournaments``);
 - ``tournament.jsonl``: the tournament's stream, one stored entry per line with its chain hash;
 - ``standings.json``: the final standings;
-- ``games/<index>-<game id>.jsonl``: every game's ``hourglass-replay/1`` bundle.
+- ``games/<index>-<game id>.jsonl``: every game's ``hourglass-replay/2`` bundle.
 
 :func:`verify_package` checks, cheapest first, so a tampered byte is named quickly: the zip and the
 manifest (every member's hash and size, no member missing or extra, the container bytes equal to

@@ -1,11 +1,12 @@
-"""Verify an ``hourglass-replay/1`` bundle: the library behind the CLI and the HTTP endpoint.
+"""Verify an ``hourglass-replay/2`` (or ``/1``) bundle: the library behind the CLI and the HTTP endpoint.
 
 ``verify_bundle(data)`` re-derives the whole game from the revealed seed and the commands alone
 and reports the first line where the bundle and the re-run disagree. It checks, in file order:
 the bytes are canonical JSON Lines; the header matches the footer's ``header_hash``;
 ``sha256(seed) == seed_commitment``; for every batch, the events that ``setup``/``decide``
 produce with ``Rng(seed, game_id, draw_counter(state))`` equal the stored ones byte for byte,
-the hash chain and the state hash after the batch; and finally the recomputed result, the
+the hash chain and the state hash after the batch (format 1: every batch; format 2: the
+checkpoint batches, null on the others); and finally the recomputed result, the
 counts and the final hashes in the footer.
 """
 from __future__ import annotations
@@ -21,7 +22,16 @@ from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
 from domain.core import GameRules, Rejected
 from domain.games import fold, for_engine, get_game
 from domain.rng import Rng
-from replays.bundle import BATCH_ENTRY_KEYS, BATCH_KEYS, FOOTER_KEYS, FORMAT, HEADER_KEYS, state_hash
+from replays.bundle import (
+    BATCH_ENTRY_KEYS,
+    BATCH_KEYS,
+    FOOTER_KEYS,
+    FORMAT_1,
+    FORMATS,
+    HEADER_KEYS,
+    hashed_batch,
+    state_hash,
+)
 from replays.entries import ENTRY_KEYS, event_json
 from replays.statehash import StateHasher
 
@@ -134,6 +144,7 @@ class _Replayer:
         self.state: Any = None
         self.table = table.EMPTY
         self.seats = len(header["seats"]) if isinstance(header.get("seats"), list) else 0
+        self.format: str = header["format"]
         self.hasher = StateHasher(rules)
         self.last_state_hash = ""
         self.chain = GENESIS_HASH
@@ -177,8 +188,11 @@ class _Replayer:
             self.entry(number, position, line, event, entry, check_event=not same)
         self.state, self.table = after, tbl
         _expect_equal(number, "chain hash after the batch", self.chain, line["chain_hash"])
-        self.last_state_hash = self.hasher(self.state)
-        _expect_equal(number, "state hash after the batch", self.last_state_hash, line["state_hash"])
+        if hashed_batch(self.format, index):
+            self.last_state_hash = self.hasher(self.state)
+            _expect_equal(number, "state hash after the batch", self.last_state_hash, line["state_hash"])
+        else:
+            _expect_equal(number, "state hash after the batch (null between checkpoints)", None, line["state_hash"])
 
     def entry(self, number: int, position: int, line: dict[str, Any], event: dict[str, Any], entry: Any,
               check_event: bool) -> None:
@@ -211,7 +225,9 @@ class _Replayer:
         _expect_equal(number, "version", self.seq, line["version"])
         final_state_hash = state_hash(self.rules, self.state)  # the plain definition, no memo
         _expect_equal(number, "final state hash", final_state_hash, line["final_state_hash"])
-        _expect_equal(number, "final state hash (the last batch's state hash)", final_state_hash, self.last_state_hash)
+        if self.format == FORMAT_1:  # format 2 hashes the last batch only when it is a checkpoint
+            _expect_equal(number, "final state hash (the last batch's state hash)", final_state_hash,
+                          self.last_state_hash)
         _expect_equal(number, "final chain hash", self.chain, line["final_hash"])
         return result
 
@@ -240,7 +256,8 @@ def _check(data: bytes | str, rules_for: Callable[[str], GameRules], progress: d
     texts = _split_lines(data)
     header = _parse(1, texts[0])
     _expect_keys(1, header, "header", HEADER_KEYS)
-    _expect_equal(1, "format", FORMAT, str(header["format"]))
+    if header["format"] not in FORMATS:
+        _expect_equal(1, "format", " or ".join(FORMATS), str(header["format"]))
     progress.update(game=header.get("game"), game_id=header.get("game_id"), lines=len(texts))
     last = _parse(len(texts), texts[-1]) if len(texts) > 1 else {}
     if last.get("kind") != "footer":

@@ -5,6 +5,7 @@ merchant in ``travel``."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why, close_choice
@@ -139,8 +140,13 @@ def apply_keep_technology(tx: Tx, c: KeepTechnology) -> None:
     close_choice(tx)
 
 
-def candidates_pass(state: State, seat: int) -> Iterator[Pass]:
-    return iter((Pass(seat),))
+def candidates_pass(state: State, seat: int) -> tuple[Pass]:
+    return _pass(seat)
+
+
+@cache
+def _pass(seat: int) -> tuple[Pass]:
+    return (Pass(seat),)  # built once: commands are immutable values
 
 
 def candidates_place_technology(state: State, seat: int) -> Iterator[PlaceTechnology]:

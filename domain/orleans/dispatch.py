@@ -18,7 +18,7 @@ from domain.core import SYSTEM, Actor, Rejected, RejectKind
 from domain.orleans import actions, deeds, events, followers, places, planning, scoring, setup, torture, tracks, travel
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why, always_valid
-from domain.orleans.memo import memo, memo_key
+from domain.orleans.memo import memo_key
 from domain.orleans.model import (
     SEAT_COMMANDS,
     ApplyTimeout,
@@ -146,10 +146,14 @@ LEGACY_PHASE_COMMANDS: dict[Phase, tuple[type[SeatCommand], ...]] = {
 
 
 TO_ACT = memo_key(State, "_to_act")
+LISTED = memo_key(State, "_listed")  # seat -> the moves legal_moves listed for it (see guard)
 
 
 def to_act(state: State) -> frozenset[Actor]:
-    return memo(state, TO_ACT, _to_act)
+    acting: frozenset[Actor] | None = state.__dict__.get(TO_ACT)  # memo(), inlined: the hottest query
+    if acting is None:
+        acting = state.__dict__[TO_ACT] = _to_act(state)
+    return acting
 
 
 def _to_act(state: State) -> frozenset[Actor]:
@@ -164,14 +168,14 @@ def _to_act(state: State) -> frozenset[Actor]:
         assert state.turn is not None  # both phases go round the table one seat at a time
         return frozenset({state.turn})
     if phase is Phase.FOLLOWERS:
-        return frozenset(i for i, p in enumerate(state.players) if not p.drew or p.loading)
+        return frozenset([i for i, p in enumerate(state.players) if not p.drew or p.loading])
     if phase is Phase.PLANNING:
-        return frozenset(i for i, p in enumerate(state.players) if not p.planned)
+        return frozenset([i for i, p in enumerate(state.players) if not p.planned])
     return frozenset({SYSTEM})
 
 
 def allowed_types(state: State, seat: int) -> tuple[type[SeatCommand], ...]:
-    if any(d.seat == seat for d in state.dues):
+    if state.dues and any(d.seat == seat for d in state.dues):
         kinds = {d.kind for d in state.dues if d.seat == seat}
         return (PayFood,) if "food" in kinds else (GiveUp,)
     if state.choice is not None:
@@ -183,12 +187,16 @@ def allowed_types(state: State, seat: int) -> tuple[type[SeatCommand], ...]:
     return PHASE_COMMANDS.get(state.phase, ())
 
 
+SYSTEM_STEP: dict[Phase, SystemCommand] = {
+    Phase.HOURGLASS: RevealHourglass(), Phase.CENSUS: TakeCensus(), Phase.EVENT: ResolveEvent(),
+    Phase.START_PLAYER: PassStartPlayer(),
+}
+
+
 def system_step(state: State) -> SystemCommand:
-    steps: dict[Phase, SystemCommand] = {
-        Phase.HOURGLASS: RevealHourglass(), Phase.CENSUS: TakeCensus(), Phase.EVENT: ResolveEvent(),
-        Phase.START_PLAYER: EndGame() if state.round >= D.ROUNDS else PassStartPlayer(),
-    }
-    return steps[state.phase]
+    if state.phase is Phase.START_PLAYER and state.round >= D.ROUNDS:
+        return EndGame()
+    return SYSTEM_STEP[state.phase]
 
 
 # --- decide -------------------------------------------------------------------------------------------
@@ -208,6 +216,11 @@ def guard(state: State, command: Command) -> None:
     acting = to_act(state)
     if seat not in acting:
         raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(seat)} is not to act; waiting for {_list(acting)}")
+    listed: dict[Actor, tuple[Command, ...]] | None = state.__dict__.get(LISTED)
+    if listed is not None:  # legal_moves listed this very object for this state: decide accepts it
+        for move in listed.get(seat, ()):  # (accepted <=> listed: tests/domain/test_playout.py)
+            if move is command:
+                return
     if not isinstance(command, SEAT_COMMANDS):
         if command != system_step(state):
             raise Rejected(RejectKind.WRONG_PHASE, f"the next system step is {type(system_step(state)).__name__}")
@@ -267,15 +280,37 @@ def legal_moves(state: State, actor: Actor) -> list[Command]:
         return [ApplyTimeout(seat) for seat in sorted(s for s in acting if isinstance(s, int))]
     if actor not in acting:
         return []
+    listed: dict[Actor, tuple[Command, ...]] | None = state.__dict__.get(LISTED)
+    if listed is None:
+        listed = state.__dict__[LISTED] = {}
+    moves = listed.get(actor)
+    if moves is None:
+        moves = listed[actor] = tuple(_seat_moves(state, actor))
+    return list(moves)
+
+
+def _seat_moves(state: State, actor: int) -> list[Command]:
     moves: list[Command] = []
-    for cls in allowed_types(state, actor):
-        rule = COMMAND_RULES[cls]
-        if rule.exact:
-            moves.extend(rule.candidates(state, actor))
+    for candidates, validate in _plan(allowed_types(state, actor)):
+        if validate is None:
+            moves += candidates(state, actor)
         else:
-            validate = rule.validate
-            moves.extend(m for m in rule.candidates(state, actor) if validate(state, m) is None)
+            moves += [m for m in candidates(state, actor) if validate(state, m) is None]
     return moves
+
+
+Plan = tuple[tuple[Callable[[State, int], Iterable[Any]], Callable[[State, Any], Why] | None], ...]
+_PLANS: dict[tuple[type[SeatCommand], ...], Plan] = {}
+
+
+def _plan(types: tuple[type[SeatCommand], ...]) -> Plan:
+    """Per allowed command type, its candidates and the validator they still need (None: exact)."""
+    plan = _PLANS.get(types)
+    if plan is None:
+        plan = _PLANS[types] = tuple(
+            (COMMAND_RULES[cls].candidates, None if COMMAND_RULES[cls].exact else COMMAND_RULES[cls].validate)
+            for cls in types)
+    return plan
 
 
 # The move a timeout applies when the seat has no draw to make: skip the exclusion, leave the

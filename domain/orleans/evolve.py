@@ -10,6 +10,7 @@ from domain.orleans.memo import MEMO_KEYS
 from domain.orleans.model import (
     CHARS,
     GOODS,
+    PLACE_MAP,
     TECH,
     TRACKS,
     ActionTaken,
@@ -85,22 +86,34 @@ _FIELDS: dict[type, frozenset[str]] = {}
 
 
 def replace(obj: DC, **changes: Any) -> DC:
-    """``dataclasses.replace`` for our frozen dataclasses, without re-running __init__ (hot path)."""
+    """``dataclasses.replace`` for our frozen dataclasses, without re-running __init__ (hot path):
+    the new object's attribute dict is the old one united with the changes."""
     cls = type(obj)
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(cls))
-    if not changes.keys() <= names:
-        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - names)}")
-    new = object.__new__(cls)
-    fresh = new.__dict__
-    fresh.update(obj.__dict__)
-    if len(fresh) > len(names):  # memoised values (memo.memo) may describe the old fields only
-        for key, depends_on in MEMO_KEYS[cls]:
-            if key in fresh and (depends_on is None or not depends_on.isdisjoint(changes)):
-                del fresh[key]
-    fresh.update(changes)
+    old = obj.__dict__
+    fresh = old | changes
+    if len(fresh) != len(old):  # a key that is not a field (every field is in the old dict)
+        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - _fields(cls))}")
+    if len(old) > len(_FIELDS.get(cls) or _fields(cls)):  # memoised values (memo.memo) may be stale
+        _drop_memos(cls, fresh, changes)
+    new = _new(cls)
+    _set_attr(new, "__dict__", fresh)  # frozen: bypass the dataclass's __setattr__, as __init__ does
     return new
+
+
+def _fields(cls: type) -> frozenset[str]:
+    names = _FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+def _drop_memos(cls: type, fresh: dict[str, Any], changes: Iterable[str]) -> None:
+    """Take out of ``fresh`` the memoised values derived from a changed field."""
+    for key, depends_on in MEMO_KEYS[cls]:
+        if depends_on is None or not depends_on.isdisjoint(changes):
+            fresh.pop(key, None)
+
+
+_new = object.__new__
+_set_attr = object.__setattr__
 
 
 # --- small tuple helpers -------------------------------------------------------------------------
@@ -130,7 +143,36 @@ def player(state: State, seat: int) -> Player:
 
 
 def with_player(state: State, seat: int, **changes: Any) -> State:
-    return replace(state, players=put(state.players, seat, replace(state.players[seat], **changes)))
+    """``replace(state, players=put(state.players, seat, replace(state.players[seat], **changes)))``,
+    inlined: most events change one player."""
+    players = state.players
+    old = players[seat].__dict__
+    fresh = old | changes
+    if len(fresh) != len(old):
+        raise TypeError(f"Player has no field(s) {sorted(set(changes) - _fields(Player))}")
+    if len(old) > len(_FIELDS.get(Player) or _fields(Player)):
+        _drop_memos(Player, fresh, changes)
+    new = _new(Player)
+    _set_attr(new, "__dict__", fresh)
+    old = state.__dict__
+    fresh = old.copy()
+    fresh["players"] = players[:seat] + (new,) + players[seat + 1:]
+    if len(old) > len(_FIELDS.get(State) or _fields(State)):
+        _drop_memos(State, fresh, ("players",))
+    after = _new(State)
+    _set_attr(after, "__dict__", fresh)
+    return after
+
+
+def with_slots(state: State, seat: int, places: tuple[Slots, ...], **changes: Any) -> State:
+    """``with_player(state, seat, places=places, **changes)`` where ``places`` differs from the
+    player's only in what stands on the spaces (set_slot, clear_tiles): the same places in the
+    same order, so the place_map memo still holds and is kept (the others are re-derived)."""
+    kept = state.players[seat].__dict__.get(PLACE_MAP)
+    state = with_player(state, seat, places=places, **changes)
+    if kept is not None:
+        state.players[seat].__dict__[PLACE_MAP] = kept
+    return state
 
 
 def place_index(p: Player, place: str) -> int:
@@ -254,7 +296,7 @@ def _(e: FollowerRecalled, state: State) -> State:
         where = {"market": sort_tiles(p.market + (e.tile,))}
     else:  # rules 2: a full market overflowed onto the Gunpowder Tower's two extra spaces
         where = {"tower": sort_tiles(p.tower + (e.tile,))}
-    return with_player(state, e.seat, places=set_slot(p, e.place, e.space, None), recalls=p.recalls + 1, **where)
+    return with_slots(state, e.seat, set_slot(p, e.place, e.space, None), recalls=p.recalls + 1, **where)
 
 
 @fold_rule
@@ -322,9 +364,17 @@ def _(e: PlanningFinished, state: State) -> State:
 @fold_rule
 def _(e: PlansRevealed, state: State) -> State:
     players = list(state.players)
+    placed: dict[int, list[Placement]] = {}
     for seat, placement in e.placements:
+        placed.setdefault(seat, []).append(placement)
+    for seat, placements in placed.items():  # one new places tuple per seat (each seat's own spaces)
         p = players[seat]
-        players[seat] = replace(p, places=set_slot(p, placement.place, placement.space, placement.tile.value))
+        index, places = place_map(p), list(p.places)
+        for x in placements:
+            i = index[x.place]
+            places[i] = replace(places[i], slots=put(places[i].slots, x.space, x.tile.value))
+        players[seat] = replace(p, places=tuple(places))
+        players[seat].__dict__[PLACE_MAP] = index  # the same places, other slots: the memo still holds
     for seat, tile in e.tower:
         players[seat] = replace(players[seat], tower=sort_tiles(players[seat].tower + (tile,)))
     players = [replace(p, pending=(), tower_pending=(), planned_from_tower=()) for p in players]
@@ -334,7 +384,7 @@ def _(e: PlansRevealed, state: State) -> State:
 @fold_rule
 def _(e: ActionTaken, state: State) -> State:
     p = player(state, e.seat)
-    return with_player(state, e.seat, places=clear_tiles(p, e.place, e.returned), bag=add_to_bag(p, e.returned))
+    return with_slots(state, e.seat, clear_tiles(p, e.place, e.returned), bag=add_to_bag(p, e.returned))
 
 
 @fold_rule
@@ -407,7 +457,7 @@ def _(e: SentToDeed, state: State) -> State:
     if e.source == D.GUNPOWDER_TOWER:
         state = with_player(state, e.seat, tower=without(p.tower, e.tile))
     else:
-        state = with_player(state, e.seat, places=clear_tiles(p, e.source, (e.tile,)))
+        state = with_slots(state, e.seat, clear_tiles(p, e.source, (e.tile,)))
     i = DEED_INDEX[e.deed]
     state = replace(state, deeds=put(state.deeds, i, put(state.deeds[i], e.space, e.seat)))
     c = state.choice
@@ -425,7 +475,7 @@ def _(e: BathhouseDrawn, state: State) -> State:
 @fold_rule
 def _(e: DrawnPlaced, state: State) -> State:
     p = player(state, e.seat)
-    state = with_player(state, e.seat, places=set_slot(p, e.place, e.space, e.tile.value))
+    state = with_slots(state, e.seat, set_slot(p, e.place, e.space, e.tile.value))
     c = state.choice
     assert c is not None  # a drawn character is placed only inside the Bathhouse choice
     return replace(state, choice=replace(c, tiles=without(c.tiles, e.tile), remaining=c.remaining - 1))
@@ -435,7 +485,7 @@ def _(e: DrawnPlaced, state: State) -> State:
 def _(e: TilesReturned, state: State) -> State:
     p = player(state, e.seat)
     places = clear_tiles(p, e.source, e.tiles) if e.source in D.PLACES else p.places
-    return with_player(state, e.seat, places=places, bag=add_to_bag(p, e.tiles))
+    return with_slots(state, e.seat, places, bag=add_to_bag(p, e.tiles))
 
 
 @fold_rule
@@ -456,7 +506,7 @@ def _(e: Passed, state: State) -> State:
 @fold_rule
 def _(e: TechnologyPlaced, state: State) -> State:
     p = player(state, e.seat)
-    return with_player(state, e.seat, places=set_slot(p, e.place, e.space, TECH), techs=p.techs - 1,
+    return with_slots(state, e.seat, set_slot(p, e.place, e.space, TECH), techs=p.techs - 1,
                        techs_placed=p.techs_placed + 1, farmer_tech=p.farmer_tech and not e.farmer_only)
 
 
@@ -528,7 +578,7 @@ def _lose_technology(state: State, e: ItemLost) -> State:
     p = player(state, e.seat)
     if e.target:
         space = p.places[place_index(p, e.target)].slots.index(TECH)
-        state = with_player(state, e.seat, places=set_slot(p, e.target, space, None))
+        state = with_slots(state, e.seat, set_slot(p, e.target, space, None))
     else:
         # a held Farmer-only tile (2023) is given up first: keeping the unrestricted one is never worse
         state = with_player(state, e.seat, techs=p.techs - 1, farmer_tech=False)

@@ -4,11 +4,13 @@ drawing followers from the bag onto the market and loading the Gunpowder Tower (
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why, draw_from_bag, gain_coins
 from domain.orleans.data import Char, Tile
 from domain.orleans.evolve import TRACK_INDEX
+from domain.orleans.memo import memo_key
 from domain.orleans.model import (
     TECH,
     DrawFollowers,
@@ -77,15 +79,29 @@ def apply_recall(tx: Tx, c: RecallFollower) -> None:
     tx.emit(FollowerRecalled(c.seat, c.place, c.space, tile))
 
 
-def candidates_recall(state: State, seat: int) -> Iterator[RecallFollower]:
+def candidates_recall(state: State, seat: int) -> tuple[RecallFollower, ...]:
     """Exact: every character on an action space, while a draw and a market space are left."""
     p = state.players[seat]
     if p.recalls + 1 > draw_limit(p) or free_market(p) <= 0:
-        return
-    for x in p.places:
-        for i, v in enumerate(x.slots):
-            if v is not None and v != TECH:
-                yield RecallFollower(seat, x.place, i)
+        return ()
+    return _recalls(seat, occupied_spaces(p))
+
+
+OCCUPIED = memo_key(Player, "_occupied", depends_on=("places",))
+
+
+def occupied_spaces(p: Player) -> tuple[tuple[str, int], ...]:
+    """(place, space) of every character (not technology) on the seat's action spaces, in board order."""
+    cached: tuple[tuple[str, int], ...] | None = p.__dict__.get(OCCUPIED)  # memo(), inlined
+    if cached is None:
+        cached = p.__dict__[OCCUPIED] = tuple(
+            [(x.place, i) for x in p.places for i, v in enumerate(x.slots) if v is not None and v != TECH])
+    return cached
+
+
+@lru_cache(maxsize=4096)
+def _recalls(seat: int, spaces: tuple[tuple[str, int], ...]) -> tuple[RecallFollower, ...]:
+    return tuple(RecallFollower(seat, place, i) for place, i in spaces)  # built once: immutable values
 
 
 def validate_draw(state: State, c: DrawFollowers) -> Why:
@@ -101,8 +117,13 @@ def apply_draw(tx: Tx, c: DrawFollowers) -> None:
     end_of_followers(tx)
 
 
-def candidates_draw(state: State, seat: int) -> Iterator[DrawFollowers]:
-    return (DrawFollowers(seat, n) for n in range(max_draw(state.players[seat]) + 1))
+def candidates_draw(state: State, seat: int) -> tuple[DrawFollowers, ...]:
+    return _draws(seat, max_draw(state.players[seat]))
+
+
+@lru_cache(maxsize=1024)
+def _draws(seat: int, top: int) -> tuple[DrawFollowers, ...]:
+    return tuple(DrawFollowers(seat, n) for n in range(top + 1))  # built once: immutable values
 
 
 def end_of_followers(tx: Tx) -> None:

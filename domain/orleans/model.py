@@ -8,7 +8,7 @@ from typing import Final, TypeAlias, get_args
 
 from domain.codec import added
 from domain.orleans.data import Char, Edition, Good, Hourglass, Item, Reward, Tile
-from domain.orleans.memo import memo, memo_key
+from domain.orleans.memo import memo_key
 
 SYSTEM = "system"
 # The rules a game is played by, recorded in its config. 3 (engine orleans-3): the expert exclusion
@@ -104,7 +104,10 @@ PLACE_MAP = memo_key(Player, "_place_map", depends_on=("places",))
 
 def place_map(p: Player) -> dict[str, int]:
     """Owned place -> its index in ``p.places``."""
-    return memo(p, PLACE_MAP, lambda p: {s.place: i for i, s in enumerate(p.places)})
+    cached: dict[str, int] | None = p.__dict__.get(PLACE_MAP)  # memo(), inlined: a hot query
+    if cached is None:
+        cached = p.__dict__[PLACE_MAP] = {s.place: i for i, s in enumerate(p.places)}
+    return cached
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,12 @@ plans of every seat are revealed together once the last seat is done."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why
 from domain.orleans.data import Char, Tile
+from domain.orleans.memo import memo_key
 from domain.orleans.model import (
     CHARS,
     FinishPlanning,
@@ -21,8 +22,10 @@ from domain.orleans.model import (
     PlaceFollower,
     PlanningFinished,
     PlansRevealed,
+    Player,
     State,
     TakeBackFollower,
+    place_map,
 )
 from domain.orleans.queries import available_tiles, owns, placement_why, tile_fits
 
@@ -38,38 +41,67 @@ def apply_place(tx: Tx, c: PlaceFollower) -> None:
     tx.emit(FollowerPlaced(c.seat, c.tile, c.place, c.space))
 
 
-def candidates_place(state: State, seat: int) -> Iterator[PlaceFollower]:
+def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
     """Every tile on every free space it fits (the validator still has the last word)."""
     p = state.players[seat]
-    tiles = tuple(dict.fromkeys(available_tiles(p)))
-    taken = {(x.place, x.space) for x in p.pending}
-    fit = _fit_table(tiles, owns(p, D.HERB_GARDEN), owns(p, D.SCHOOL))
-    for s in p.places:
-        keys = _SPACE_KEYS[s.place]
-        for i, held in enumerate(s.slots):
-            if held is None:
-                fitting = fit[keys[i]]
-                if fitting and (s.place, i) not in taken:
-                    for tile in fitting:
-                        yield PlaceFollower(seat, tile, s.place, i)
+    owned = place_map(p)
+    row = _placement_row(seat, tuple(dict.fromkeys(p.market + p.tower)), D.HERB_GARDEN in owned, D.SCHOOL in owned)
+    moves: list[PlaceFollower] = []
+    taken = {SPACE_IDS[x.place][x.space] for x in p.pending} if p.pending else ()
+    for space in free_spaces(p):
+        if space not in taken:
+            listed = row[space]
+            moves += row.build(space) if listed is None else listed
+    return moves
 
 
 SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
 
-# place -> per action space, the key of ``_fit_table``
-_SPACE_KEYS: dict[str, tuple[SpaceKey, ...]] = {
-    place.id: tuple((place.id == D.TOWN_HALL, need) for need in place.spaces) for place in D.PLACES.values()
+# Every action space of every place, numbered: (place, space, the key of ``_fit_table``)
+SPACES: tuple[tuple[str, int, SpaceKey], ...] = tuple(
+    (place.id, i, (place.id == D.TOWN_HALL, need)) for place in D.PLACES.values() for i, need in enumerate(place.spaces))
+SPACE_IDS: dict[str, tuple[int, ...]] = {
+    place.id: tuple(n for n, (pid, _, _) in enumerate(SPACES) if pid == place.id) for place in D.PLACES.values()
 }
+FREE_SPACES = memo_key(Player, "_free_spaces", depends_on=("places",))
+
+
+def free_spaces(p: Player) -> tuple[int, ...]:
+    """The numbers (in ``SPACES``) of every empty action space the seat owns, in board order."""
+    cached: tuple[int, ...] | None = p.__dict__.get(FREE_SPACES)  # memo(), inlined: a hot query
+    if cached is None:
+        cached = p.__dict__[FREE_SPACES] = tuple(
+            [SPACE_IDS[s.place][i] for s in p.places for i, held in enumerate(s.slots) if held is None])
+    return cached
 
 
 @lru_cache(maxsize=4096)
-def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict[SpaceKey, list[Tile]]:
+def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict[SpaceKey, tuple[Tile, ...]]:
     """(is Town Hall, needed character) -> the tiles that fit. A pure function of its arguments."""
-    table: dict[SpaceKey, list[Tile]] = {}
+    table: dict[SpaceKey, tuple[Tile, ...]] = {}
     for need in (None, *CHARS):
-        table[(False, need)] = [t for t in tiles if tile_fits(t, False, need, herb_garden, school)]
-    table[(True, None)] = [t for t in tiles if not t.starting]
+        table[(False, need)] = tuple(t for t in tiles if tile_fits(t, False, need, herb_garden, school))
+    table[(True, None)] = tuple(t for t in tiles if not t.starting)
     return table
+
+
+class _PlacementRow(list[tuple[PlaceFollower, ...] | None]):
+    """Per space number, the placements of one seat with one set of tiles (built on first use).
+    Commands are immutable values, so every state with the same tiles shares them."""
+
+    def __init__(self, seat: int, fit: dict[SpaceKey, tuple[Tile, ...]]) -> None:
+        super().__init__([None] * len(SPACES))
+        self.seat, self.fit = seat, fit
+
+    def build(self, space: int) -> tuple[PlaceFollower, ...]:
+        place, i, key = SPACES[space]
+        moves = self[space] = tuple(PlaceFollower(self.seat, tile, place, i) for tile in self.fit[key])
+        return moves
+
+
+@lru_cache(maxsize=4096)
+def _placement_row(seat: int, tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> _PlacementRow:
+    return _PlacementRow(seat, _fit_table(tiles, herb_garden, school))
 
 
 def validate_take_back(state: State, c: TakeBackFollower) -> Why:
@@ -85,9 +117,14 @@ def apply_take_back(tx: Tx, c: TakeBackFollower) -> None:
     tx.emit(FollowerTakenBack(c.seat, c.place, c.space, tile))
 
 
-def candidates_take_back(state: State, seat: int) -> Iterator[TakeBackFollower]:
+def candidates_take_back(state: State, seat: int) -> list[TakeBackFollower]:
     """Exact: every placement of this round."""
-    return (TakeBackFollower(seat, x.place, x.space) for x in state.players[seat].pending)
+    return [_take_back(seat, x.place, x.space) for x in state.players[seat].pending]
+
+
+@lru_cache(maxsize=4096)
+def _take_back(seat: int, place: str, space: int) -> TakeBackFollower:
+    return TakeBackFollower(seat, place, space)  # built once: commands are immutable values
 
 
 # Rules 2 loaded the Gunpowder Tower during planning, hidden until the reveal.
@@ -127,7 +164,12 @@ def apply_finish_planning(tx: Tx, c: FinishPlanning) -> None:
     tx.emit(PhaseBegan(Phase.ACTIONS, state.start_player))
 
 
-def candidates_finish_planning(state: State, seat: int) -> Iterator[FinishPlanning]:
-    return iter((FinishPlanning(seat),))
+def candidates_finish_planning(state: State, seat: int) -> tuple[FinishPlanning]:
+    return _finish_planning(seat)
+
+
+@cache
+def _finish_planning(seat: int) -> tuple[FinishPlanning]:
+    return (FinishPlanning(seat),)
 
 

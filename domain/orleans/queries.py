@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from domain.orleans import data as D
 from domain.orleans.data import Char, Event, Tile
 from domain.orleans.evolve import CHAR_INDEX, DEED_INDEX, GOOD_INDEX, TRACK_INDEX
-from domain.orleans.memo import memo, memo_key
+from domain.orleans.memo import memo_key
 from domain.orleans.model import TECH, Choice, Player, State, place_map
 
 Why = str | None  # a validator's answer: None, or why the command is illegal
@@ -32,15 +32,18 @@ ACTIVATED = memo_key(Player, "_activated", depends_on=("places",))
 
 def activated_places(p: Player) -> frozenset[str]:
     """The places whose action spaces are all filled (Town Hall: any one)."""
-    return memo(p, ACTIVATED, lambda p: frozenset(s.place for s in p.places if activated_slots(s.place, s.slots)))
+    cached: frozenset[str] | None = p.__dict__.get(ACTIVATED)  # memo(), inlined: a hot query
+    if cached is None:
+        cached = p.__dict__[ACTIVATED] = frozenset([s.place for s in p.places if activated_slots(s.place, s.slots)])
+    return cached
 
 
 def activated_slots(place: str, slots: tuple[str | None, ...] | None) -> bool:
     if not slots:
         return False
     if place == D.TOWN_HALL:  # one character is enough (F§5 Town Hall)
-        return any(v is not None for v in slots)
-    return all(v is not None for v in slots)
+        return slots.count(None) < len(slots)
+    return None not in slots
 
 
 def capacity(p: Player) -> int:
