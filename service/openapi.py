@@ -90,7 +90,7 @@ REQUEST_CONTENT = {  # operation id -> a non-JSON request body
     "verifyReplay": {NDJSON: {"schema": {**BINARY, "minLength": 1}}},
 }
 SUCCESS_CONTENT = {
-    "getReplay": {NDJSON: {"schema": {**BINARY, "description": "hourglass-replay/1: JSON Lines, see "
+    "getReplay": {NDJSON: {"schema": {**BINARY, "description": "hourglass-replay/2: JSON Lines, see "
                                                                 "docs/replay-format.md"}}},
     "verifyReplay": {"application/json": {"schema": {"$ref": REF + "VerifyReport"}}},
     "getTimeline": {"application/json": {"schema": {"$ref": REF + "Timeline"}}},

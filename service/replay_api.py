@@ -1,6 +1,6 @@
 """Replays over HTTP: the bundle, verification and the timeline the viewer steps through.
 
-- ``GET  /api/v1/games/{id}/replay``   the ``hourglass-replay/1`` bundle (409 while the game runs)
+- ``GET  /api/v1/games/{id}/replay``   the ``hourglass-replay/2`` bundle (409 while the game runs)
 - ``POST /api/v1/replays/verify``      upload a bundle (raw body or multipart field ``bundle``)
 - ``GET  /api/v1/games/{id}/timeline`` the version after each batch (the viewer's steps)
 
@@ -57,7 +57,7 @@ def _bundle_or_problem(game_id: str) -> str:
 
 @blp.route("/api/v1/games/<game_id>/replay")
 @blp.doc(operationId="getReplay")
-@blp.doc(responses={"200": {"description": "hourglass-replay/1 bundle (JSON Lines)",
+@blp.doc(responses={"200": {"description": "hourglass-replay/2 bundle (JSON Lines)",
                             "content": {BUNDLE_MIMETYPE: {"schema": {"type": "string"}}}},
                     "404": {"description": "unknown game"}, "409": {"description": "game not finished"}})
 def replay(game_id: str) -> Response:
