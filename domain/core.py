@@ -33,6 +33,16 @@ class Rejected(Exception):
         self.message = message
 
 
+def who(actor: Any) -> str:
+    """An actor as a message names it: "seat 2", or "the system"."""
+    return "the system" if actor == SYSTEM else f"seat {actor}"
+
+
+def who_list(actors: Iterable[Any]) -> str:
+    """Actors as a message lists them, seats in order, "nobody" for none."""
+    return ", ".join(who(a) for a in sorted(actors, key=str)) or "nobody"
+
+
 class GameRules(Protocol):
     """What a game package exposes (see design.md, "domain/: the decider").
 

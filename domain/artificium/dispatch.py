@@ -32,7 +32,7 @@ from domain.artificium.model import (
     TakeCardBack,
     TimeoutApplied,
 )
-from domain.core import Actor, Rejected, RejectKind
+from domain.core import Actor, Rejected, RejectKind, who, who_list
 
 Validator = Callable[[State, Any], Why]
 Applier = Callable[[Tx, Any], None]
@@ -106,7 +106,7 @@ def guard(state: State, command: Any) -> None:
         return
     acting = to_act(state)
     if seat not in acting:
-        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(seat)} is not to act; waiting for {_list(acting)}")
+        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(seat)} is not to act; waiting for {who_list(acting)}")
     if seat == SYSTEM:
         if not isinstance(command, StartTurn):
             raise Rejected(RejectKind.WRONG_PHASE, "the next system step is StartTurn")
@@ -120,12 +120,6 @@ def guard(state: State, command: Any) -> None:
         raise Rejected(RejectKind.ILLEGAL_MOVE, why)
 
 
-def _who(seat: Any) -> str:
-    return "the system" if seat == SYSTEM else f"seat {seat}"
-
-
-def _list(acting: frozenset[Actor]) -> str:
-    return ", ".join(_who(s) for s in sorted(acting, key=str)) or "nobody"
 
 
 def decide(state: State, command: Any, rng: Any) -> list[Any]:
@@ -181,7 +175,7 @@ DEFAULTS = (PassMarket, TakeCardBack, FinishTurn)
 def default_move(state: State, actor: Actor) -> Any:
     moves = legal_moves(state, actor)
     if not moves:
-        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(actor)} has no move to make")
+        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(actor)} has no move to make")
     for m in moves:
         if isinstance(m, DEFAULTS):
             return m

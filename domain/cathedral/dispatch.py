@@ -26,7 +26,7 @@ from domain.cathedral.model import (
     TimeoutApplied,
 )
 from domain.cathedral.moves import RULES, Stage, allowed_types, options, stage
-from domain.core import Actor, Rejected, RejectKind
+from domain.core import Actor, Rejected, RejectKind, who
 
 # --- who acts ----------------------------------------------------------------------------------------
 
@@ -50,7 +50,7 @@ def guard(state: State, command: Any) -> None:
             raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {command.target} is not to act")
         return
     if seat not in to_act(state):
-        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(seat)} is not to act; it is seat {state.active}'s turn")
+        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(seat)} is not to act; it is seat {state.active}'s turn")
     types = allowed_types(state)
     if type(command) not in types:
         names = ", ".join(t.__name__ for t in types)
@@ -59,9 +59,6 @@ def guard(state: State, command: Any) -> None:
     if why:
         raise Rejected(RejectKind.ILLEGAL_MOVE, why)
 
-
-def _who(seat: Any) -> str:
-    return "the system" if seat == SYSTEM else f"seat {seat}"
 
 
 def decide(state: State, command: Any, rng: Any) -> list[Any]:
@@ -111,7 +108,7 @@ REFUSABLE_FIRST = tuple(sorted(Space, key=lambda s: (D.SPACES[s].action in D.MAN
 def default_move(state: State, actor: Actor) -> Any:
     moves = legal_moves(state, actor)
     if not moves:
-        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(actor)} has no move to make")
+        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(actor)} has no move to make")
     if actor == SYSTEM:
         return moves[0]  # the timeout of the seat to act
     seat = state.active

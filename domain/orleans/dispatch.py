@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from domain.core import SYSTEM, Actor, Rejected, RejectKind
+from domain.core import SYSTEM, Actor, Rejected, RejectKind, who, who_list
 from domain.orleans import actions, deeds, events, followers, places, planning, scoring, setup, torture, tracks, travel
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why, always_valid
@@ -215,7 +215,7 @@ def guard(state: State, command: Command) -> None:
         return
     acting = to_act(state)
     if seat not in acting:
-        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(seat)} is not to act; waiting for {_list(acting)}")
+        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(seat)} is not to act; waiting for {who_list(acting)}")
     listed: dict[Actor, tuple[Command, ...]] | None = state.__dict__.get(LISTED)
     if listed is not None:  # legal_moves listed this very object for this state: decide accepts it
         for move in listed.get(seat, ()):  # (accepted <=> listed: tests/domain/test_playout.py)
@@ -234,12 +234,6 @@ def guard(state: State, command: Command) -> None:
         raise Rejected(RejectKind.ILLEGAL_MOVE, why)
 
 
-def _who(seat: Actor) -> str:
-    return "the system" if seat == SYSTEM else f"seat {seat}"
-
-
-def _list(acting: frozenset[Actor]) -> str:
-    return ", ".join(_who(s) for s in sorted(acting, key=str)) or "nobody"
 
 
 def decide(state: State, command: Command, rng: Rng) -> list[Event]:
@@ -327,7 +321,7 @@ def default_move(state: State, actor: Actor) -> Command:
     the first listed move."""
     moves = legal_moves(state, actor)
     if not moves:
-        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{_who(actor)} has no move to make")
+        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(actor)} has no move to make")
     draws = [m for m in moves if isinstance(m, DrawFollowers)]
     if draws:
         return draws[-1]
