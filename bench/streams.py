@@ -1,6 +1,6 @@
 """Live-stream benchmark: one 4-seat game followed by many spectators over SSE.
 
-    python bench/streams.py [--spectators 1000] [--moves 80] [--worker-class gevent|gthread] [--client-procs 2]
+    python bench/streams.py [--spectators 1000] [--moves 80] [--worker-class gevent|gthread] [--client-procs 2] [--split]
 
 Starts gunicorn on a free loopback port (2 workers; gevent by default, as in the Procfile, or
 the old gthread 2 x 8 threads for comparison), opens N spectator streams from ``--client-procs``
@@ -9,7 +9,9 @@ client that posts), then plays moves over HTTP. Prints, for the moving seat's PO
 no spectator and with N (the baseline is measured in the same run); the server's CPU time per
 move in both runs (from /proc: steadier than latencies on a busy machine); and for every batch the
 delay from the POST being sent to each spectator receiving it (p50/p99/max), plus how many
-spectators got every batch. Never asserts timings.
+spectators got every batch. ``--split`` serves the streams from a second server of the same app
+(1 worker each, the same process count), as a proxy routing ``/events/stream`` to a pool of its
+own would: the fan-out then never queues in front of a move in one process. Never asserts timings.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,12 +58,12 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def start_server(url: str, worker_class: str) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(url: str, worker_class: str, workers: int = 2) -> tuple[subprocess.Popen[bytes], int]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     concurrency = ["--worker-connections", "4000"] if worker_class == "gevent" else ["--threads", "8"]
-    command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2",
+    command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
                "--worker-class", worker_class, *concurrency, "--timeout", "120", "--graceful-timeout", "3", "service.wsgi:app"]
     env = {**os.environ, "REDIS_URL": url, "HOURGLASS_ADVANCE": "off", "HOURGLASS_RATE_LIMIT": "0",
            "HOURGLASS_SSE_HEARTBEAT": "15"}
@@ -160,7 +163,7 @@ def spectate(port: int, game_id: str, count: int, ready: Any, done: Any, out: An
 
 
 def watched(base: str, port: int, svc: GameService, spectators: int, moves: int, procs: int,
-            server: subprocess.Popen[bytes]) -> tuple[Spectators, list[float], dict[int, float], float]:
+            cpu_s: Callable[[], float]) -> tuple[Spectators, list[float], dict[int, float], float]:
     """Connect the spectators (in ``procs`` processes of their own, so reading a thousand sockets
     does not slow the client that posts) to a new game, then play it.
 
@@ -177,10 +180,10 @@ def watched(base: str, port: int, svc: GameService, spectators: int, moves: int,
     for r in readies:
         r.wait(120)
     time.sleep(1.0)
-    cpu = server_cpu_s(server)
+    cpu = cpu_s()
     latencies, sent = play(base, svc, created, moves, 2)
     time.sleep(2.0)
-    cpu = server_cpu_s(server) - cpu
+    cpu = cpu_s() - cpu
     done.set()
     watchers = Spectators(port, created["id"], spectators)
     for _ in workers:
@@ -200,28 +203,39 @@ def main() -> None:
     parser.add_argument("--spectators", type=int, default=1000)
     parser.add_argument("--moves", type=int, default=80)
     parser.add_argument("--worker-class", default="gevent", choices=("gevent", "gthread"))
+    parser.add_argument("--split", action="store_true",
+                        help="serve the streams from a server of their own (1 worker each) instead of 2 shared workers")
     parser.add_argument("--client-procs", type=int, default=2, help="spectator processes (each one asyncio loop)")
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args()
     svc = GameService(redis.Redis.from_url(args.redis_url))
-    proc, port = start_server(args.redis_url, args.worker_class)
+    servers = [start_server(args.redis_url, args.worker_class, 1 if args.split else 2)]
+    if args.split:  # a second server of the same app, for the streams only (a proxy would route by path)
+        servers.append(start_server(args.redis_url, args.worker_class, 1))
+    port, stream_port = servers[0][1], servers[-1][1]
     base = f"http://127.0.0.1:{port}"
+
+    def cpu() -> float:
+        return sum(server_cpu_s(server) for server, _ in servers)
     try:
         alone_game = create(base)
-        cpu_alone = server_cpu_s(proc)
+        cpu_alone = cpu()
         alone, _ = play(base, svc, alone_game, args.moves, 1)  # baseline: the same server, no spectator
-        cpu_alone = server_cpu_s(proc) - cpu_alone
+        cpu_alone = cpu() - cpu_alone
         EventStore(svc.store.conn).delete([alone_game["id"]])
-        watchers, crowded, sent, cpu_crowded = watched(base, port, svc, args.spectators, args.moves, args.client_procs, proc)
+        watchers, crowded, sent, cpu_crowded = watched(base, stream_port, svc, args.spectators, args.moves,
+                                                       args.client_procs, cpu)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # open streams hold the graceful shutdown
-            proc.kill()
+        for server, _ in servers:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # open streams hold the graceful shutdown
+                server.kill()
     delays = [arrival - t0 for v, t0 in sent.items() for arrival in watchers.arrivals.get(v, [])]
     complete = sum(1 for v in sent if len(watchers.arrivals.get(v, [])) == watchers.connected)
-    print(f"gunicorn {args.worker_class}, 2 workers; {args.spectators} spectators: {watchers.connected} connected, "
+    layout = "1 worker for the API + 1 for the streams (--split)" if args.split else "2 workers serving both"
+    print(f"gunicorn {args.worker_class}, {layout}; {args.spectators} spectators: {watchers.connected} connected, "
           f"{watchers.failed} failed")
     print(f"POST move (baseline, no spectator): p50 {statistics.median(alone) * 1000:.2f} ms, "
           f"p99 {percentile(alone, 0.99) * 1000:.2f} ms")
