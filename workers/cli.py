@@ -17,12 +17,13 @@ import argparse
 import importlib
 import logging
 import os
+import sys
 from collections.abc import Sequence
 
 from rq.serializers import JSONSerializer
 from rq.worker import BaseWorker
 
-from core.connection import QUEUE_URL_ENV, connect, get_redis, queue_url, redis_url
+from core.connection import QUEUE_URL_ENV, ClusterWithoutQueue, connect, get_redis, queue_url, redis_url
 from workers.enqueue import QUEUE_ENV, queue_name
 from workers.enqueue import queue as make_queue
 from workers.runner import WORKER_OPTIONS, HourglassSimpleWorker, HourglassWorker, Runner
@@ -54,7 +55,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ["REDIS_URL"] = url  # jobs call core.connection.get_redis(): same server
     if args.queue_url:
         os.environ[QUEUE_URL_ENV] = args.queue_url
-    rq_url = queue_url()  # refuses a cluster without a plain server for the queues
+    try:
+        rq_url = queue_url()
+    except ClusterWithoutQueue as exc:  # RQ cannot run on a cluster: say so once, do not restart
+        print(f"hourglass worker: {exc}", file=sys.stderr, flush=True)
+        return 2
     if args.queue:
         os.environ[QUEUE_ENV] = args.queue
     for module in PRELOAD:
