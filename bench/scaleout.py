@@ -18,7 +18,10 @@ next to a raw XADD baseline measured in the same run on the same event-store Red
 
 Every process (web, workers, clients, Redis) shares this machine's cores, so "2 processes" can
 add at most what a free core gives; on a multi-machine deployment each process brings its own.
-Prints a table; never asserts timings.
+Beside each row the table shows how many cores each group kept busy over the window (CPU
+seconds per second, from /proc for the web and worker process sessions, from INFO for the Redis
+servers, and this process's own for the bench's clients), so a row that did not scale shows
+whether the processes were starved of CPU. Prints a table; never asserts timings.
 """
 from __future__ import annotations
 
@@ -40,7 +43,7 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.connection import connect  # noqa: E402
+from core.connection import connect, is_cluster, plain_redis  # noqa: E402
 from core.games import GameService  # noqa: E402
 from core.store import EventStore  # noqa: E402
 from service.cli import gunicorn_command  # noqa: E402
@@ -95,15 +98,66 @@ def stop(procs: list[subprocess.Popen[bytes]]) -> None:
             proc.wait()
 
 
-def window(store: EventStore, ids: list[str], seconds: float) -> float:
-    """Moves/s over ``seconds`` (counted from the store before and after)."""
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def session_cpu(sids: list[int]) -> float:
+    """CPU seconds used so far by every process of these sessions (and their reaped children:
+    the forked work horses)."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) in sids:  # fields after the name: state ppid pgrp session ...
+            total += sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
+    return total / TICKS
+
+
+def redis_cpu(conn: Any) -> float:
+    """CPU seconds used so far by the Redis server(s) behind ``conn`` (every cluster node)."""
+    infos = list(conn.info("cpu", target_nodes=conn.ALL_NODES).values()) if is_cluster(conn) else [conn.info("cpu")]
+    return sum(float(i["used_cpu_sys"]) + float(i["used_cpu_user"]) for i in infos)
+
+
+class Cores:
+    """How many cores each group of processes kept busy over a window."""
+
+    def __init__(self, groups: dict[str, list[int]], conns: dict[str, Any]) -> None:
+        self.groups, self.conns = groups, conns
+        self.t0 = time.perf_counter()
+        self.start = self._sample()
+
+    def _sample(self) -> dict[str, float]:
+        out = {name: session_cpu(sids) for name, sids in self.groups.items()}
+        out.update({name: redis_cpu(c) for name, c in self.conns.items()})
+        out["bench"] = time.process_time()
+        return out
+
+    def busy(self) -> dict[str, float]:
+        end, seconds = self._sample(), time.perf_counter() - self.t0
+        return {name: (end[name] - self.start[name]) / seconds for name in end}
+
+
+def window(store: EventStore, ids: list[str], seconds: float, cores: Cores) -> tuple[float, dict[str, float]]:
+    """Moves/s over ``seconds`` (counted from the store before and after), and the busy cores."""
     before, t0 = commands(store, ids), time.perf_counter()
     time.sleep(seconds)
     after, t1 = commands(store, ids), time.perf_counter()
-    return (after - before) / (t1 - t0)
+    return (after - before) / (t1 - t0), cores.busy()
 
 
-def bench_workers(args: argparse.Namespace, svc: GameService, n: int, cleanup: list[str]) -> float:
+def redis_groups(svc: GameService) -> dict[str, Any]:
+    store, queue = svc.store.conn, plain_redis(svc.store.conn)
+    return {"store": store} if queue is store else {"store": store, "queue": queue}
+
+
+def bench_workers(args: argparse.Namespace, svc: GameService, n: int,
+                  cleanup: list[str]) -> tuple[float, dict[str, float]]:
     queue = f"bench-scaleout-{uuid.uuid4().hex[:8]}"
     os.environ["HOURGLASS_QUEUE"] = queue
     ids = [svc.create({"game": "orleans", "edition": "classic", "seats": BOTS, "seed": f"scale-{queue}-{i}"})["id"]
@@ -118,7 +172,8 @@ def bench_workers(args: argparse.Namespace, svc: GameService, n: int, cleanup: l
         while sum(svc.store.version(g) > start[g] for g in ids) < min(n, len(ids)) and time.monotonic() < deadline:
             time.sleep(0.05)  # every worker has imported the engine and taken a game
         note(f"workers={n}: every worker has appended; measuring")
-        return window(svc.store, ids, args.seconds)
+        cores = Cores({"workers": [p.pid for p in procs]}, redis_groups(svc))
+        return window(svc.store, ids, args.seconds, cores)
     finally:
         stop(procs)
 
@@ -183,7 +238,8 @@ class Client(threading.Thread):
                 self.errors += 1
 
 
-def bench_web(args: argparse.Namespace, n: int, cleanup: list[str]) -> tuple[float, int]:
+def bench_web(args: argparse.Namespace, svc: GameService, n: int,
+              cleanup: list[str]) -> tuple[float, dict[str, float], int]:
     queue = f"bench-scaleout-{uuid.uuid4().hex[:8]}"
     env = env_for(args, queue)
     env["HOURGLASS_ADVANCE"] = "rq"
@@ -199,14 +255,16 @@ def bench_web(args: argparse.Namespace, n: int, cleanup: list[str]) -> tuple[flo
             c.start()
         note(f"web={n}: {len(clients)} clients playing; measuring")
         time.sleep(2.0)  # warm-up: every gunicorn process has served requests
+        cores = Cores({"web": [proc.pid], "workers": [p.pid for p in workers]}, redis_groups(svc))
         t0 = time.perf_counter()
         time.sleep(args.seconds)
         t1 = time.perf_counter()
+        busy = cores.busy()
         stop_at.set()
         for c in clients:
             c.join(timeout=15)
         moves = sum(1 for c in clients for t in c.posted if t0 <= t < t1)
-        return moves / (t1 - t0), sum(c.errors for c in clients)
+        return moves / (t1 - t0), busy, sum(c.errors for c in clients)
     finally:
         stop(web)
         stop(workers)
@@ -229,25 +287,29 @@ def main() -> None:
     conn = connect(args.redis_url)
     svc = GameService(conn)
     cleanup: list[str] = []
-    rows: list[tuple[str, float, str]] = []
+    rows: list[tuple[str, float, dict[str, float], str]] = []
     try:
         xadd = xadd_baseline(conn, args.xadds)
-        rows.append(("raw XADD, 1 client, back to back", xadd, "baseline"))
+        rows.append(("raw XADD, 1 client, back to back", xadd, {}, "baseline"))
         for n in (1, 2) if "workers" in args.rows else ():
-            rate = bench_workers(args, svc, n, cleanup)
-            rows.append((f"bot games, {n} worker process{'es' if n > 1 else ''}", rate,
+            rate, busy = bench_workers(args, svc, n, cleanup)
+            rows.append((f"bot games, {n} worker process{'es' if n > 1 else ''}", rate, busy,
                          f"{args.games} games"))
         for n in (1, 2) if "web" in args.rows else ():
-            rate, errors = bench_web(args, n, cleanup)
-            rows.append((f"HTTP moves, {n} web process{'es' if n > 1 else ''} (+2 workers)", rate,
+            rate, busy, errors = bench_web(args, svc, n, cleanup)
+            rows.append((f"HTTP moves, {n} web process{'es' if n > 1 else ''} (+2 workers)", rate, busy,
                          f"{args.clients} clients, {errors} non-200"))
     finally:
         svc.store.delete(cleanup)
+    load = os.getloadavg()[0]
     print(f"event store: {args.redis_url}   queues: {args.queue_url or args.redis_url}   "
-          f"window {args.seconds:g} s, {os.cpu_count()} cores shared by every process")
-    print(f"{'':<44} {'moves/s':>9} {'x XADD':>8}   notes")
-    for label, rate, note in rows:
-        print(f"{label:<44} {rate:9.1f} {rate / xadd:8.4f}   {note}")
+          f"window {args.seconds:g} s, {os.cpu_count()} cores shared by every process, load {load:.1f} at the end")
+    print(f"{'':<44} {'moves/s':>9} {'x XADD':>8}   cores busy: {'web':>5} {'workers':>7} {'store':>5} "
+          f"{'queue':>5} {'bench':>5}   notes")
+    for label, rate, busy, text in rows:
+        shown = " ".join(f"{busy[k]:{w}.2f}" if k in busy else " " * w for k, w in
+                         (("web", 5), ("workers", 7), ("store", 5), ("queue", 5), ("bench", 5)))
+        print(f"{label:<44} {rate:9.1f} {rate / xadd:8.4f}               {shown}   {text}")
 
 
 if __name__ == "__main__":
