@@ -26,7 +26,9 @@ from typing import Any, cast
 from urllib.parse import unquote, urlsplit
 
 import redis
+from redis.backoff import NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
+from redis.retry import Retry
 
 _LOCK = threading.Lock()
 _CLIENTS: dict[str, redis.Redis] = {}
@@ -96,6 +98,11 @@ def is_cluster(conn: Any) -> bool:
 
 
 CONNECT_TIMEOUT_S = 5.0
+# Redis is away: a lost or refused connection, a timeout, and on a cluster a slot whose master is
+# down or failing over. The API answers 503, jobs let RQ retry, the worker loop waits.
+UNAVAILABLE: tuple[type[Exception], ...] = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
+                                            redis.exceptions.ClusterDownError, redis.exceptions.TryAgainError,
+                                            redis.exceptions.SlotNotCoveredError)
 
 
 def connect(url: str) -> redis.Redis:
@@ -119,8 +126,11 @@ def connect_cluster(url: str) -> redis.Redis:
     Typed as ``redis.Redis``: it answers the same commands, routes each to the node that owns
     the key's slot (a game's keys share the ``{<id>}`` hash tag, so a game's script, MULTI and
     pipeline stay on one node), follows MOVED/ASK while slots migrate, and refreshes its slot
-    map when a node fails over. The same timeouts as :func:`connect`; no command is retried on
-    a connection error for the same reason.
+    map when a node fails over. The same timeouts as :func:`connect`, and, for the same reason,
+    no command is retried (``retry=Retry(NoBackoff(), 0)``; redis-py's default retries three
+    times): a node that is down is a 503 at once, the client re-reads the slot map, and the API
+    client repeats the request with its Idempotency-Key. MOVED and ASK redirections are still
+    followed: they are answers, not lost replies.
     """
     parts = urlsplit(url)
     netloc = parts.netloc.rsplit("@", 1)
@@ -130,9 +140,13 @@ def connect_cluster(url: str) -> redis.Redis:
     if not nodes:
         raise ValueError(f"{url}: no host:port in the cluster URL")
     client = RedisCluster(startup_nodes=nodes, decode_responses=False, socket_connect_timeout=CONNECT_TIMEOUT_S,
-                          health_check_interval=30, username=unquote(user) or None,
+                          health_check_interval=30, retry=_no_retry(), username=unquote(user) or None,
                           password=unquote(password) or None, ssl=parts.scheme == "rediss+cluster")
     return cast(redis.Redis, client)
+
+
+def _no_retry() -> Retry:
+    return Retry(NoBackoff(), 0)
 
 
 def _node(host_port: str) -> ClusterNode:
@@ -147,7 +161,8 @@ def copy_client(conn: Any) -> redis.Redis:
         nodes = [ClusterNode(n.host, n.port) for n in conn.get_primaries()]
         kwargs = {k: v for k, v in conn.nodes_manager.connection_kwargs.items()
                   if k in ("username", "password", "ssl", "socket_connect_timeout", "health_check_interval")}
-        copy = cast(redis.Redis, RedisCluster(startup_nodes=nodes, decode_responses=False, **kwargs))
+        copy = cast(redis.Redis, RedisCluster(startup_nodes=nodes, decode_responses=False,
+                                              retry=_no_retry(), **kwargs))
     else:
         pool = conn.connection_pool
         copy = redis.Redis(connection_pool=redis.ConnectionPool(connection_class=pool.connection_class,

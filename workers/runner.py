@@ -28,10 +28,11 @@ import redis
 from rq import SimpleWorker, Worker
 from rq.worker import BaseWorker
 
+from core.connection import UNAVAILABLE
 from workers.backoff import Backoff
 from workers.sweeper import Sweeper
 
-REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+REDIS_DOWN = UNAVAILABLE  # core.connection: a cluster adds its own ways of being away
 MAINTENANCE_S = 10  # RQ's default is 600: clean registries, restart a dead scheduler
 WORKER_TTL_S = 25  # RQ blocks on the queue for (ttl - 15) s, then looks at maintenance again
 MONITOR_S = 10  # a busy worker's heartbeat (RQ's default is 30)

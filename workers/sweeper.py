@@ -27,7 +27,7 @@ from typing import Any
 
 import redis
 
-from core.connection import copy_client
+from core.connection import UNAVAILABLE, copy_client
 from core.games import GameNotFound, GameService, iso_time
 from core.retention import LIVE_KEY
 from core.worklist import GRACE_MS, WorkList, now_ms
@@ -41,7 +41,7 @@ BATCH = 100
 MAX_TRIES = 4  # failed or swept-up attempts at one version before the game is marked stuck
 LEASE_MS = 5_000  # a running advance job refreshes its lease before every step
 LOCK_KEY = "hg:{sweep}:lock"
-REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+REDIS_DOWN = UNAVAILABLE  # core.connection: a cluster adds its own ways of being away
 
 
 def lease_key(game_id: str) -> str:

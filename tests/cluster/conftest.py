@@ -34,6 +34,8 @@ START_TIMEOUT_S = 20.0
 @dataclass(frozen=True)
 class Cluster:
     ports: tuple[int, ...]
+    procs: dict[int, subprocess.Popen[bytes]]
+    argv: dict[int, list[str]]
 
     @property
     def url(self) -> str:
@@ -49,6 +51,17 @@ class Cluster:
             if int(start) <= slot <= int(end):
                 return int(master[1])
         raise LookupError(key)
+
+    def stop(self, port: int) -> None:
+        self.procs[port].terminate()
+        self.procs[port].wait(timeout=10)
+
+    def start(self, port: int) -> None:
+        """Start a stopped node again: it rejoins with its slots (nodes.conf) and its keys (the
+        append-only file, as docs/topology.md asks of an event store)."""
+        self.procs[port] = _spawn(self.argv[port])
+        _wait(lambda: b"cluster_state:ok" in redis.Redis(port=port).execute_command("CLUSTER", "INFO"),
+              f"node {port} is back in the cluster")
 
 
 def _free(port: int) -> bool:
@@ -87,6 +100,10 @@ def _wait(check: object, what: str) -> None:
     raise RuntimeError(f"the test Redis Cluster did not come up: {what}")
 
 
+def _spawn(argv: list[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 @pytest.fixture(scope="session")
 def cluster() -> Iterator[Cluster]:
     server, cli = shutil.which("redis-server"), shutil.which("redis-cli")
@@ -95,16 +112,16 @@ def cluster() -> Iterator[Cluster]:
                     "(apt install redis-server; CI has them in /usr/bin)")
     directory = tempfile.mkdtemp(prefix="hourglass-cluster-")
     ports = _ports()
-    procs: list[subprocess.Popen[bytes]] = []
+    procs: dict[int, subprocess.Popen[bytes]] = {}
+    argv: dict[int, list[str]] = {}
     try:
         for port in ports:
             home = os.path.join(directory, str(port))
             os.mkdir(home)
-            procs.append(subprocess.Popen(
-                [server, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-                 "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000", "--save", "",
-                 "--appendonly", "no", "--dir", home, "--logfile", "redis.log"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            argv[port] = [server, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+                          "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000", "--save", "",
+                          "--appendonly", "yes", "--dir", home, "--logfile", "redis.log"]
+            procs[port] = _spawn(argv[port])
         for port in ports:
             _wait(lambda p=port: redis.Redis(port=p, socket_connect_timeout=0.5).ping(), f"node {port} answers")
         subprocess.run([cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports), "--cluster-replicas", "0",
@@ -112,11 +129,11 @@ def cluster() -> Iterator[Cluster]:
         for port in ports:
             _wait(lambda p=port: b"cluster_state:ok" in redis.Redis(port=p).execute_command("CLUSTER", "INFO"),
                   f"node {port} reports cluster_state:ok")
-        yield Cluster(tuple(ports))
+        yield Cluster(tuple(ports), procs, argv)
     finally:
-        for proc in procs:
+        for proc in procs.values():
             proc.terminate()
-        for proc in procs:
+        for proc in procs.values():
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:

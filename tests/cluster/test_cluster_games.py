@@ -148,3 +148,32 @@ def test_human_game_over_http(cluster: Cluster, cconn: redis.Redis, conn: redis.
         assert _keys(plain, "LIMITS:LIMITER/hg:limit/*"), "the per-address windows live on the plain server"
     finally:
         svc.store.delete([game_id])
+
+
+def test_a_master_down_is_a_503_and_the_game_goes_on_when_it_is_back(cluster: Cluster, cconn: redis.Redis,
+                                                                     cluster_env: str) -> None:
+    """A game whose master is down answers 503 UNAVAILABLE (never a 500); games on the other
+    masters still play; once the node is back the same client serves the game again."""
+    app = create_app({"REDIS": cconn, "TESTING": True, "ADVANCE": "off", "CLIENT_SEEDS": "any", "RATE_LIMIT": 0})
+    client = app.test_client()
+    svc: GameService = app.extensions["hourglass"]
+    games: dict[int, str] = {}
+    for i in range(200):  # one game on each master
+        game_id = svc.create({"game": "orleans", "edition": "classic", "seats": BOTS[:2], "seed": f"down-{i}"})["id"]
+        games.setdefault(cluster.owner(events_key(game_id)), game_id)
+        if len(games) == len(cluster.ports):
+            break
+    down, other = cluster.ports[-1], cluster.ports[0]
+    svc._cache.clear()  # a cold read: the event store must answer
+    try:
+        cluster.stop(down)
+        answer = client.get(f"/api/v1/games/{games[down]}")
+        assert answer.status_code == 503 and answer.get_json()["kind"] == "UNAVAILABLE", answer.get_json()
+        assert client.get(f"/api/v1/games/{games[other]}").status_code == 200
+    finally:
+        cluster.start(down)
+    for _ in range(50):  # the client re-reads the slot map after the error
+        if client.get(f"/api/v1/games/{games[down]}").status_code == 200:
+            break
+    assert client.get(f"/api/v1/games/{games[down]}").status_code == 200
+    svc.store.delete(list(games.values()))
