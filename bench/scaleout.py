@@ -21,7 +21,9 @@ add at most what a free core gives; on a multi-machine deployment each process b
 Beside each row the table shows how many cores each group kept busy over the window (CPU
 seconds per second, from /proc for the web and worker process sessions, from INFO for the Redis
 servers, and this process's own for the bench's clients), so a row that did not scale shows
-whether the processes were starved of CPU. Prints a table; never asserts timings.
+whether the processes were starved of CPU, and moves per busy core-second of the group the row
+scales (web processes, or workers): what each added core buys while the Redis servers keep up.
+Prints a table; never asserts timings.
 """
 from __future__ import annotations
 
@@ -305,11 +307,13 @@ def main() -> None:
     print(f"event store: {args.redis_url}   queues: {args.queue_url or args.redis_url}   "
           f"window {args.seconds:g} s, {os.cpu_count()} cores shared by every process, load {load:.1f} at the end")
     print(f"{'':<44} {'moves/s':>9} {'x XADD':>8}   cores busy: {'web':>5} {'workers':>7} {'store':>5} "
-          f"{'queue':>5} {'bench':>5}   notes")
+          f"{'queue':>5} {'bench':>5}   {'moves/core-s':>12}   notes")
     for label, rate, busy, text in rows:
         shown = " ".join(f"{busy[k]:{w}.2f}" if k in busy else " " * w for k, w in
                          (("web", 5), ("workers", 7), ("store", 5), ("queue", 5), ("bench", 5)))
-        print(f"{label:<44} {rate:9.1f} {rate / xadd:8.4f}               {shown}   {text}")
+        scaled = busy.get("web", busy.get("workers"))  # the group the row adds processes to
+        per_core = f"{rate / scaled:12.0f}" if scaled else " " * 12
+        print(f"{label:<44} {rate:9.1f} {rate / xadd:8.4f}               {shown}   {per_core}   {text}")
 
 
 if __name__ == "__main__":
