@@ -32,6 +32,7 @@ import redis
 from core import seating, snapshots, table
 from core.botfeed import BotFeed
 from core.bots import EXTERNAL_SEAT_KINDS, BotRegistry, check_distinct_bots
+from core.connection import plain_redis
 from core.lobby import Lobby
 from core.retention import LiveCaps, LiveGames, Retention, TooManyGames
 from core.seats import new_seat_secret
@@ -262,8 +263,10 @@ class GameService:
         self.clock = clock
         self.advance = advance
         self.on_finished = on_finished
-        self.bots = BotRegistry(conn)
-        self.feed = BotFeed(conn)
+        # the bot registry writes its global indexes in one MULTI: beside a Redis Cluster it and
+        # the bots' feeds live on the plain queue server (core.connection, docs/topology.md)
+        self.bots = BotRegistry(plain_redis(conn))
+        self.feed = BotFeed(plain_redis(conn))
         self._cache: OrderedDict[str, Game] = OrderedDict()
         self._cache_size = cache_size if cache_size is not None else int(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_SIZE)
         self._lock = threading.Lock()

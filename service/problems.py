@@ -14,15 +14,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import redis
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
+from core.connection import UNAVAILABLE
 from core.games import GameNotFound, IdempotencyConflict, StaleVersion, TooManyGames, VersionNotFound
 from domain.core import Rejected, RejectKind
 
 PROBLEM_JSON = "application/problem+json"
-REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+REDIS_DOWN = UNAVAILABLE  # core.connection: a cluster adds its own ways of being away
 RETRY_AFTER_S = 5
 UNAVAILABLE_DETAIL = (
     "the game store cannot be reached right now; retry after Retry-After seconds. A move POST that got "

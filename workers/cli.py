@@ -16,6 +16,10 @@ stays warm:
   the first job.
 
 Only SIGINT/SIGTERM (or ``--burst`` and an empty queue) end the process.
+
+RQ's own keys (queues, jobs, scheduler) live on ``HOURGLASS_QUEUE_URL`` (``--queue-url``),
+which defaults to the event store's URL; an event store on a Redis Cluster needs a plain server
+there (``core.connection``, docs/topology.md). The jobs and the sweeper use the event store.
 """
 from __future__ import annotations
 
@@ -23,12 +27,13 @@ import argparse
 import importlib
 import logging
 import os
+import sys
 from collections.abc import Sequence
 
 from rq.serializers import JSONSerializer
 from rq.worker import BaseWorker
 
-from core.connection import connect, redis_url
+from core.connection import QUEUE_URL_ENV, ClusterWithoutQueue, connect, get_redis, queue_url, redis_url
 from workers.enqueue import QUEUE_ENV, queue_name
 from workers.enqueue import queue as make_queue
 from workers.runner import WORKER_OPTIONS, HourglassSimpleWorker, HourglassWorker, Runner
@@ -41,7 +46,9 @@ PRELOAD = ("domain.orleans", "domain.bots", "workers.jobs")
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="hourglass worker", description=__doc__.splitlines()[0])
-    p.add_argument("--url", help="Redis URL (default: $REDIS_URL, else the embedded server)")
+    p.add_argument("--url", help="event-store Redis URL, redis+cluster:// for a cluster "
+                                 "(default: $REDIS_URL, else the embedded server)")
+    p.add_argument("--queue-url", help=f"plain Redis URL for RQ's queues (default: ${QUEUE_URL_ENV}, else --url)")
     p.add_argument("--queue", help=f"queue name (default: ${QUEUE_ENV} or 'hourglass')")
     p.add_argument("--burst", action="store_true", help="quit when the queue is empty")
     fork = p.add_mutually_exclusive_group()
@@ -59,6 +66,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     url = args.url or redis_url()
     os.environ["REDIS_URL"] = url  # jobs call core.connection.get_redis(): same server
+    if args.queue_url:
+        os.environ[QUEUE_URL_ENV] = args.queue_url
+    try:
+        rq_url = queue_url()
+    except ClusterWithoutQueue as exc:  # RQ cannot run on a cluster: say so once, do not restart
+        print(f"hourglass worker: {exc}", file=sys.stderr, flush=True)
+        return 2
     if args.queue:
         os.environ[QUEUE_ENV] = args.queue
     for module in PRELOAD:
@@ -67,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     jobs.service()  # its GameService imports every game package; with --no-fork it serves every job
     setup_logging(args.logging_level)  # also the sweeper's and the HTTP seats' lines
-    conn = connect(url)
+    conn = connect(rq_url)
     name = args.queue or queue_name()
     worker_class = HourglassWorker if args.fork else HourglassSimpleWorker
 
@@ -75,7 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return worker_class([make_queue(conn, name)], connection=conn, serializer=JSONSerializer, name=args.name,
                             **WORKER_OPTIONS)
 
-    return Runner(build, conn, burst=args.burst, logging_level=args.logging_level, sweep_s=args.sweep_interval).run()
+    return Runner(build, conn, burst=args.burst, logging_level=args.logging_level, sweep_s=args.sweep_interval,
+                  store=get_redis()).run()
 
 
 def setup_logging(level: str) -> None:

@@ -8,6 +8,10 @@ game, so a retry continues where the store is, not where the dead job was.
 
 The queue is ``hourglass`` unless ``HOURGLASS_QUEUE`` names another (tests use one per test);
 a job re-enqueues follow-up work on the queue it came from.
+
+RQ cannot run on a Redis Cluster (its scripts and transactions span keys of many slots): every
+function here takes the event-store client and puts jobs on ``core.connection.plain_redis`` of
+it, the same server for a single Redis, the ``HOURGLASS_QUEUE_URL`` server beside a cluster.
 """
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ from rq import Queue, Retry, get_current_job
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
+
+from core.connection import plain_redis
 
 QUEUE_NAME = "hourglass"
 QUEUE_ENV = "HOURGLASS_QUEUE"
@@ -34,7 +40,7 @@ def queue_name() -> str:
 
 
 def queue(conn: Redis, name: str | None = None) -> Queue:
-    return Queue(name or queue_name(), connection=conn, serializer=JSONSerializer)
+    return Queue(name or queue_name(), connection=plain_redis(conn), serializer=JSONSerializer)
 
 
 def retry_policy() -> Retry:
@@ -119,7 +125,7 @@ def cancel_timeout(conn: Redis, game_id: str, seat: int, stint: int) -> bool:
     dropped = False
     for job_id in (timeout_job_id(game_id, seat, stint), timeout_job_id(game_id, seat, stint, again=True)):
         try:
-            job = Job.fetch(job_id, connection=conn, serializer=JSONSerializer)
+            job = Job.fetch(job_id, connection=plain_redis(conn), serializer=JSONSerializer)
         except NoSuchJobError:
             continue
         if job.get_status(refresh=False) == JobStatus.SCHEDULED:

@@ -27,10 +27,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-import redis
-
 from core import clocks, table
-from core.connection import get_redis
+from core.connection import UNAVAILABLE, get_redis
 from core.games import Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion
 from core.worklist import GRACE_MS
 from domain.core import SYSTEM, Rejected
@@ -60,7 +58,7 @@ def service() -> GameService:
 # --- advance ---------------------------------------------------------------------------------
 
 
-REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+REDIS_DOWN = UNAVAILABLE  # core.connection: a cluster adds its own ways of being away
 
 
 def advance(game_id: str) -> dict[str, Any]:

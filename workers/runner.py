@@ -28,10 +28,11 @@ import redis
 from rq import SimpleWorker, Worker
 from rq.worker import BaseWorker
 
+from core.connection import UNAVAILABLE
 from workers.backoff import Backoff
 from workers.sweeper import Sweeper
 
-REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+REDIS_DOWN = UNAVAILABLE  # core.connection: a cluster adds its own ways of being away
 MAINTENANCE_S = 10  # RQ's default is 600: clean registries, restart a dead scheduler
 WORKER_TTL_S = 25  # RQ blocks on the queue for (ttl - 15) s, then looks at maintenance again
 MONITOR_S = 10  # a busy worker's heartbeat (RQ's default is 30)
@@ -68,8 +69,9 @@ class Runner:
     """Runs ``build()``'s worker, and a fresh one after each unexpected end, until told to stop."""
 
     def __init__(self, build: Callable[[], BaseWorker], conn: redis.Redis, *, burst: bool = False,
-                 logging_level: str = "INFO", sweep_s: float = 0.0) -> None:
+                 logging_level: str = "INFO", sweep_s: float = 0.0, store: redis.Redis | None = None) -> None:
         self.build = build
+        self.store = store  # the event store, when it is not the queue server ``conn``
         self.sweep_s = sweep_s
         self.conn = conn
         self.burst = burst
@@ -80,7 +82,8 @@ class Runner:
 
     def run(self) -> int:
         """Work until SIGINT/SIGTERM (or, with ``burst``, until the queue is empty); the exit code."""
-        sweeper = Sweeper(self.conn, self.sweep_s).start() if self.sweep_s > 0 and not self.burst else None
+        store = self.conn if self.store is None else self.store
+        sweeper = Sweeper(store, self.sweep_s).start() if self.sweep_s > 0 and not self.burst else None
         try:
             return self._run()
         finally:

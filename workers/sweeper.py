@@ -27,6 +27,7 @@ from typing import Any
 
 import redis
 
+from core.connection import UNAVAILABLE, copy_client
 from core.games import GameNotFound, GameService, iso_time
 from core.retention import LIVE_KEY
 from core.worklist import GRACE_MS, WorkList, now_ms
@@ -40,7 +41,7 @@ BATCH = 100
 MAX_TRIES = 4  # failed or swept-up attempts at one version before the game is marked stuck
 LEASE_MS = 5_000  # a running advance job refreshes its lease before every step
 LOCK_KEY = "hg:{sweep}:lock"
-REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+REDIS_DOWN = UNAVAILABLE  # core.connection: a cluster adds its own ways of being away
 
 
 def lease_key(game_id: str) -> str:
@@ -130,8 +131,7 @@ class Sweeper:
     def __init__(self, conn: redis.Redis, interval_s: float = INTERVAL_S) -> None:
         # a pool of its own: RQ forks its scheduler with the worker's sockets open, and a
         # connection the sweeper had returned to a shared pool could end up in that child
-        own = redis.Redis(connection_pool=redis.ConnectionPool(
-            connection_class=conn.connection_pool.connection_class, **conn.connection_pool.connection_kwargs))
+        own = copy_client(conn)
         self.svc = GameService(own)
         self.interval_s = interval_s
         self.stop = threading.Event()
