@@ -279,6 +279,12 @@ class EventStore:
     def _run(self, keys: list[str], argv: list[Any], before: Sequence[ScriptCall]) -> list[Any]:
         if not before:
             return self._append(keys=keys, args=argv)
+        if isinstance(self.conn, redis.cluster.RedisCluster):
+            # A cluster pipeline runs no scripts, and its commands for other nodes would not keep
+            # their order: the marks go first, each on its own node, then the append.
+            for call in before:
+                self.conn.eval(call.source, len(call.keys), *call.keys, *call.args)
+            return self._append(keys=keys, args=argv)
         pipe = self.conn.pipeline(transaction=False)
         for call in before:
             pipe.eval(call.source, len(call.keys), *call.keys, *call.args)
