@@ -15,9 +15,11 @@ import os
 import tempfile
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import redis
+from redis.connection import Connection
 from rq import Queue
 from rq.registry import (
     DeferredJobRegistry,
@@ -86,3 +88,20 @@ def run_queue(conn: redis.Redis) -> Iterator[str]:
     """This run's default queue (``HOURGLASS_QUEUE``), emptied and deleted at the end."""
     yield RUN_QUEUE
     delete_queue(conn, RUN_QUEUE)
+
+
+@pytest.fixture
+def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The first word of every write to Redis, by any connection of this process: each command or
+    pipeline written to a socket is one round trip (issue 14's counts; nothing measures time)."""
+    sent: list[str] = []
+    real = Connection.send_packed_command
+
+    def counting(self: Connection, command: Any, check_health: bool = True) -> None:
+        first = command[0] if isinstance(command, list) else command
+        head = bytes(first)[:60].split(b"\r\n")
+        sent.append(head[2].decode() if len(head) > 2 else "?")
+        real(self, command, check_health)
+
+    monkeypatch.setattr(Connection, "send_packed_command", counting)
+    yield sent

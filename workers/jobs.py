@@ -29,7 +29,7 @@ from typing import Any
 
 from core import clocks, table
 from core.connection import UNAVAILABLE, get_redis
-from core.games import Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion
+from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConflict, StaleBase, StaleVersion
 from core.worklist import GRACE_MS
 from domain.core import SYSTEM, Rejected
 from replays.entries import split_batches
@@ -166,12 +166,21 @@ def append(svc: GameService, game: Game, decision: Decision, key: str) -> int | 
     """Append one decision at ``game.version``: the new version, or None when another writer
     got there first (stale version, or the same key already used: replayed or conflicting)."""
     try:
-        applied = svc.apply(game.game_id, decision.actor, decision.command, expected_version=game.version,
-                            idempotency_key=key, meta=decision.meta or None)
+        applied = _apply_at(svc, game, decision.actor, decision.command, key, decision.meta or None)
     except (StaleVersion, IdempotencyConflict) as exc:
         log.info("advance %s at %d: %s; re-reading", game.game_id, game.version, exc)
         return None
     return None if applied.replayed else applied.version
+
+
+def _apply_at(svc: GameService, game: Game, actor: Any, command: Any, key: str, meta: dict[str, Any] | None) -> Applied:
+    """Apply at ``game.version`` from the game this job already loaded: the append script checks the
+    version and the key, so nothing is read again (one round trip, core.games.GameService.apply)."""
+    try:
+        return svc.apply(game.game_id, actor, command, expected_version=game.version, idempotency_key=key, meta=meta,
+                         base=game)
+    except StaleBase:  # the rules refuse it on this state: the ordinary path gives the same refusal
+        return svc.apply(game.game_id, actor, command, expected_version=game.version, idempotency_key=key, meta=meta)
 
 
 def decide(svc: GameService, game: Game, actor: Any) -> Decision:
@@ -328,8 +337,7 @@ def _apply_timeout(svc: GameService, game_id: str, seat: int, stint: int) -> dic
         command = game.rules.command_from_json({"type": "ApplyTimeout", "target": seat}, SYSTEM)
         meta = {"clock": {"seat": seat, "stint": stint, "deadline_ms": deadline_ms, "late_ms": late}}
         try:
-            applied = svc.apply(game_id, SYSTEM, command, expected_version=game.version,
-                                idempotency_key=f"timeout:{game_id}:{seat}:{stint}", meta=meta)
+            applied = _apply_at(svc, game, SYSTEM, command, f"timeout:{game_id}:{seat}:{stint}", meta)
         except StaleVersion:
             continue  # something else moved: is the seat still on the same stint?
         except IdempotencyConflict:

@@ -5,31 +5,13 @@ round trip. Nothing here measures time.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import redis
-from redis.connection import Connection
 
 from domain.core import SYSTEM
 from service.app import create_app
-
-
-@pytest.fixture
-def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The first word of every write to Redis (a pipeline's writes count once)."""
-    sent: list[str] = []
-    real = Connection.send_packed_command
-
-    def counting(self: Connection, command: Any, check_health: bool = True) -> None:
-        first = command[0] if isinstance(command, list) else command
-        head = bytes(first)[:60].split(b"\r\n")
-        sent.append(head[2].decode() if len(head) > 2 else "?")
-        real(self, command, check_health)
-
-    monkeypatch.setattr(Connection, "send_packed_command", counting)
-    yield sent
 
 
 @pytest.fixture

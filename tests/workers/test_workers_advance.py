@@ -150,3 +150,17 @@ def test_a_long_advance_hands_over_to_a_fresh_job(
     monkeypatch.setattr(jobs, "MAX_SECONDS_PER_JOB", -1.0)  # out of time before the first step
     again = jobs.run_advance(svc, game_id)
     assert again["continued"] and again["appended"] == 0 and len(q.job_ids) == 1  # same version: deduplicated
+
+
+def test_a_worker_step_reads_the_game_once(
+        svc: GameService, new_game: Callable[..., dict[str, Any]], trips: list[str]) -> None:
+    """Each step of a job reads the game's tail once and appends in one pipeline (the work list's
+    mark and the script): the append reuses the game the step decided on, with no read of its own."""
+    game_id = new_game(SEATS, seed="workers-trips")["id"]
+    svc.load(game_id)  # warm, as a worker that ran the game's previous job
+    trips.clear()
+    jobs.run_advance(svc, game_id, limit=5)
+    appends = [w for w in trips if w in ("EVAL", "EVALSHA")]
+    reads = [w for w in trips if w in ("XRANGE", "XREVRANGE")]
+    assert len(appends) == 5
+    assert len(reads) == len(appends) + 1, " ".join(trips)  # one per step, and the job's last look
