@@ -18,11 +18,15 @@ import redis
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
+import domain.games
 from core.games import GameService
-from domain.games import game_names
 from service.app import create_app
 from workers import jobs
 
+# The games the package registers (tests/service/conftest.py adds a toy game when its tests are
+# collected first, as `make chaos` does): games added to domain.games later are covered by themselves.
+GAMES = tuple(name for name in domain.games.game_names()
+              if domain.games._LOADERS[name].__module__ == domain.games.__name__)
 EXAMPLES = int(os.environ.get("HOURGLASS_PROPERTY_EXAMPLES", "40"))
 JUNK = st.one_of(st.none(), st.booleans(), st.integers(-3, 9), st.text(max_size=8), st.lists(st.integers(), max_size=2))
 OPTION_KEYS = st.sampled_from(["players", "edition", "exclusion", "start_player", "rounds", "seed", "x"])
@@ -45,14 +49,14 @@ def seats() -> st.SearchStrategy[Any]:
 BOT_SEATS = st.lists(st.fixed_dictionaries({"name": st.sampled_from(["A", "B", "C"]), "kind": st.just("bot"),
                                            "bot": st.sampled_from(["random", "greedy"])}), min_size=1, max_size=6)
 PLAUSIBLE = st.fixed_dictionaries(  # near a valid body, so many are accepted and played
-    {"game": st.sampled_from(game_names()), "edition": st.sampled_from(["classic", "2023", "standard"]),
+    {"game": st.sampled_from(GAMES), "edition": st.sampled_from(["classic", "2023", "standard"]),
      "seats": BOT_SEATS},
     optional={"options": st.dictionaries(st.sampled_from(["exclusion", "start_player"]), st.integers(0, 1), max_size=1)})
 BODIES = st.one_of(
     PLAUSIBLE,
     PLAUSIBLE,
     st.fixed_dictionaries(
-        {"game": st.one_of(st.sampled_from(game_names()), JUNK), "edition": EDITIONS, "seats": seats()},
+        {"game": st.one_of(st.sampled_from(GAMES), JUNK), "edition": EDITIONS, "seats": seats()},
         optional={"options": st.one_of(st.dictionaries(OPTION_KEYS, JUNK, max_size=3), JUNK),
                   "seed": st.one_of(st.text(max_size=10), JUNK)}),
     JUNK,
@@ -105,7 +109,7 @@ def test_a_creation_body_is_refused_or_plays_to_the_end(client: Any, svc: GameSe
         svc.store.delete([game_id])
 
 
-@pytest.mark.parametrize("name", game_names())
+@pytest.mark.parametrize("name", GAMES)
 def test_every_registered_game_accepts_a_bot_table_in_some_edition_and_plays_it_out(  # each built-in bot too
         client: Any, svc: GameService, name: str) -> None:
     accepted = []
