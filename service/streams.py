@@ -18,15 +18,16 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from core.games import Game, GameService
 from core.store import EventStore, StoredEntry, events_key
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 BLOCK_MS = 5_000  # one XREAD waits at most this long; the feed re-checks its subscribers between reads
 QUEUE_BATCHES = 1_000
 
@@ -36,12 +37,14 @@ class Batch:
     """Entries appended together, and whether the game is over after them.
 
     ``rendered`` keeps each viewer's text of the batch per stream format, so a thousand
-    spectators (all seat None) cost one rendering, not a thousand.
+    spectators (all seat None) cost one rendering, not a thousand, and what every viewer shares
+    (the game after the batch, its clocks) is read from Redis once per batch (:meth:`once`).
     """
 
     entries: tuple[StoredEntry, ...]
     finished: bool
-    rendered: dict[tuple[str, int | None], str] = field(default_factory=dict, compare=False, repr=False)
+    rendered: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
+    lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
 
     @property
     def version(self) -> int:
@@ -49,10 +52,16 @@ class Batch:
 
     def text_for(self, seat: int | None, render: Callable[[Iterable[StoredEntry], int | None], str],
                  form: str = "sse") -> str:
-        text = self.rendered.get((form, seat))
-        if text is None:
-            text = self.rendered[(form, seat)] = render(self.entries, seat)
-        return text
+        return self.once((form, seat), lambda: render(self.entries, seat))
+
+    def once(self, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()``'s value, computed by the first subscriber that asks for ``key`` in this batch
+        and shared with the others (what is the same for every viewer: the clocks after the batch)."""
+        with self.lock:  # the first asker computes; the others wait for it and share its value
+            if key not in self.rendered:
+                self.rendered[key] = make()
+            found: T = self.rendered[key]
+        return found
 
 
 CUT_OFF = Batch((), False)  # sent to a subscriber that fell too far behind

@@ -105,3 +105,12 @@ def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
     monkeypatch.setattr(Connection, "send_packed_command", counting)
     yield sent
+
+
+def package_games() -> tuple[str, ...]:
+    """The games ``domain.games`` registers itself: not the toy game tests/service/conftest.py adds
+    when its tests are collected first (as ``make chaos`` does); a game added later is included."""
+    import domain.games
+
+    return tuple(name for name in domain.games.game_names()
+                 if domain.games._LOADERS[name].__module__ == domain.games.__name__)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from functools import partial
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
@@ -148,10 +149,11 @@ def _stream(game: Game, seat: int | None, after: int, heartbeat: float, form: An
             else:
                 yield batch.text_for(seat, lambda entries, viewer: "".join(_frames(game, entries, viewer, form)),
                                      form.name)
-                if clocked or batch.finished:
-                    now = service().load(game.game_id)
+                if clocked or batch.finished:  # read once per batch, not once per subscriber
+                    now = batch.once("game", lambda: service().load(game.game_id))
                     if clocked:
-                        yield form.named("clocks", {"version": now.version, "clocks": timing.figures(service(), now)})
+                        figures = batch.once("clocks", partial(timing.figures, service(), now))
+                        yield form.named("clocks", {"version": now.version, "clocks": figures})
                     if batch.finished:
                         yield _end(now, form)
                         return

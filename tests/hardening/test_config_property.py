@@ -18,15 +18,12 @@ import redis
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-import domain.games
 from core.games import GameService
 from service.app import create_app
+from tests.conftest import package_games
 from workers import jobs
 
-# The games the package registers (tests/service/conftest.py adds a toy game when its tests are
-# collected first, as `make chaos` does): games added to domain.games later are covered by themselves.
-GAMES = tuple(name for name in domain.games.game_names()
-              if domain.games._LOADERS[name].__module__ == domain.games.__name__)
+GAMES = package_games()
 EXAMPLES = int(os.environ.get("HOURGLASS_PROPERTY_EXAMPLES", "40"))
 JUNK = st.one_of(st.none(), st.booleans(), st.integers(-3, 9), st.text(max_size=8), st.lists(st.integers(), max_size=2))
 OPTION_KEYS = st.sampled_from(["players", "edition", "exclusion", "start_player", "rounds", "seed", "x"])

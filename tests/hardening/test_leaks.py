@@ -24,8 +24,8 @@ import redis
 
 from core import seats as seat_rules
 from core.games import GameService
-from domain.games import game_names
 from service.app import create_app
+from tests.conftest import package_games
 from workers import jobs
 
 CHECKPOINTS = 4
@@ -154,7 +154,7 @@ def play(client: Any, svc: GameService, created: dict[str, Any], rng: random.Ran
         assert posted.status_code == 200, posted.get_data(as_text=True)[:300]
 
 
-@pytest.mark.parametrize("name", game_names())
+@pytest.mark.parametrize("name", package_games())
 def test_no_endpoint_leaks_to_any_caller(client: Any, conn: redis.Redis, created: list[str], name: str) -> None:
     svc = GameService(conn)
     game = create_game(client, name)

@@ -3,6 +3,7 @@ remaining clock time in the summary, the view and the streams."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -134,6 +135,38 @@ def test_remaining_clock_time_in_summary_view_and_stream(client: Any, svc: GameS
     assert clocks is not None and not clocks["clocks"]["0"]["running"]
     assert clocks["version"] == svc.load(gid).version
     svc.clock = utc_now
+
+
+def test_the_clocks_after_a_batch_are_read_once_for_every_subscriber(
+        client: Any, svc: GameService, new_game: Any, trips: list[str]) -> None:
+    """Issue 14: a crowd of spectators costs one read of the game and its clocks per batch, not one each."""
+    clock = {"initial_s": 300, "increment_s": 5}
+    game = new_game(seats=[{"name": "Ann", "clock": clock}, {"name": "Bob", "clock": clock}])
+    spectators, figures = 6, []
+    opened, moved = threading.Barrier(spectators + 1), threading.Event()
+
+    def spectate() -> None:  # each stream in a thread of its own, as each request has on a server
+        stream = client.get(f"{API}/{game['id']}/events/stream", buffered=False)
+        messages = sse_messages(stream)
+        next(m for m in messages if m.get("event") == "clocks")  # subscribed: the log so far and its clocks are out
+        opened.wait(10)
+        moved.wait(10)
+        figures.append(next(json.loads(m["data"]) for m in messages if m.get("event") == "clocks"))
+        stream.close()
+
+    threads = [threading.Thread(target=spectate) for _ in range(spectators)]
+    for thread in threads:
+        thread.start()
+    opened.wait(10)
+    trips.clear()
+    client.post(f"{API}/{game['id']}/moves", json={"type": "Bid", "bid": 2}, headers=auth(game["seats"][0]["token"]))
+    moved.set()
+    for thread in threads:
+        thread.join(10)
+    assert len(figures) == spectators
+    assert len({json.dumps(f, sort_keys=True) for f in figures}) == 1, figures  # the same frame for everyone
+    assert trips.count("XRANGE") <= 3, " ".join(trips)  # was one load (and a clocks fold) per subscriber
+    assert trips.count("GET") <= 2, " ".join(trips)
 
 
 def test_no_clocks_is_null(client: Any, new_game: Any) -> None:
