@@ -7,7 +7,7 @@ next to a raw XADD baseline measured in the same run on the same event-store Red
 
 - **XADD baseline**: back-to-back XADDs of one client to one game-tagged stream (``hg:{…}:events``).
 - **workers**: ``--games`` 4-bot games (random bots) advanced by N ``hourglass worker`` processes
-  (``python -m workers.cli``, the default forking worker) through the real RQ queue; moves/s
+  (``python -m workers.cli``: jobs run in the worker's own process, its default) through the real RQ queue; moves/s
   is the number of appended batches (commands) per second over a ``--seconds`` window that
   starts once every worker has appended.
 - **web**: ``--clients`` HTTP client threads, each playing its own 4-human game against gunicorn
