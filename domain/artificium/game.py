@@ -107,11 +107,6 @@ def summary(state: State) -> dict[str, Any]:
 # --- JSON edges ----------------------------------------------------------------------------------------------
 
 EDGES = JsonEdges[Any, Any](COMMANDS, EVENTS, SYSTEM_COMMANDS)
-command_from_json = EDGES.command_from_json
-command_to_json = EDGES.command_to_json
-move_to_json = EDGES.move_to_json
-event_to_json = EDGES.event_to_json
-event_from_json = EDGES.event_from_json
 
 
 def event_view(event: Any, seat: int | None) -> dict[str, Any]:
@@ -151,11 +146,11 @@ class ArtificiumRules:
     result = staticmethod(result)
     summary = staticmethod(summary)
     default_move = staticmethod(dispatch.default_move)
-    command_from_json = staticmethod(command_from_json)
-    command_to_json = staticmethod(command_to_json)
-    move_to_json = staticmethod(move_to_json)
-    event_to_json = staticmethod(event_to_json)
-    event_from_json = staticmethod(event_from_json)
+    command_from_json = staticmethod(EDGES.command_from_json)
+    command_to_json = staticmethod(EDGES.command_to_json)
+    move_to_json = staticmethod(EDGES.move_to_json)
+    event_to_json = staticmethod(EDGES.event_to_json)
+    event_from_json = staticmethod(EDGES.event_from_json)
     event_view = staticmethod(event_view)
     state_to_json = staticmethod(state_to_json)
 
