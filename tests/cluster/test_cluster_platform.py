@@ -1,5 +1,6 @@
 """The platform around games on a Redis Cluster: a tournament (its stream, the runner's keys and
-the leaderboard's WATCH/MULTI on the cluster) and the bot registry (on the plain server)."""
+the leaderboard's WATCH/MULTI on the cluster) and the bot registry (on the plain server). The
+tournament is played in this process as tests/platform/test_tournament_core.py plays one."""
 from __future__ import annotations
 
 import redis
@@ -9,25 +10,9 @@ from core.connection import plain_redis
 from core.games import GameService
 from core.leaderboard import Leaderboard, board_key
 from core.tournament_store import TournamentStore, events_key
-from core.tournaments import Tournament
 from replays.tournament import package_from_store, verify_package
 from tests.cluster.conftest import Cluster
-from workers.jobs import run_advance
-from workers.tournaments import TournamentRunner
-
-
-def run_in_process(conn: redis.Redis, tid: str) -> Tournament:
-    runner, svc = TournamentRunner(conn), GameService(conn)
-    for _ in range(200):
-        runner.run(tid)
-        t = TournamentStore(conn).load(tid).tournament
-        if t.finished:
-            runner.close(t)
-            return t
-        for g in t.games:
-            if g.game_id and not g.finished:
-                run_advance(svc, g.game_id)
-    raise AssertionError("the tournament did not finish")
+from tests.platform.test_tournament_core import run_in_process
 
 
 def test_a_tournament_runs_on_the_cluster_and_its_package_verifies(cluster: Cluster, cconn: redis.Redis,
