@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,17 +13,10 @@ from core.games import GameService
 from core.leaderboard import Leaderboard
 from core.tournament_store import TournamentStore
 from service.app import create_app
+from tests.browser import ARTIFACTS, launch, playwright_or_skip
 from tests.platform.test_tournament_core import run_in_process
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-if not CHROMIUM.exists():
-    pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
-                allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright for Python")
+sync_api = playwright_or_skip()
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +33,7 @@ def server(conn: redis.Redis) -> Iterator[str]:
 @pytest.fixture()
 def page() -> Iterator[Any]:
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        browser = launch(pw)
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))

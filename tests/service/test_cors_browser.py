@@ -11,7 +11,6 @@ from __future__ import annotations
 import http.server
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,17 +18,10 @@ import redis
 
 from core.games import GameService
 from service.app import create_app
+from tests.browser import ARTIFACTS, launch, playwright_or_skip
 from workers.jobs import run_advance
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-if not CHROMIUM.exists():
-    pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
-                allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright for Python")
+sync_api = playwright_or_skip()
 
 PAGE = """<!doctype html><meta charset="utf-8"><title>a client elsewhere</title>
 <pre id="out">working</pre>
@@ -91,7 +83,7 @@ def test_a_page_on_another_origin_creates_a_game_and_plays_a_move(
     api, site, svc = servers
     assert api != site  # another port is another origin
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        browser = launch(pw)
         page = browser.new_page()
         page.goto(f"{site}/?api={api}")
         page.wait_for_function("document.getElementById('out').dataset.done !== undefined", timeout=15_000)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,10 +19,9 @@ import redis
 from domain.apischema import find
 from domain.games import game_names, get_game
 from service.openapi import AUTH, PROBLEMS, component_prefix
+from tests.browser import ARTIFACTS, launch, playwright_or_skip
 
 METHODS = ("get", "post", "put", "patch", "delete")
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 
 @pytest.fixture
@@ -128,9 +126,8 @@ def test_redoc_and_swagger_ui_are_served_from_the_package(client: Any) -> None:
     assert client.get("/docs/").status_code == 200
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
 def test_redoc_renders_offline_in_a_browser(conn: redis.Redis) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs Playwright for Python")
+    sync_api = playwright_or_skip()
     from werkzeug.serving import make_server
 
     from service.app import create_app
@@ -141,8 +138,7 @@ def test_redoc_renders_offline_in_a_browser(conn: redis.Redis) -> None:
     base = f"http://127.0.0.1:{httpd.server_port}"
     try:
         with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                         args=["--headless", "--no-sandbox", "--disable-gpu"])
+            browser = launch(pw)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             offsite: list[str] = []  # answered requests to any other origin (the CSP blocks them)
             page.on("response", lambda r: offsite.append(r.url) if not r.url.startswith((base, "data:", "blob:")) else None)

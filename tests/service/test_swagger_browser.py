@@ -3,23 +3,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
 
 from core.games import GameService
 from service.app import create_app
+from tests.browser import ARTIFACTS, launch, playwright_or_skip
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-if not CHROMIUM.exists():
-    pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
-                allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright for Python")
+sync_api = playwright_or_skip()
 
 
 @pytest.fixture
@@ -40,7 +32,7 @@ def test_authorize_with_a_seat_token_and_post_a_move(server: tuple[str, GameServ
     created.append(game["id"])
     token = game["seats"][0]["token"]
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        browser = launch(pw)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         offsite: list[str] = []
         page.on("request", lambda r: offsite.append(r.url) if not r.url.startswith(base) else None)

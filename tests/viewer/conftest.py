@@ -19,11 +19,10 @@ import redis
 from core.games import GameService
 from core.store import EventStore
 from service.app import create_app
+from tests.browser import ARTIFACTS as BROWSER_ARTIFACTS
+from tests.browser import launch, playwright_or_skip
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "viewer"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = BROWSER_ARTIFACTS / "viewer"
 LAPTOP = {"width": 1366, "height": 768}
 
 
@@ -54,11 +53,9 @@ def server(app: Any) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright for Python")
+    sync_api = playwright_or_skip()
     with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        chromium = launch(pw)
         yield chromium
         chromium.close()
 
