@@ -39,7 +39,8 @@ def current(svc: GameService, game: Game) -> clocks.Clocks | None:
     if start.version == game.version:
         return start
     folded = clocks.fold_batches(start, _batches(svc, game, start.version), tc)
-    clocks.save(conn, game.game_id, folded)
+    if cached is None or cached.version < folded.version:  # never store an older fold over a newer one
+        clocks.save(conn, game.game_id, folded)
     return folded
 
 

@@ -43,6 +43,13 @@ def who_list(actors: Iterable[Any]) -> str:
     return ", ".join(who(a) for a in sorted(actors, key=str)) or "nobody"
 
 
+def refuse_unless_allowed(command: Any, allowed: Iterable[type]) -> None:
+    """WRONG_PHASE, naming what is allowed now, when ``command``'s type is not among ``allowed``."""
+    if type(command) not in allowed:
+        names = ", ".join(t.__name__ for t in allowed)
+        raise Rejected(RejectKind.WRONG_PHASE, f"{type(command).__name__} is not allowed now; allowed: {names}")
+
+
 class GameRules(Protocol):
     """What a game package exposes (see design.md, "domain/: the decider").
 

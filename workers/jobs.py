@@ -24,10 +24,9 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
-from core import clocks, table
+from core import clocks, table, timing
 from core.connection import UNAVAILABLE, get_redis
 from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConflict, StaleBase, StaleVersion
 from core.worklist import GRACE_MS
@@ -233,7 +232,7 @@ def http_endpoint(svc: GameService, game: Game, seat: int) -> tuple[str, str]:
 def _http_timeout(svc: GameService, game: Game, seat: int) -> float:
     """The seat's answer budget: its ``deadline_s`` (else the default), cut to what is left on its clock."""
     budget = float(game.info.seats[seat].get("deadline_s") or os.environ.get(DEADLINE_ENV) or httpbot.DEFAULT_DEADLINE_S)
-    controls = time_controls(game)
+    controls = timing.controls(game)
     current = clocks.load(svc.store.conn, game.game_id) if seat in controls else None
     if current is not None and seat in current.seats and current.seats[seat].running:
         left_s = current.remaining_at(seat, now_ms(svc)) / 1000
@@ -248,13 +247,9 @@ def now_ms(svc: GameService) -> int:
     return int(svc.clock().timestamp() * 1000)
 
 
-def time_controls(game: Game) -> dict[int, clocks.TimeControl]:
-    return {i: clocks.TimeControl.from_json(s["clock"]) for i, s in enumerate(game.info.seats) if s.get("clock")}
-
-
 def sync_clocks(svc: GameService, game: Game) -> clocks.Clocks | None:
     """Bring the cached clocks up to ``game.version`` and schedule the running stints' timeouts."""
-    controls = time_controls(game)
+    controls = timing.controls(game)
     if not controls:
         return None
     conn = svc.store.conn
@@ -288,17 +283,12 @@ def _batches(svc: GameService, game: Game, after: int) -> Iterator[clocks.Batch]
             continue
         command = batch[0].get("command") or {}
         target = command.get("target") if command.get("type") == "ApplyTimeout" else None
-        yield clocks.Batch(version, _entry_ms(batch[0]["time"]), batch[0]["actor"], target,
+        yield clocks.Batch(version, timing.entry_ms(batch[0]["time"]), batch[0]["actor"], target,
                            table.to_act(rules, state, tbl))
     with _LOCK:
         _STATES[(game.game_id, game.version)] = (state, tbl)
         while len(_STATES) > _STATES_MAX:
             _STATES.popitem(last=False)
-
-
-def _entry_ms(stamp: str) -> int:
-    moment = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
 
 
 def timeout(game_id: str, seat: int, stint: int) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from domain.artificium.model import (
     TakeCardBack,
     TimeoutApplied,
 )
-from domain.core import Actor, Rejected, RejectKind, who, who_list
+from domain.core import Actor, Rejected, RejectKind, refuse_unless_allowed, who, who_list
 
 Validator = Callable[[State, Any], Why]
 Applier = Callable[[Tx, Any], None]
@@ -111,15 +111,10 @@ def guard(state: State, command: Any) -> None:
         if not isinstance(command, StartTurn):
             raise Rejected(RejectKind.WRONG_PHASE, "the next system step is StartTurn")
         return
-    types = allowed_types(state)
-    if type(command) not in types:
-        names = ", ".join(t.__name__ for t in types)
-        raise Rejected(RejectKind.WRONG_PHASE, f"{type(command).__name__} is not allowed now; allowed: {names}")
+    refuse_unless_allowed(command, allowed_types(state))
     why = RULES[type(command)][0](state, command)
     if why:
         raise Rejected(RejectKind.ILLEGAL_MOVE, why)
-
-
 
 
 def decide(state: State, command: Any, rng: Any) -> list[Any]:

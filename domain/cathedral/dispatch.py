@@ -26,7 +26,7 @@ from domain.cathedral.model import (
     TimeoutApplied,
 )
 from domain.cathedral.moves import RULES, Stage, allowed_types, options, stage
-from domain.core import Actor, Rejected, RejectKind, who
+from domain.core import Actor, Rejected, RejectKind, refuse_unless_allowed, who
 
 # --- who acts ----------------------------------------------------------------------------------------
 
@@ -51,14 +51,10 @@ def guard(state: State, command: Any) -> None:
         return
     if seat not in to_act(state):
         raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(seat)} is not to act; it is seat {state.active}'s turn")
-    types = allowed_types(state)
-    if type(command) not in types:
-        names = ", ".join(t.__name__ for t in types)
-        raise Rejected(RejectKind.WRONG_PHASE, f"{type(command).__name__} is not allowed now; allowed: {names}")
+    refuse_unless_allowed(command, allowed_types(state))
     why = RULES[type(command)][0](state, command)
     if why:
         raise Rejected(RejectKind.ILLEGAL_MOVE, why)
-
 
 
 def decide(state: State, command: Any, rng: Any) -> list[Any]:

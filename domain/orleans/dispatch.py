@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from domain.core import SYSTEM, Actor, Rejected, RejectKind, who, who_list
+from domain.core import SYSTEM, Actor, Rejected, RejectKind, refuse_unless_allowed, who, who_list
 from domain.orleans import actions, deeds, events, followers, places, planning, scoring, setup, torture, tracks, travel
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why, always_valid
@@ -225,15 +225,10 @@ def guard(state: State, command: Command) -> None:
         if command != system_step(state):
             raise Rejected(RejectKind.WRONG_PHASE, f"the next system step is {type(system_step(state)).__name__}")
         return
-    types = allowed_types(state, command.seat)
-    if type(command) not in types:
-        names = ", ".join(t.__name__ for t in types)
-        raise Rejected(RejectKind.WRONG_PHASE, f"{type(command).__name__} is not allowed now; allowed: {names}")
+    refuse_unless_allowed(command, allowed_types(state, command.seat))
     why = COMMAND_RULES[type(command)].validate(state, command)
     if why:
         raise Rejected(RejectKind.ILLEGAL_MOVE, why)
-
-
 
 
 def decide(state: State, command: Command, rng: Rng) -> list[Event]:
