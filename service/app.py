@@ -11,6 +11,9 @@
   same window; ``TRUSTED_PROXIES`` reverse proxies in front (for the client address); env
   ``HOURGLASS_<NAME>`` for each;
 - ``SSE_HEARTBEAT`` seconds between heartbeats on an idle stream (15);
+- ``STREAM_DIRECT``: under gunicorn, the game's feed writes live batches straight onto each
+  stream's socket (``service.streams.Sink``; on by default); ``0`` serves every batch through
+  the response iterator instead; env ``HOURGLASS_STREAM_DIRECT``;
 - ``ABORT_MOVES``: a game may be aborted while its seats have made fewer moves than this (4);
   ``INACTIVITY_S``: how long a game must wait on an unclocked human seat before another seat may
   claim victory or a default move against it (86400); env ``HOURGLASS_<NAME>`` for each;
@@ -99,6 +102,7 @@ DEFAULTS: dict[str, Any] = {
     "CREATE_RATE_LIMIT": 30,
     "TRUSTED_PROXIES": 0,
     "SSE_HEARTBEAT": 15.0,
+    "STREAM_DIRECT": True,
     "SSE_PER_ADDRESS": 16,
     "SSE_PER_TOKEN": 4,
     "MAX_LIVE_GAMES_PER_ADDRESS": 20,
@@ -114,10 +118,16 @@ API_DESCRIPTION = ("Play board games over REST and audit their replays. Start wi
                    "repository: auth, versions and ETags, idempotency, errors, streams, the lobby and the "
                    "game-level actions. Swagger UI is at /docs, ReDoc at /redoc.")
 
-_ENV = {"HOURGLASS_RATE_LIMIT": ("RATE_LIMIT", int), "HOURGLASS_RATE_LIMIT_WINDOW": ("RATE_LIMIT_WINDOW", float),
+def _switch(raw: str) -> bool:
+    return raw.strip().lower() not in ("0", "false", "off", "no")
+
+
+_ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
+        "HOURGLASS_RATE_LIMIT": ("RATE_LIMIT", int), "HOURGLASS_RATE_LIMIT_WINDOW": ("RATE_LIMIT_WINDOW", float),
         "HOURGLASS_ADVANCE": ("ADVANCE", str), "HOURGLASS_CLIENT_SEEDS": ("CLIENT_SEEDS", str),
         "HOURGLASS_CORS_ORIGINS": ("CORS_ORIGINS", str),
         "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float),
+        "HOURGLASS_STREAM_DIRECT": ("STREAM_DIRECT", _switch),
         "HOURGLASS_ABORT_MOVES": ("ABORT_MOVES", int), "HOURGLASS_INACTIVITY_S": ("INACTIVITY_S", float),
         **{f"HOURGLASS_{name}": (name, int)
            for name in ("ANON_RATE_LIMIT", "AUTH_FAIL_LIMIT", "CREATE_RATE_LIMIT", "TRUSTED_PROXIES", "SSE_PER_ADDRESS",

@@ -12,12 +12,22 @@ cut off (the client reconnects with Last-Event-ID) rather than holding memory fo
 
 The loop uses ``threading``; under gunicorn's gevent worker class (the Procfile's) the threads
 and the Redis sockets are cooperative, so a stream costs a greenlet, not an OS thread.
+
+Under gunicorn, a subscriber that has caught up hands its socket to the feed (:class:`Sink`): the
+feed then writes each batch's bytes, rendered once per viewer and framed once, straight onto every
+socket with a send that never waits. That is one system call per subscriber per batch, instead of
+waking the subscriber's greenlet to run the response iterator, gunicorn's chunked write and
+gevent's ``sendall``. A socket whose buffer is full gets the rest of its bytes from its own
+greenlet instead (a blocking write there), and later batches queue behind them in order.
 """
 from __future__ import annotations
 
 import logging
 import queue
+import socket
 import threading
+import time
+from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -30,6 +40,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 BLOCK_MS = 5_000  # one XREAD waits at most this long; the feed re-checks its subscribers between reads
 QUEUE_BATCHES = 1_000
+YIELD_EVERY = 64  # subscribers served between two yields of a fan-out (a gevent switch, or the GIL)
 
 
 @dataclass(frozen=True)
@@ -44,7 +55,7 @@ class Batch:
     entries: tuple[StoredEntry, ...]
     finished: bool
     rendered: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
-    lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+    lock: threading.RLock = field(default_factory=threading.RLock, compare=False, repr=False)
 
     @property
     def version(self) -> int:
@@ -57,7 +68,7 @@ class Batch:
     def once(self, key: Hashable, make: Callable[[], T]) -> T:
         """``make()``'s value, computed by the first subscriber that asks for ``key`` in this batch
         and shared with the others (what is the same for every viewer: the clocks after the batch)."""
-        with self.lock:  # the first asker computes; the others wait for it and share its value
+        with self.lock:  # the first asker computes (and may ask for another key: re-entrant); the others share
             if key not in self.rendered:
                 self.rendered[key] = make()
             found: T = self.rendered[key]
@@ -65,6 +76,124 @@ class Batch:
 
 
 CUT_OFF = Batch((), False)  # sent to a subscriber that fell too far behind
+
+
+def send_now(sock: Any, data: bytes) -> int:
+    """Write what ``sock`` takes of ``data`` without waiting: the bytes sent, 0 when its buffer is full.
+
+    gevent's socket waits for room unless told a timeout of 0; a standard blocking socket honours
+    ``MSG_DONTWAIT``. Raises ``OSError`` when the peer has gone."""
+    try:
+        if type(sock).__module__.startswith("gevent"):
+            sent: int = sock.send(data, socket.MSG_DONTWAIT, 0.0)
+        else:
+            sent = sock.send(data, socket.MSG_DONTWAIT)
+    except BlockingIOError:
+        return 0
+    return sent
+
+
+def direct_socket(environ: dict[str, Any]) -> Any | None:
+    """The client's socket under gunicorn, when the feed may write to it: a gevent socket, or a
+    blocking standard one (gthread); None for any other server (the queue path then serves)."""
+    sock = environ.get("gunicorn.socket")
+    if sock is None or environ.get("REQUEST_METHOD") != "GET":
+        return None
+    if type(sock).__module__.startswith("gevent") or (isinstance(sock, socket.socket) and sock.gettimeout() is None):
+        return sock
+    return None
+
+
+def chunk(data: bytes) -> bytes:
+    """``data`` as one HTTP/1.1 chunk, as gunicorn frames each piece of a response without a length."""
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+class Sink:
+    """A subscriber's socket, written by the feed (:meth:`offer`) and by its own greenlet (:meth:`drain`).
+
+    ``frame(batch)`` is the subscriber's bytes for a batch, framed for the wire. The feed sends
+    them at once when nothing of this subscriber is queued or being written; otherwise (its buffer
+    was full, or its greenlet is writing a keep-alive) they queue in ``pending``, in order, and its
+    greenlet writes them. ``busy`` marks a write by the greenlet (or by gunicorn for it) in
+    progress, so the two writers never interleave bytes.
+    """
+
+    def __init__(self, sock: Any, frame: Callable[[Batch], bytes]) -> None:
+        self.sock, self.frame = sock, frame
+        self.lock = threading.Lock()
+        self.wake = threading.Event()
+        self.pending: deque[bytes] = deque()
+        self.partial = False  # pending[0] is the rest of a frame the feed began to send
+        self.busy = False
+        self.ended = False  # the batch that finished the game has been sent or queued
+        self.gone = False  # cut off (too far behind) or the client went away
+
+    def offer(self, batch: Batch) -> bool:
+        """Send ``batch`` now or queue it; False when this subscriber is done with (cut off or gone)."""
+        data = self.frame(batch)
+        with self.lock:
+            if self.gone:
+                return False
+            self.ended = self.ended or batch.finished
+            if self.busy or self.pending:
+                if len(self.pending) >= QUEUE_BATCHES:
+                    self.gone = True
+                else:
+                    self.pending.append(data)
+                self.wake.set()
+                return not self.gone
+            try:
+                sent = send_now(self.sock, data)
+            except OSError:
+                self.gone, sent = True, len(data)
+            if sent < len(data):
+                self.pending.append(data[sent:])
+                self.partial = sent > 0
+            if self.pending or self.ended or self.gone:
+                self.wake.set()
+        return not self.gone
+
+    def claim(self) -> bool:
+        """Take the socket for a write of the greenlet's own (a keep-alive through gunicorn);
+        False when the feed's bytes are queued: those go first (:meth:`drain`)."""
+        with self.lock:
+            if self.pending or self.busy:
+                return False
+            self.busy = True
+            return True
+
+    def drain(self) -> None:
+        """Write what is queued, waiting for room as needed, then give the socket back to the feed.
+
+        Once cut off, only the rest of a part-sent frame is written, so the stream ends on a
+        frame boundary."""
+        while True:
+            with self.lock:
+                if not self.pending or (self.gone and not self.partial):
+                    self.pending.clear()
+                    self.busy = False
+                    return
+                data = self.pending.popleft()
+                self.partial, self.busy = False, True
+            try:
+                self.sock.sendall(data)
+            except OSError:
+                with self.lock:
+                    self.gone = True
+                    self.pending.clear()
+
+    def wait(self, timeout: float) -> bool:
+        """Until the feed has something for this subscriber's greenlet, or ``timeout`` s."""
+        woke = self.wake.wait(timeout)
+        self.wake.clear()
+        return woke
+
+    @property
+    def done(self) -> bool:
+        """Nothing more will be written: the end went out, or the subscriber is cut off or gone."""
+        with self.lock:
+            return not self.pending and (self.ended or self.gone)
 
 
 class Subscription:
@@ -75,14 +204,32 @@ class Subscription:
         self.after = after
         self.queue: queue.Queue[Batch] = queue.Queue(maxsize=QUEUE_BATCHES)
         self.cut_off = False
+        self.sink: Sink | None = None
 
     def deliver(self, batch: Batch) -> bool:
-        """Queue ``batch``; False (and cut off) when the subscriber is too far behind."""
+        """Queue ``batch`` (or hand it to the sink); False (and cut off) when the subscriber is too
+        far behind or gone."""
+        if self.sink is not None:
+            self.cut_off = not self.sink.offer(batch)
+            return not self.cut_off
         try:
             self.queue.put_nowait(batch)
         except queue.Full:
             self.cut_off = True
         return not self.cut_off
+
+    def attach(self, sink: Sink) -> None:
+        """From now on the feed writes to ``sink``; batches queued before go to it first, in order."""
+        with self.feed.lock:  # no batch is delivered while the switch happens
+            while True:
+                try:
+                    batch = self.queue.get_nowait()
+                except queue.Empty:
+                    break
+                data = sink.frame(batch)
+                sink.ended = sink.ended or batch.finished
+                sink.pending.append(data)
+            self.sink = sink
 
     def batches(self, catch_up: list[StoredEntry], game: Game, heartbeat: float) -> Iterator[Batch | None]:
         """The gap (as one batch), then live batches; None when ``heartbeat`` s pass quietly."""
@@ -152,7 +299,13 @@ class Feed:
         with self.lock:
             self.game = self.hub.service.extend(self.game, entries)
             batch = Batch(tuple(entries), self.game.finished)
-            self.subscribers = {sub for sub in self.subscribers if sub.deliver(batch)}
+            dropped = []
+            for count, sub in enumerate(list(self.subscribers), 1):
+                if not sub.deliver(batch):
+                    dropped.append(sub)
+                if count % YIELD_EVERY == 0:
+                    time.sleep(0)  # let this process's other requests run between slices of a long fan-out
+            self.subscribers.difference_update(dropped)
 
 
 class Hub:

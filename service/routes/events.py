@@ -9,7 +9,8 @@ NDJSON line).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import Any
 
@@ -17,12 +18,12 @@ from flask import Response, current_app, request, stream_with_context
 from flask_smorest import Blueprint
 
 from core import timing
-from core.games import Game
+from core.games import Game, GameService
 from core.store import StoredEntry
 from service.limits import counted, stream_slot
 from service.problems import ApiProblem
 from service.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
-from service.streams import CUT_OFF, Hub
+from service.streams import CUT_OFF, Batch, Hub, Sink, Subscription, chunk, direct_socket
 from service.web import bearer_token, caller_seat, event_view, event_views, header_number, service
 
 blp = Blueprint("events", __name__, url_prefix="/api/v1/games", description="Event log and live stream")
@@ -77,7 +78,10 @@ def stream_events(query: dict[str, Any], game_id: str) -> Response:
         raise ApiProblem(400, "MALFORMED", f"cannot resume after seq {after}: the game is at version {game.version}")
     heartbeat = float(current_app.config["SSE_HEARTBEAT"])
     slot = stream_slot(svc.store.conn, bearer_token())  # 429 past the open-stream caps
-    body = stream_with_context(counted(slot, _stream(game, seat, after, heartbeat, FORMATS[form])))
+    sock = direct_socket(request.environ) if current_app.config["STREAM_DIRECT"] else None
+    chunked = request.environ.get("SERVER_PROTOCOL") != "HTTP/1.0"
+    frames = _stream(game, seat, after, heartbeat, FORMATS[form], sock, chunked)
+    body = stream_with_context(counted(slot, frames))
     response = Response(body, mimetype=form, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     if slot is not None:
         response.call_on_close(slot.close)  # also when the client left before the first frame
@@ -131,34 +135,83 @@ class _Ndjson:
 FORMATS: dict[str, Any] = {SSE: _Sse, NDJSON: _Ndjson}
 
 
-def _stream(game: Game, seat: int | None, after: int, heartbeat: float, form: Any) -> Iterator[str]:
-    """Every entry after ``after`` once, in order, for ``seat``; keep-alives while idle; ``end`` last."""
+def _stream(game: Game, seat: int | None, after: int, heartbeat: float, form: Any,
+            sock: Any | None = None, chunked: bool = True) -> Iterator[str]:
+    """Every entry after ``after`` once, in order, for ``seat``; keep-alives while idle; ``end`` last.
+
+    With ``sock`` (the client's socket under gunicorn), once the gap is sent the feed writes the
+    live batches onto the socket itself (:class:`service.streams.Sink`), framed as gunicorn would
+    frame them (``chunked``); this generator then only writes keep-alives and what the feed left
+    queued."""
     yield form.opening.format(after=after)
+    svc = service()
     clocked = bool(timing.controls(game))
     if game.finished:
-        yield from _frames(game, service().entries(game.game_id, after=after), seat, form)
+        yield from _frames(game, svc.entries(game.game_id, after=after), seat, form)
         yield _end(game, form)
         return
     sub, gap, live = hub().subscribe(game, after)
+    text = partial(_batch_text, svc, game, seat, form, clocked)
     try:
-        for batch in sub.batches(gap, live, heartbeat):
-            if batch is None:
-                yield form.keep_alive
-            elif batch is CUT_OFF:
-                return  # too far behind, or the feed failed: the client resumes with Last-Event-ID
-            else:
-                yield batch.text_for(seat, lambda entries, viewer: "".join(_frames(game, entries, viewer, form)),
-                                     form.name)
-                if clocked or batch.finished:  # read once per batch, not once per subscriber
-                    now = batch.once("game", lambda: service().load(game.game_id))
-                    if clocked:
-                        figures = batch.once("clocks", partial(timing.figures, service(), now))
-                        yield form.named("clocks", {"version": now.version, "clocks": figures})
+        if sock is None:
+            for batch in sub.batches(gap, live, heartbeat):
+                if batch is None:
+                    yield form.keep_alive
+                elif batch is CUT_OFF:
+                    return  # too far behind, or the feed failed: the client resumes with Last-Event-ID
+                else:
+                    yield text(batch)
                     if batch.finished:
-                        yield _end(now, form)
                         return
+            return
+        if gap:
+            first = Batch(tuple(gap), live.finished and gap[-1].seq >= live.version)
+            yield text(first)
+            if first.finished:
+                return
+        yield from _direct(sub, Sink(sock, partial(_batch_bytes, text, form.name, seat, chunked)), heartbeat, form)
     finally:
         sub.close()
+
+
+def _direct(sub: Subscription, sink: Sink, heartbeat: float, form: Any) -> Iterator[str]:
+    """The live part of a stream the feed writes: wait, write what the feed queued, and send a
+    keep-alive (through gunicorn, which also renews the stream's slot) after ``heartbeat`` quiet s."""
+    sub.attach(sink)
+    quiet_since = time.monotonic()
+    while True:
+        if sink.wait(max(0.0, heartbeat - (time.monotonic() - quiet_since))):
+            sink.drain()
+        if sink.done:
+            return
+        if time.monotonic() - quiet_since >= heartbeat and sink.claim():
+            yield form.keep_alive
+            sink.drain()  # gunicorn has written it: hand the socket back to the feed
+            quiet_since = time.monotonic()
+
+
+def _batch_text(svc: GameService, game: Game, seat: int | None, form: Any, clocked: bool, batch: Batch) -> str:
+    """A batch as ``seat`` sees it: its events, the clocks after it, the end if it finished the
+    game; rendered once per viewer and stream format, and the game and clocks read once per batch."""
+    def render() -> str:
+        text = "".join(_frames(game, batch.entries, seat, form))
+        if clocked or batch.finished:
+            now = batch.once("game", lambda: svc.load(game.game_id))
+            if clocked:
+                figures = batch.once("clocks", partial(timing.figures, svc, now))
+                text += form.named("clocks", {"version": now.version, "clocks": figures})
+            if batch.finished:
+                text += _end(now, form)
+        return text
+    return batch.once((form.name, seat), render)
+
+
+def _batch_bytes(text: Callable[[Batch], str], form_name: str, seat: int | None, chunked: bool, batch: Batch) -> bytes:
+    """The bytes the feed writes for a batch: its text, encoded and framed once per viewer."""
+    def encode() -> bytes:
+        data = text(batch).encode("utf-8")
+        return chunk(data) if chunked else data
+    return batch.once((form_name, seat, chunked), encode)
 
 
 def _frames(game: Game, entries: Iterable[StoredEntry], seat: int | None, form: Any) -> Iterator[str]:

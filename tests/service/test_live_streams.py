@@ -1,0 +1,136 @@
+"""Live streams behind a real gunicorn, where the feed writes batches straight onto the sockets.
+
+Issue 14. For the Procfile's gevent workers and the gthread alternative: many spectators (SSE,
+NDJSON, HTTP/1.0) and a seat follow one game from its start; each gets every event once, in
+order, exactly as the paged log shows it to the same caller, keep-alives while idle and the end
+marker last; and every HTTP/1.1 body is valid chunked encoding, read here from raw sockets with a
+strict decoder (the feed frames its writes itself, so a framing slip would show).
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from conftest import REDIS_URL, run_worker
+
+from service.cli import gunicorn_command
+from tests.live import free_port, wait_until_serving
+
+ROOT = Path(__file__).parents[2]
+SPECTATORS = 24
+
+
+@pytest.fixture(scope="module", params=["gevent", "gthread"])
+def server(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
+    port = free_port()
+    command = gunicorn_command("127.0.0.1", port, workers=2, threads=2 * SPECTATORS, worker_class=request.param)
+    command[-1] = "toy_wsgi:app"
+    command[-1:-1] = ["--pythonpath", f"{ROOT},{ROOT / 'tests' / 'service'}"]
+    env = {**os.environ, "REDIS_URL": REDIS_URL, "HOURGLASS_SSE_HEARTBEAT": "0.3", "HOURGLASS_RATE_LIMIT": "0"}
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_until_serving(f"http://127.0.0.1:{port}", proc)
+        yield f"http://127.0.0.1:{port}", port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+class Follower:
+    """One stream read from a raw socket; ``body`` is the de-chunked body once the response ends."""
+
+    def __init__(self, port: int, path: str, headers: dict[str, str], version: str = "HTTP/1.1") -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        lines = [f"GET {path} {version}", "Host: test", *(f"{k}: {v}" for k, v in headers.items()), "", ""]
+        self.sock.sendall("\r\n".join(lines).encode())
+        self.file = self.sock.makefile("rb")
+        self.body = b""
+        self.chunked = version == "HTTP/1.1"
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            status = self.file.readline()
+            assert b" 200 " in status, status
+            head = {}
+            while (line := self.file.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode().partition(":")
+                head[name.strip().lower()] = value.strip()
+            assert ("transfer-encoding" in head) == self.chunked
+            self.body = self._chunks() if self.chunked else self.file.read()
+        except BaseException as error:  # noqa: BLE001 - reported by the test thread
+            self.error = error
+        finally:
+            self.sock.close()
+
+    def _chunks(self) -> bytes:
+        body = bytearray()
+        while True:
+            size_line = self.file.readline()
+            assert size_line.endswith(b"\r\n"), size_line
+            size = int(size_line, 16)
+            data = self.file.read(size)
+            assert len(data) == size and self.file.read(2) == b"\r\n", "a chunk's length does not match its data"
+            if size == 0:
+                return bytes(body)
+            body += data
+
+    def text(self) -> str:
+        self.thread.join(30)
+        assert self.error is None, self.error
+        return self.body.decode()
+
+
+def sse_events(text: str) -> list[dict[str, Any]]:
+    return [json.loads(block.split("data: ", 1)[1]) for block in text.split("\n\n") if block.startswith("id: ")]
+
+
+def test_every_follower_gets_every_event_once_in_order_with_valid_framing(server: tuple[str, int], svc: Any,
+                                                                          created: list[str]) -> None:
+    base, port = server
+    game = requests.post(f"{base}/api/v1/games", json={"game": "toy", "edition": "classic", "options": {"rounds": 3},
+                                                        "seats": [{"name": "A"}, {"name": "B"}]}, timeout=10).json()
+    gid, tokens = game["id"], [s["token"] for s in game["seats"]]
+    created.append(gid)
+    path = f"/api/v1/games/{gid}/events/stream"
+    sse = [Follower(port, path, {"Accept": "text/event-stream"}) for _ in range(SPECTATORS)]
+    ndjson = Follower(port, path, {"Accept": "application/x-ndjson"})
+    old = Follower(port, path, {"Accept": "text/event-stream"}, version="HTTP/1.0")
+    seat = Follower(port, path, {"Accept": "text/event-stream", "Authorization": f"Bearer {tokens[1]}"})
+    time.sleep(1.0)  # quiet: keep-alives go out through gunicorn, then the feed's writes follow them
+    first_live = svc.load(gid).version + 1
+    for _ in range(3):
+        for who, bid in ((0, 2), (1, 1)):
+            answer = requests.post(f"{base}/api/v1/games/{gid}/moves", json={"type": "Bid", "bid": bid},
+                                   headers={"Authorization": f"Bearer {tokens[who]}"}, timeout=10)
+            assert answer.status_code == 200, answer.text
+        run_worker(svc, gid)
+    version = svc.load(gid).version
+    assert svc.load(gid).finished
+
+    def paged(token: str | None) -> list[dict[str, Any]]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return requests.get(f"{base}/api/v1/games/{gid}/events?limit=500", headers=headers, timeout=10).json()["events"]
+
+    public = paged(None)
+    assert [e["seq"] for e in public] == list(range(1, version + 1))
+    for follower in [*sse, old]:
+        text = follower.text()
+        assert sse_events(text) == public
+        assert ": heartbeat" in text.split(f"id: {first_live}\n")[0]  # a keep-alive came before the first move
+        assert text.rstrip("\n").rsplit("\n\n", 1)[-1].startswith("event: end")
+    assert sse_events(seat.text()) == paged(tokens[1]) != public  # the seat's own view, not the spectators'
+    lines = [json.loads(line) for line in ndjson.text().splitlines() if line]
+    assert [line for line in lines if line["kind"] == "event"] == [{"kind": "event", **e} for e in public]
+    assert lines[-1]["kind"] == "end"

@@ -1,0 +1,133 @@
+"""service.streams.Sink: the feed writing a subscriber's frames straight onto its socket.
+
+Issue 14: a thousand spectators cost a greenlet wake-up, a response-iterator step, gunicorn's
+chunked write and gevent's sendall each per batch. The feed now sends each frame itself, without
+waiting; a socket whose buffer is full gets the rest from its own greenlet, in order. These tests
+use a socket pair with small buffers, so the full-buffer paths really run.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from service.streams import Batch, Sink, chunk, direct_socket, send_now
+
+BIG = 256 * 1024  # far beyond the small buffers below: a frame this size is only part-sent
+
+
+@pytest.fixture
+def pair() -> Iterator[tuple[socket.socket, socket.socket]]:
+    server, client = socket.socketpair()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    yield server, client
+    server.close()
+    client.close()
+
+
+def batch(data: bytes, finished: bool = False) -> Batch:
+    return Batch((), finished, rendered={"frame": data})
+
+
+def framed(b: Batch) -> bytes:
+    return b.rendered["frame"]  # type: ignore[no-any-return]
+
+
+def read_exactly(sock: socket.socket, size: int) -> bytes:
+    out = bytearray()
+    while len(out) < size:
+        part = sock.recv(size - len(out))
+        if not part:
+            break
+        out += part
+    return bytes(out)
+
+
+def test_a_frame_the_socket_takes_is_sent_at_once_by_the_feed(pair: tuple[socket.socket, socket.socket]) -> None:
+    server, client = pair
+    sink = Sink(server, framed)
+    assert sink.offer(batch(b"id: 1\n\n")) and not sink.pending and not sink.wake.is_set()
+    assert read_exactly(client, 7) == b"id: 1\n\n"
+    assert not sink.done
+
+
+def test_a_full_buffer_queues_the_rest_in_order_for_the_subscribers_own_writer(
+        pair: tuple[socket.socket, socket.socket]) -> None:
+    server, client = pair
+    sink = Sink(server, framed)
+    frames = [bytes([65 + i]) * BIG for i in range(3)] + [b"end\n"]
+    for i, data in enumerate(frames):
+        assert sink.offer(batch(data, finished=i == len(frames) - 1))
+    assert sink.partial and len(sink.pending) == 4 and sink.wake.is_set()  # the first one only began
+    assert not sink.claim()  # a keep-alive would cut into the frame: the queued bytes go first
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(read_exactly(client, sum(map(len, frames)))))
+    reader.start()
+    sink.drain()
+    reader.join(10)
+    assert received == [b"".join(frames)]  # every byte once, in order
+    assert sink.done and not sink.busy  # the end went out
+
+
+def test_a_keep_alive_holds_the_socket_and_the_feed_queues_behind_it(pair: tuple[socket.socket, socket.socket]) -> None:
+    server, client = pair
+    sink = Sink(server, framed)
+    assert sink.claim()  # the subscriber's own write (gunicorn writes the keep-alive)
+    server.sendall(b": heartbeat\n\n")
+    assert sink.offer(batch(b"id: 2\n\n")) and list(sink.pending) == [b"id: 2\n\n"]  # not interleaved
+    sink.drain()
+    assert not sink.busy and read_exactly(client, 20) == b": heartbeat\n\nid: 2\n\n"
+
+
+def test_a_subscriber_too_far_behind_is_cut_off_on_a_frame_boundary(
+        pair: tuple[socket.socket, socket.socket], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("service.streams.QUEUE_BATCHES", 2)
+    server, client = pair
+    sink = Sink(server, framed)
+    frames = [bytes([65 + i]) * BIG for i in range(4)]
+    assert sink.offer(batch(frames[0])) and sink.offer(batch(frames[1]))
+    assert not sink.offer(batch(frames[2]))  # pending was full: cut off
+    assert not sink.offer(batch(frames[3])) and sink.gone
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(read_exactly(client, 4 * BIG)))
+    reader.start()
+    sink.drain()  # finishes the first frame only
+    server.shutdown(socket.SHUT_WR)
+    reader.join(10)
+    assert received == [frames[0]] and sink.done
+
+
+def test_a_client_that_went_away_is_dropped(pair: tuple[socket.socket, socket.socket]) -> None:
+    server, client = pair
+    client.close()
+    sink = Sink(server, framed)
+    offered = [sink.offer(batch(b"x" * 100)) for _ in range(3)]
+    assert offered[-1] is False and sink.gone and sink.done
+
+
+def test_send_now_never_waits_and_chunks_are_http_chunks(pair: tuple[socket.socket, socket.socket]) -> None:
+    server, _ = pair
+    sent = send_now(server, b"y" * BIG)
+    assert 0 < sent < BIG and send_now(server, b"z" * BIG) == 0  # full: 0, at once
+    assert chunk(b"hello") == b"5\r\nhello\r\n" and chunk(b"x" * 26) == b"1a\r\n" + b"x" * 26 + b"\r\n"
+
+
+def test_the_feed_writes_only_to_sockets_it_can_write_without_waiting(pair: tuple[socket.socket, socket.socket]) -> None:
+    import gevent.socket
+
+    server, _ = pair
+    green = gevent.socket.socket(fileno=os.dup(server.fileno()))
+    try:
+        assert direct_socket({"gunicorn.socket": server, "REQUEST_METHOD": "GET"}) is server  # gthread: blocking
+        assert direct_socket({"gunicorn.socket": green, "REQUEST_METHOD": "GET"}) is green  # gevent
+        assert send_now(green, b"y" * BIG) > 0 and send_now(green, b"z" * BIG) == 0  # full: 0, no wait on the hub
+        assert direct_socket({"gunicorn.socket": server, "REQUEST_METHOD": "HEAD"}) is None  # no body to write
+        assert direct_socket({"REQUEST_METHOD": "GET"}) is None  # another server: the response iterator serves
+        server.settimeout(5)
+        assert direct_socket({"gunicorn.socket": server, "REQUEST_METHOD": "GET"}) is None  # a send could wait
+    finally:
+        green.close()
