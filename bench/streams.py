@@ -1,12 +1,14 @@
 """Live-stream benchmark: one 4-seat game followed by many spectators over SSE.
 
-    python bench/streams.py [--spectators 1000] [--moves 80] [--worker-class gevent|gthread] [--client-procs 2] [--split]
+    python bench/streams.py [--spectators 1000] [--moves 80] [--pace 0.01] [--worker-class gevent|gthread]
+                            [--client-procs 2] [--split]
 
 Starts gunicorn on a free loopback port (2 workers; gevent by default, as in the Procfile, or
 the old gthread 2 x 8 threads for comparison), opens N spectator streams from ``--client-procs``
 processes of their own (one asyncio loop each, reading with a protocol rather than a coroutine
 per line, so reading a thousand sockets costs the machine little and does not slow the client
-that posts), then plays moves over HTTP. Prints, for the moving seat's POST, p50/p99 with no
+that posts), then plays moves over HTTP (``--pace`` s after the SYSTEM steps before each move: 10 ms by
+default, a stress; a quarter of a second is still a brisk game). Prints, for the moving seat's POST, p50/p99 with no
 spectator and with N (the baseline is measured in the same run); the server's CPU time per
 move in both runs (from /proc: steadier than latencies on a busy machine); and for every batch the
 delay from the POST being sent to each spectator receiving it (p50/p99/max), plus how many
@@ -150,12 +152,15 @@ def create(base: str) -> dict:
                                                        "seats": [{"name": f"P{i}"} for i in range(4)]}).json()
 
 
-def play(base: str, svc: GameService, created: dict, moves: int, seed: int) -> tuple[list[float], dict[int, float]]:
-    """Post ``moves`` moves (SYSTEM steps in-process): POST latencies and version -> send time."""
+def play(base: str, svc: GameService, created: dict, moves: int, seed: int,
+         pace: float = 0.01) -> tuple[list[float], dict[int, float]]:
+    """Post ``moves`` moves (SYSTEM steps in-process, then ``pace`` s of thought before each
+    move): POST latencies and version -> send time."""
     http, rng = requests.Session(), random.Random(seed)
     gid, tokens = created["id"], {s["seat"]: s["token"] for s in created["seats"]}
     latencies, sent = [], {}
     while len(latencies) < moves and worker_steps(svc, gid):
+        time.sleep(pace)
         seat = min(a for a in svc.load(gid).to_act if a != SYSTEM)
         auth = {"Authorization": f"Bearer {tokens[seat]}"}
         listed = http.get(f"{base}/api/v1/games/{gid}/moves", headers=auth).json()
@@ -164,7 +169,6 @@ def play(base: str, svc: GameService, created: dict, moves: int, seed: int) -> t
                       headers={**auth, "If-Match": str(listed["version"])})
         latencies.append(time.perf_counter() - t)
         sent[r.json()["version"]] = t
-        time.sleep(0.01)
     return latencies, sent
 
 
@@ -190,7 +194,7 @@ def spectate(port: int, game_id: str, count: int, ready: Any, done: Any, out: An
 
 
 def watched(base: str, port: int, svc: GameService, spectators: int, moves: int, procs: int,
-            cpu_s: Callable[[], float]) -> tuple[Spectators, list[float], dict[int, float], float]:
+            cpu_s: Callable[[], float], pace: float) -> tuple[Spectators, list[float], dict[int, float], float]:
     """Connect the spectators (in ``procs`` processes of their own, so reading a thousand sockets
     does not slow the client that posts) to a new game, then play it.
 
@@ -208,7 +212,7 @@ def watched(base: str, port: int, svc: GameService, spectators: int, moves: int,
         r.wait(120)
     time.sleep(1.0)
     cpu = cpu_s()
-    latencies, sent = play(base, svc, created, moves, 2)
+    latencies, sent = play(base, svc, created, moves, 2, pace)
     time.sleep(2.0)
     cpu = cpu_s() - cpu
     done.set()
@@ -232,6 +236,8 @@ def main() -> None:
     parser.add_argument("--worker-class", default="gevent", choices=("gevent", "gthread"))
     parser.add_argument("--split", action="store_true",
                         help="serve the streams from a server of their own (1 worker each) instead of 2 shared workers")
+    parser.add_argument("--pace", type=float, default=0.01,
+                        help="seconds between the batches before a move and its POST (a seat's thinking time)")
     parser.add_argument("--client-procs", type=int, default=2, help="spectator processes (each one asyncio loop)")
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args()
@@ -247,11 +253,11 @@ def main() -> None:
     try:
         alone_game = create(base)
         cpu_alone = cpu()
-        alone, _ = play(base, svc, alone_game, args.moves, 1)  # baseline: the same server, no spectator
+        alone, _ = play(base, svc, alone_game, args.moves, 1, args.pace)  # baseline: the same server, no spectator
         cpu_alone = cpu() - cpu_alone
         EventStore(svc.store.conn).delete([alone_game["id"]])
         watchers, crowded, sent, cpu_crowded = watched(base, stream_port, svc, args.spectators, args.moves,
-                                                       args.client_procs, cpu)
+                                                       args.client_procs, cpu, args.pace)
     finally:
         for server, _ in servers:
             server.terminate()
@@ -262,7 +268,8 @@ def main() -> None:
     delays = [arrival - t0 for v, t0 in sent.items() for arrival in watchers.arrivals.get(v, [])]
     complete = sum(1 for v in sent if len(watchers.arrivals.get(v, [])) == watchers.connected)
     layout = "1 worker for the API + 1 for the streams (--split)" if args.split else "2 workers serving both"
-    print(f"gunicorn {args.worker_class}, {layout}; {args.spectators} spectators: {watchers.connected} connected, "
+    print(f"gunicorn {args.worker_class}, {layout}; a move every {args.pace * 1000:.0f} ms + its requests; "
+          f"{args.spectators} spectators: {watchers.connected} connected, "
           f"{watchers.failed} failed")
     print(f"POST move (baseline, no spectator): p50 {statistics.median(alone) * 1000:.2f} ms, "
           f"p99 {percentile(alone, 0.99) * 1000:.2f} ms")

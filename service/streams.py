@@ -68,13 +68,17 @@ class Batch:
     def once(self, key: Hashable, make: Callable[[], T]) -> T:
         """``make()``'s value, computed by the first subscriber that asks for ``key`` in this batch
         and shared with the others (what is the same for every viewer: the clocks after the batch)."""
+        found = self.rendered.get(key, _MISSING)  # after the first asker, no lock: the value never changes
+        if found is not _MISSING:
+            return found
         with self.lock:  # the first asker computes (and may ask for another key: re-entrant); the others share
             if key not in self.rendered:
                 self.rendered[key] = make()
-            found: T = self.rendered[key]
-        return found
+            made: T = self.rendered[key]
+        return made
 
 
+_MISSING = object()
 CUT_OFF = Batch((), False)  # sent to a subscriber that fell too far behind
 
 
