@@ -88,13 +88,20 @@ def send_now(sock: Any, data: bytes) -> int:
     gevent's socket waits for room unless told a timeout of 0; a standard blocking socket honours
     ``MSG_DONTWAIT``. Raises ``OSError`` when the peer has gone."""
     try:
-        if type(sock).__module__.startswith("gevent"):
-            sent: int = sock.send(data, socket.MSG_DONTWAIT, 0.0)
-        else:
-            sent = sock.send(data, socket.MSG_DONTWAIT)
+        return _sender(sock)(data)
     except BlockingIOError:
         return 0
-    return sent
+
+
+def _green(sock: Any) -> bool:
+    return type(sock).__module__.startswith("gevent")
+
+
+def _sender(sock: Any) -> Callable[[bytes], int]:
+    """``send_now`` for one socket, decided once (raises ``BlockingIOError`` when it is full)."""
+    if _green(sock):
+        return lambda data: sock.send(data, socket.MSG_DONTWAIT, 0.0)
+    return lambda data: sock.send(data, socket.MSG_DONTWAIT)
 
 
 def direct_socket(environ: dict[str, Any]) -> Any | None:
@@ -103,7 +110,7 @@ def direct_socket(environ: dict[str, Any]) -> Any | None:
     sock = environ.get("gunicorn.socket")
     if sock is None or environ.get("REQUEST_METHOD") != "GET":
         return None
-    if type(sock).__module__.startswith("gevent") or (isinstance(sock, socket.socket) and sock.gettimeout() is None):
+    if _green(sock) or (isinstance(sock, socket.socket) and sock.gettimeout() is None):
         return sock
     return None
 
@@ -123,8 +130,9 @@ class Sink:
     progress, so the two writers never interleave bytes.
     """
 
-    def __init__(self, sock: Any, frame: Callable[[Batch], bytes]) -> None:
-        self.sock, self.frame = sock, frame
+    def __init__(self, sock: Any, frame: Callable[[Batch], bytes], key: Hashable = None) -> None:
+        self.sock, self.frame, self.key = sock, frame, key
+        self._send = _sender(sock)
         self.lock = threading.Lock()
         self.wake = threading.Event()
         self.pending: deque[bytes] = deque()
@@ -134,8 +142,13 @@ class Sink:
         self.gone = False  # cut off (too far behind) or the client went away
 
     def offer(self, batch: Batch) -> bool:
-        """Send ``batch`` now or queue it; False when this subscriber is done with (cut off or gone)."""
-        data = self.frame(batch)
+        """Send ``batch`` now or queue it; False when this subscriber is done with (cut off or gone).
+
+        ``key`` names this subscriber's frame in ``batch.rendered`` (where ``frame`` keeps it), so
+        every subscriber after the first of its kind takes the bytes with one dictionary read."""
+        data = batch.rendered.get(self.key) if self.key is not None else None
+        if data is None:
+            data = self.frame(batch)
         with self.lock:
             if self.gone:
                 return False
@@ -148,7 +161,9 @@ class Sink:
                 self.wake.set()
                 return not self.gone
             try:
-                sent = send_now(self.sock, data)
+                sent = self._send(data)
+            except BlockingIOError:
+                sent = 0
             except OSError:
                 self.gone, sent = True, len(data)
             if sent < len(data):

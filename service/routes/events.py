@@ -169,7 +169,8 @@ def _stream(game: Game, seat: int | None, after: int, heartbeat: float, form: An
             yield text(first)
             if first.finished:
                 return
-        yield from _direct(sub, Sink(sock, partial(_batch_bytes, text, form.name, seat, chunked)), heartbeat, form)
+        sink = Sink(sock, partial(_batch_bytes, text, form.name, seat, chunked), key=(form.name, seat, chunked))
+        yield from _direct(sub, sink, heartbeat, form)
     finally:
         sub.close()
 
