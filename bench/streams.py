@@ -7,19 +7,25 @@ Starts gunicorn on a free loopback port (2 workers; gevent by default, as in the
 the old gthread 2 x 8 threads for comparison), opens N spectator streams from ``--client-procs``
 processes of their own (one asyncio loop each, reading with a protocol rather than a coroutine
 per line, so reading a thousand sockets costs the machine little and does not slow the client
-that posts), then plays moves over HTTP (``--pace`` s after the SYSTEM steps before each move: 10 ms by
-default, a stress; a quarter of a second is still a brisk game). Prints, for the moving seat's POST, p50/p99 with no
-spectator and with N (the baseline is measured in the same run); the server's CPU time per
-move in both runs (from /proc: steadier than latencies on a busy machine); and for every batch the
-delay from the POST being sent to each spectator receiving it (p50/p99/max), plus how many
-spectators got every batch. ``--split`` serves the streams from a second server of the same app
-(1 worker each, the same process count), as a proxy routing ``/events/stream`` to a pool of its
-own would: the fan-out then never queues in front of a move in one process. Never asserts timings.
+that posts), then plays moves over HTTP (``--pace`` s after the SYSTEM steps before each move:
+10 ms by default, a stress; a quarter of a second is still a brisk game).
+
+Prints, for the moving seat's POST, p50/p99 with no spectator and with N (the baseline is
+measured in the same run); the server's CPU time per move in both runs (from /proc: steadier
+than latencies on a busy machine); for every batch the delay from the POST being sent to each
+spectator receiving it (p50/p99/max), and how many spectators got every batch; and, as the
+fan-out's baseline, the same spectators fed by a bare Python loop of non-blocking sends (no
+framework, no Redis): the floor of a fan-out on this machine.
+
+``--split`` serves the streams from a second server of the same app (1 worker each, the same
+process count), as a proxy routing ``/events/stream`` to a pool of its own would: the fan-out
+then never queues in front of a move in one process. Never asserts timings.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import random
@@ -27,6 +33,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -229,6 +236,61 @@ def watched(base: str, port: int, svc: GameService, spectators: int, moves: int,
     return watchers, latencies, sent, cpu
 
 
+def fan_out_floor(spectators: int, moves: int, procs: int, pace: float) -> tuple[Spectators, dict[int, float]]:
+    """The floor of a fan-out on this machine, measured in the same run: a plain Python loop that
+    writes a batch-sized SSE frame to every spectator socket with one non-blocking send each (no
+    HTTP framework, no Redis, no game), read by the same spectator processes."""
+    listener = socket.create_server(("127.0.0.1", 0), backlog=spectators)
+    port = listener.getsockname()[1]
+    accepted: list[socket.socket] = []
+
+    def accept() -> None:
+        while len(accepted) < spectators:
+            conn, _ = listener.accept()
+            while not conn.recv(4096).endswith(b"\r\n\r\n"):
+                pass
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+            accepted.append(conn)
+
+    acceptor = threading.Thread(target=accept, daemon=True)
+    acceptor.start()
+    ctx = multiprocessing.get_context("fork")
+    done, out = ctx.Event(), ctx.Queue()
+    shares = [spectators // procs + (1 if i < spectators % procs else 0) for i in range(procs)]
+    readies = [ctx.Event() for _ in shares]
+    workers = [ctx.Process(target=spectate, args=(port, "floor", n, r, done, out)) for n, r in zip(shares, readies)]
+    for w in workers:
+        w.start()
+    for r in readies:
+        r.wait(120)
+    acceptor.join(10)
+    time.sleep(1.0)
+    payload = "x" * 400  # about one move's batch as a spectator sees it
+    sent = {}
+    for version in range(1, moves + 1):
+        time.sleep(pace)
+        frame = f"id: {version}\ndata: {payload}\n\n".encode()
+        sent[version] = time.perf_counter()
+        for conn in accepted:
+            with contextlib.suppress(OSError):  # a full buffer: that spectator misses this frame (it shows)
+                conn.send(frame, socket.MSG_DONTWAIT)
+    time.sleep(2.0)
+    done.set()
+    watchers = Spectators(port, "floor", spectators)
+    for _ in workers:
+        connected, failed, arrivals = out.get(timeout=60)
+        watchers.connected += connected
+        watchers.failed += failed
+        for version, times in arrivals.items():
+            watchers.arrivals[version].extend(times)
+    for w in workers:
+        w.join(10)
+    for conn in accepted:
+        conn.close()
+    listener.close()
+    return watchers, sent
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spectators", type=int, default=1000)
@@ -265,7 +327,9 @@ def main() -> None:
                 server.wait(timeout=10)
             except subprocess.TimeoutExpired:  # open streams hold the graceful shutdown
                 server.kill()
+    floor, floor_sent = fan_out_floor(args.spectators, args.moves, args.client_procs, args.pace)
     delays = [arrival - t0 for v, t0 in sent.items() for arrival in watchers.arrivals.get(v, [])]
+    floor_delays = [arrival - t0 for v, t0 in floor_sent.items() for arrival in floor.arrivals.get(v, [])]
     complete = sum(1 for v in sent if len(watchers.arrivals.get(v, [])) == watchers.connected)
     layout = "1 worker for the API + 1 for the streams (--split)" if args.split else "2 workers serving both"
     print(f"gunicorn {args.worker_class}, {layout}; a move every {args.pace * 1000:.0f} ms + its requests; "
@@ -286,6 +350,10 @@ def main() -> None:
         print(f"move -> every spectator: p50 {percentile(delays, 0.5) * 1000:.1f} ms, "
               f"p99 {percentile(delays, 0.99) * 1000:.1f} ms, max {max(delays) * 1000:.1f} ms; "
               f"{complete}/{len(sent)} batches reached every connected spectator")
+    if floor_delays:
+        print(f"floor, the same spectators fed by a bare non-blocking send loop: p50 "
+              f"{percentile(floor_delays, 0.5) * 1000:.1f} ms, p99 {percentile(floor_delays, 0.99) * 1000:.1f} ms, "
+              f"max {max(floor_delays) * 1000:.1f} ms ({floor.connected} connected)")
 
 
 if __name__ == "__main__":
