@@ -2,12 +2,16 @@
 
 The worker keeps every clocked game's clocks folded in Redis (``core.clocks``, ``hg:{<id>}:clock``)
 and is asked to after every change; a reader that finds the cache behind the game folds the
-missing batches itself. When only the last batch is missing (the usual case, right after a move)
-who is to act after it is the game's own ``to_act``, so nothing is re-folded; otherwise the
-whole log is folded once and the result cached for everyone.
+missing batches itself, through the same :func:`current`. When only the last batch is missing
+(the usual case, right after a move) who is to act after it is the game's own ``to_act``, so
+nothing is re-folded. Several missing batches (a worker that played a run of bot moves) are
+folded from the game state this process last folded the clocks to, when it still holds it
+(``FOLDED_MAX`` games, by game), else from the first event; the result is cached for everyone.
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -17,6 +21,11 @@ from core.store import StoredEntry
 
 if TYPE_CHECKING:
     from core.games import Game, GameService
+
+FOLDED_MAX = 256  # games whose state at their last clock fold this process keeps (~20 KB each)
+_FOLDED: OrderedDict[str, tuple[int, Any, table.Table]] = OrderedDict()  # game -> (version, state, table)
+_LOCK = threading.Lock()
+_UNREAD: Any = object()
 
 
 def controls(game: Game) -> dict[int, clocks.TimeControl]:
@@ -28,13 +37,15 @@ def entry_ms(stamp: str) -> int:
     return int(moment.timestamp() * 1000)
 
 
-def current(svc: GameService, game: Game) -> clocks.Clocks | None:
-    """The game's clocks as of its version; None when no seat has a clock."""
+def current(svc: GameService, game: Game, cached: clocks.Clocks | None = _UNREAD) -> clocks.Clocks | None:
+    """The game's clocks as of its version, folded and saved if the cache was behind; None when no
+    seat has a clock. ``cached`` is what the caller already read of the cache (the worker does)."""
     tc = controls(game)
     if not tc:
         return None
     conn = svc.store.conn
-    cached = clocks.load(conn, game.game_id)
+    if cached is _UNREAD:
+        cached = clocks.load(conn, game.game_id)
     start = cached if cached is not None and cached.version <= game.version else clocks.start(tc)
     if start.version == game.version:
         return start
@@ -58,21 +69,38 @@ def figures(svc: GameService, game: Game) -> dict[str, Any] | None:
 
 
 def _batches(svc: GameService, game: Game, after: int) -> Iterator[clocks.Batch]:
+    """Every batch after version ``after`` with its time and who was to act after it."""
     entries = svc.entries(game.game_id, after=after, until=game.version)
     if entries and entries[0].command is not None and all(e.command is None for e in entries[1:]):
         yield _batch(entries, game.to_act)  # one batch missing: the game's to_act is the one after it
-        return
-    rules, state, tbl = game.rules, None, table.EMPTY
-    batch: list[StoredEntry] = []
-    everything: list[StoredEntry | None] = [*svc.entries(game.game_id, until=game.version), None]
-    for entry in everything:
-        if batch and (entry is None or entry.command is not None):
-            state, tbl = table.fold(rules, (e.data for e in batch), state, tbl)
-            if batch[-1].seq > after:
-                yield _batch(batch, table.to_act(rules, state, tbl))
-            batch = []
-        if entry is not None:
-            batch.append(entry)
+    else:
+        with _LOCK:
+            known = _FOLDED.get(game.game_id)
+        rules, state, tbl = game.rules, None, table.EMPTY
+        if after and known is not None and known[0] == after:
+            _, state, tbl = known
+        else:
+            entries = svc.entries(game.game_id, until=game.version)
+        batch: list[StoredEntry] = []
+        for entry in [*entries, None]:
+            if batch and (entry is None or entry.command is not None):
+                state, tbl = table.fold(rules, (e.data for e in batch), state, tbl)
+                if batch[-1].seq > after:
+                    yield _batch(batch, table.to_act(rules, state, tbl))
+                batch = []
+            if entry is not None:
+                batch.append(entry)
+    with _LOCK:  # the game is the state at its version: the next fold may start from it
+        _FOLDED[game.game_id] = (game.version, game.state, game.table)
+        _FOLDED.move_to_end(game.game_id)
+        while len(_FOLDED) > FOLDED_MAX:
+            _FOLDED.popitem(last=False)
+
+
+def forget_folded() -> None:
+    """Drop this process's folded states (tests that rewrite a log start from nothing)."""
+    with _LOCK:
+        _FOLDED.clear()
 
 
 def _batch(batch: list[StoredEntry], to_act: frozenset[Any]) -> clocks.Batch:

@@ -22,16 +22,13 @@ import logging
 import os
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Iterator
 from typing import Any
 
-from core import clocks, table, timing
+from core import clocks, timing
 from core.connection import UNAVAILABLE, get_redis
 from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConflict, StaleBase, StaleVersion
 from core.worklist import GRACE_MS
 from domain.core import SYSTEM, Rejected
-from replays.entries import split_batches
 from workers import httpbot, sweeper, tournaments
 from workers.enqueue import cancel_timeout, enqueue_advance, schedule_timeout
 from workers.policy import Decision, decide_builtin, default_command, next_actor
@@ -42,8 +39,6 @@ MAX_BATCHES_PER_JOB = 500  # then hand over to a fresh job, so one long bot game
 MAX_SECONDS_PER_JOB = 120.0  # likewise for slow HTTP seats (well inside the job timeout)
 DEADLINE_ENV = "HOURGLASS_BOT_DEADLINE_S"
 _SERVICES: dict[int, GameService] = {}
-_STATES: OrderedDict[tuple[str, int], Any] = OrderedDict()  # (game, version) -> folded state, for clocks
-_STATES_MAX = 256
 _LOCK = threading.Lock()
 
 
@@ -254,10 +249,8 @@ def sync_clocks(svc: GameService, game: Game) -> clocks.Clocks | None:
         return None
     conn = svc.store.conn
     cached = clocks.load(conn, game.game_id)
-    current = cached if cached is not None else clocks.start(controls)
-    if current.version < game.version:
-        current = clocks.fold_batches(current, _batches(svc, game, current.version), controls)
-        clocks.save(conn, game.game_id, current)
+    current = timing.current(svc, game, cached)
+    assert current is not None  # the game has clocks
     for seat, clock in current.seats.items():
         before = cached.seats.get(seat) if cached is not None else None
         stopped = before.timer if before is not None else None
@@ -266,29 +259,6 @@ def sync_clocks(svc: GameService, game: Game) -> clocks.Clocks | None:
         if game.to_act and clock.timer is not None and game.info.seat_kind(seat) != "bot":  # bots never run out
             schedule_timeout(conn, game.game_id, seat, *clock.timer)
     return current
-
-
-def _batches(svc: GameService, game: Game, after: int) -> Iterator[clocks.Batch]:
-    """Every batch after version ``after`` with its time and who was to act after it."""
-    rules = game.rules
-    with _LOCK:
-        folded = _STATES.get((game.game_id, after)) if after else None
-    base = after if folded is not None else 0
-    state, tbl = folded if folded is not None else (None, table.EMPTY)
-    entries = [e.entry for e in svc.entries(game.game_id, after=base, until=game.version)]
-    for batch in split_batches(entries):
-        state, tbl = table.fold(rules, (e["data"] for e in batch), state, tbl)
-        version = batch[-1]["seq"]
-        if version <= after:
-            continue
-        command = batch[0].get("command") or {}
-        target = command.get("target") if command.get("type") == "ApplyTimeout" else None
-        yield clocks.Batch(version, timing.entry_ms(batch[0]["time"]), batch[0]["actor"], target,
-                           table.to_act(rules, state, tbl))
-    with _LOCK:
-        _STATES[(game.game_id, game.version)] = (state, tbl)
-        while len(_STATES) > _STATES_MAX:
-            _STATES.popitem(last=False)
 
 
 def timeout(game_id: str, seat: int, stint: int) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import redis
 
-from core import clocks
+from core import clocks, timing
 from core.games import GameService
 from core.store import EventStore
 from tests.conftest import delete_queue
@@ -63,7 +63,7 @@ def new_game(svc: GameService, created: list[str]) -> Callable[..., dict[str, An
 def fresh_job_caches() -> Iterator[None]:
     """Each test starts without the jobs module's per-process caches."""
     jobs._SERVICES.clear()
-    jobs._STATES.clear()
+    timing.forget_folded()
     yield
     jobs._SERVICES.clear()
-    jobs._STATES.clear()
+    timing.forget_folded()

@@ -16,7 +16,7 @@ from freezegun import freeze_time
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
-from core import clocks
+from core import clocks, timing
 from core.games import GameService
 from domain.games import fold
 from domain.rng import Rng
@@ -102,7 +102,7 @@ def test_timeouts_fire_apply_the_default_and_replay_identically(
 
     assert redecide(svc, game_id) == svc.load(game_id).state
     conn.delete(clocks.clock_key(game_id))
-    jobs._STATES.clear()
+    timing.forget_folded()
     with freeze_time(T0 + timedelta(seconds=31)):
         assert jobs.sync_clocks(GameService(conn), svc.load(game_id)) == now_clocks  # a pure fold of the log
 
