@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import threading
@@ -21,12 +22,14 @@ from typing import Any
 import pytest
 import requests
 from conftest import REDIS_URL, run_worker
+from hourglass_client import Client
 
 from service.cli import gunicorn_command
 from tests.live import free_port, wait_until_serving
 
 ROOT = Path(__file__).parents[2]
 SPECTATORS = 24
+SERVERS: dict[str, subprocess.Popen[bytes]] = {}
 
 
 @pytest.fixture(scope="module", params=["gevent", "gthread"])
@@ -36,13 +39,16 @@ def server(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
     command[-1] = "toy_wsgi:app"
     command[-1:-1] = ["--pythonpath", f"{ROOT},{ROOT / 'tests' / 'service'}"]
     env = {**os.environ, "REDIS_URL": REDIS_URL, "HOURGLASS_SSE_HEARTBEAT": "0.3", "HOURGLASS_RATE_LIMIT": "0"}
-    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    SERVERS[base] = proc
     try:
-        wait_until_serving(f"http://127.0.0.1:{port}", proc)
-        yield f"http://127.0.0.1:{port}", port
+        wait_until_serving(base, proc)
+        yield base, port
     finally:
         proc.terminate()
         proc.wait(timeout=15)
+        del SERVERS[base]
 
 
 class Follower:
@@ -134,3 +140,49 @@ def test_every_follower_gets_every_event_once_in_order_with_valid_framing(server
     lines = [json.loads(line) for line in ndjson.text().splitlines() if line]
     assert [line for line in lines if line["kind"] == "event"] == [{"kind": "event", **e} for e in public]
     assert lines[-1]["kind"] == "end"
+
+
+def _workers(master: subprocess.Popen[bytes]) -> list[int]:
+    return [int(pid) for pid in Path(f"/proc/{master.pid}/task/{master.pid}/children").read_text().split()]
+
+
+def test_a_follower_whose_worker_is_killed_resumes_and_misses_nothing(server: tuple[str, int], svc: Any,
+                                                                      created: list[str]) -> None:
+    """Kill every gunicorn worker (SIGKILL, mid-game, mid-stream): the client library reconnects
+    with Last-Event-ID to the workers the master starts again and gets every event exactly once."""
+    base, _ = server
+    master = SERVERS[base]
+    game = requests.post(f"{base}/api/v1/games", json={"game": "toy", "edition": "classic", "options": {"rounds": 6},
+                                                        "seats": [{"name": "A"}, {"name": "B"}]}, timeout=10).json()
+    gid, tokens = game["id"], [s["token"] for s in game["seats"]]
+    created.append(gid)
+    seen: list[int] = []
+    follower = threading.Thread(target=lambda: seen.extend(
+        int(e.id) for e in Client(base).follow_game(gid) if e.id is not None), daemon=True)
+    follower.start()
+
+    def bid(who: int, amount: int) -> None:
+        for _ in range(100):  # the workers may be restarting
+            try:
+                answer = requests.post(f"{base}/api/v1/games/{gid}/moves", json={"type": "Bid", "bid": amount},
+                                       headers={"Authorization": f"Bearer {tokens[who]}",
+                                                "Idempotency-Key": f"{who}-{svc.load(gid).version}"}, timeout=5)
+                assert answer.status_code == 200, answer.text
+                return
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        raise AssertionError("the server did not come back")
+
+    killed: list[int] = []
+    for round_ in range(6):
+        if round_ == 3:
+            killed = _workers(master)
+            for pid in killed:
+                os.kill(pid, signal.SIGKILL)
+        bid(0, 2)
+        bid(1, 1)
+        run_worker(svc, gid)
+    follower.join(60)
+    assert not follower.is_alive() and svc.load(gid).finished
+    assert seen == list(range(1, svc.load(gid).version + 1))  # every event once, in order
+    assert killed and not set(killed) & set(_workers(master))  # served by new workers after the kill
