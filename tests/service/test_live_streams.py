@@ -25,6 +25,7 @@ from conftest import REDIS_URL, run_worker
 from hourglass_client import Client
 
 from service.cli import gunicorn_command
+from tests.browser import launch, playwright_or_skip
 from tests.live import free_port, wait_until_serving
 
 ROOT = Path(__file__).parents[2]
@@ -186,3 +187,38 @@ def test_a_follower_whose_worker_is_killed_resumes_and_misses_nothing(server: tu
     assert not follower.is_alive() and svc.load(gid).finished
     assert seen == list(range(1, svc.load(gid).version + 1))  # every event once, in order
     assert killed and not set(killed) & set(_workers(master))  # served by new workers after the kill
+
+
+def test_a_browser_event_source_reads_the_feed_written_stream(server: tuple[str, int], svc: Any,
+                                                              created: list[str]) -> None:
+    """Chromium's own EventSource parses what the feed writes (its chunk framing and SSE frames),
+    through a quiet spell with keep-alives, to the end event."""
+    sync_api = playwright_or_skip()
+    base, _ = server
+    game = requests.post(f"{base}/api/v1/games", json={"game": "toy", "edition": "classic", "options": {"rounds": 2},
+                                                        "seats": [{"name": "A"}, {"name": "B"}]}, timeout=10).json()
+    gid, tokens = game["id"], [s["token"] for s in game["seats"]]
+    created.append(gid)
+    with sync_api.sync_playwright() as pw:
+        chromium = launch(pw)
+        try:
+            page = chromium.new_page()
+            page.goto(f"{base}/openapi.json")
+            page.evaluate("""gid => {
+                window.ids = []; window.ended = false;
+                const source = new EventSource(`/api/v1/games/${gid}/events/stream`);
+                source.onmessage = e => window.ids.push(Number(e.lastEventId));
+                source.addEventListener("end", () => { window.ended = true; source.close(); });
+            }""", gid)
+            page.wait_for_function("window.ids.length >= 1")
+            time.sleep(0.8)  # keep-alives go out through gunicorn between the feed's writes
+            for _ in range(2):
+                for who, amount in ((0, 3), (1, 1)):
+                    answer = requests.post(f"{base}/api/v1/games/{gid}/moves", json={"type": "Bid", "bid": amount},
+                                           headers={"Authorization": f"Bearer {tokens[who]}"}, timeout=10)
+                    assert answer.status_code == 200, answer.text
+                run_worker(svc, gid)
+            page.wait_for_function("window.ended", timeout=20_000)
+            assert page.evaluate("window.ids") == list(range(1, svc.load(gid).version + 1))
+        finally:
+            chromium.close()
