@@ -111,7 +111,7 @@ COMMAND_RULES: dict[type[SeatCommand], CommandRule[Any]] = {
     KeepTechnology: CommandRule(always_valid, actions.apply_keep_technology, actions.candidates_keep_technology,
                                 exact=True),
     PayFood: CommandRule(events.validate_pay_food, events.apply_pay_food, events.candidates_pay_food),
-    GiveUp: CommandRule(torture.validate_give_up, torture.apply_give_up, torture.torture_options),
+    GiveUp: CommandRule(torture.validate_give_up, torture.apply_give_up, torture.torture_options, exact=True),
 }
 
 SYSTEM_STEPS: dict[type[SystemCommand], Callable[[Tx, Any], None]] = {
