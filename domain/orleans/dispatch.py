@@ -290,7 +290,9 @@ def _seat_moves(state: State, actor: int) -> list[Command]:
         if validate is None:
             moves += candidates(state, actor)
         else:
-            moves += [m for m in candidates(state, actor) if validate(state, m) is None]
+            for m in candidates(state, actor):
+                if validate(state, m) is None:
+                    moves.append(m)
     return moves
 
 
