@@ -35,27 +35,39 @@ def play(rules: Any, config: Any, seed: bytes, game_id: str, bots: Sequence[str]
     game.state = fold(rules, setup)
     game.batches.append((None, setup))
     game.events = len(setup)
-    policies = [get_bot(bots[i % len(bots)], rules.name) for i in range(config.players)]
+    seats = [Seat(get_bot(bots[i % len(bots)], rules.name), bot_rng(seed, game_id, i, 0)) for i in range(config.players)]
     is_finished, draw_counter, decide_step = rules.is_finished, rules.draw_counter, stepper(rules)
+    rng = Rng(seed, game_id)  # one counter over the game's draws, set to the state's before each step
     while not is_finished(game.state):
         if game.decisions >= max_decisions:
             raise RuntimeError(f"{game_id}: no end after {max_decisions} decisions")
-        command = next_command(rules, game, policies)
-        events, game.state = decide_step(game.state, command, Rng(seed, game_id, draw_counter(game.state)))
+        command = next_command(rules, game, seats)
+        rng.counter = draw_counter(game.state)
+        events, game.state = decide_step(game.state, command, rng)
         game.batches.append((command, events))
         game.events += len(events)
         game.decisions += 1
     return game
 
 
-def next_command(rules: Any, game: Playthrough, policies: Sequence[Policy]) -> Any:
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A bot seat: its policy and its draws (``bot_rng``, moved to the game's event count before
+    each decision: the same draws as a fresh ``bot_rng`` per decision, without keying one)."""
+
+    policy: Policy
+    rng: Rng
+
+
+def next_command(rules: Any, game: Playthrough, seats: Sequence[Seat]) -> Any:
     state = game.state
     acting = rules.to_act(state)
     if SYSTEM in acting:
         return rules.legal_moves(state, SYSTEM)[0]
     seat = min(acting)
-    moves = rules.legal_moves(state, seat)
-    return policies[seat](rules, state, seat, moves, bot_rng(game.seed, game.game_id, seat, game.events))
+    bot = seats[seat]
+    bot.rng.counter = game.events
+    return bot.policy(rules, state, seat, rules.legal_moves(state, seat), bot.rng)
 
 
 def event_log_hash(rules: Any, game: Playthrough) -> str:

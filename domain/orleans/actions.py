@@ -95,6 +95,8 @@ def apply_take_action(tx: Tx, c: TakeAction) -> None:
 def candidates_take_action(state: State, seat: int) -> Iterator[TakeAction]:
     p = state.players[seat]
     ready = activated_places(p)
+    if not ready and not owns(p, D.GUNPOWDER_TOWER):
+        return  # most turns of a game: nothing to walk
     for s in p.places:
         if s.place == D.GUNPOWDER_TOWER or (s.place in ready and D.PLACES[s.place].effect in SIMPLE_EFFECTS):
             yield TakeAction(seat, s.place)

@@ -111,7 +111,7 @@ COMMAND_RULES: dict[type[SeatCommand], CommandRule[Any]] = {
     KeepTechnology: CommandRule(always_valid, actions.apply_keep_technology, actions.candidates_keep_technology,
                                 exact=True),
     PayFood: CommandRule(events.validate_pay_food, events.apply_pay_food, events.candidates_pay_food),
-    GiveUp: CommandRule(torture.validate_give_up, torture.apply_give_up, torture.torture_options),
+    GiveUp: CommandRule(torture.validate_give_up, torture.apply_give_up, torture.torture_options, exact=True),
 }
 
 SYSTEM_STEPS: dict[type[SystemCommand], Callable[[Tx, Any], None]] = {
@@ -144,6 +144,10 @@ LEGACY_PHASE_COMMANDS: dict[Phase, tuple[type[SeatCommand], ...]] = {
 
 # --- who acts ---------------------------------------------------------------------------------------
 
+# The phases read on every decision, as module constants: on Python 3.11 reading a member off its
+# Enum class (Phase.FINISHED) goes through EnumType's __getattr__ hook, several times slower.
+FINISHED, ACTIONS, FOLLOWERS, PLANNING = Phase.FINISHED, Phase.ACTIONS, Phase.FOLLOWERS, Phase.PLANNING
+ONE_AT_A_TIME = (Phase.EXCLUSION, Phase.ACTIONS)  # phases that go round the table one seat at a time
 
 TO_ACT = memo_key(State, "_to_act")
 LISTED = memo_key(State, "_listed")  # seat -> the moves legal_moves listed for it (see guard)
@@ -157,19 +161,19 @@ def to_act(state: State) -> frozenset[Actor]:
 
 
 def _to_act(state: State) -> frozenset[Actor]:
-    if state.phase is Phase.FINISHED:
+    phase = state.phase
+    if phase is FINISHED:
         return frozenset()
     if state.dues:
         return frozenset(d.seat for d in state.dues)
     if state.choice is not None:
         return frozenset({state.choice.seat})
-    phase = state.phase
-    if phase in (Phase.EXCLUSION, Phase.ACTIONS):
-        assert state.turn is not None  # both phases go round the table one seat at a time
+    if phase in ONE_AT_A_TIME:
+        assert state.turn is not None
         return frozenset({state.turn})
-    if phase is Phase.FOLLOWERS:
+    if phase is FOLLOWERS:
         return frozenset([i for i, p in enumerate(state.players) if not p.drew or p.loading])
-    if phase is Phase.PLANNING:
+    if phase is PLANNING:
         return frozenset([i for i, p in enumerate(state.players) if not p.planned])
     return frozenset({SYSTEM})
 
@@ -182,7 +186,7 @@ def allowed_types(state: State, seat: int) -> tuple[type[SeatCommand], ...]:
         return CHOICE_COMMANDS[state.choice.kind]
     if not rules_at_least(state, 3):
         return LEGACY_PHASE_COMMANDS.get(state.phase, ())
-    if state.phase is Phase.FOLLOWERS and state.players[seat].loading:
+    if state.phase is FOLLOWERS and state.players[seat].loading:
         return LOADING_COMMANDS
     return PHASE_COMMANDS.get(state.phase, ())
 
@@ -204,7 +208,7 @@ def system_step(state: State) -> SystemCommand:
 
 def guard(state: State, command: Command) -> None:
     """The fixed order of checks before any rule runs."""
-    if state.phase is Phase.FINISHED:
+    if state.phase is FINISHED:
         raise Rejected(RejectKind.GAME_OVER, "the game is over")
     seat = command.seat
     if isinstance(command, ApplyTimeout):
@@ -251,7 +255,7 @@ def transact(state: State, command: Command, rng: Rng) -> Tx:
     else:
         move = command
     APPLY[type(move)](tx, move)
-    if state.phase is Phase.ACTIONS and move.seat != SYSTEM and not state.dues:
+    if state.phase is ACTIONS and move.seat != SYSTEM and not state.dues:
         actions.end_turn(tx)  # one action (with its choices) or a pass per turn
     return tx
 
@@ -260,7 +264,7 @@ def transact(state: State, command: Command, rng: Rng) -> Tx:
 
 
 def legal_moves(state: State, actor: Actor) -> list[Command]:
-    if state.phase is Phase.FINISHED:
+    if state.phase is FINISHED:
         return []
     acting = to_act(state)
     if isinstance(actor, str):  # SYSTEM: its step, or a timeout for each seat to act
@@ -274,7 +278,9 @@ def legal_moves(state: State, actor: Actor) -> list[Command]:
         listed = state.__dict__[LISTED] = {}
     moves = listed.get(actor)
     if moves is None:
-        moves = listed[actor] = tuple(_seat_moves(state, actor))
+        fresh = _seat_moves(state, actor)
+        listed[actor] = tuple(fresh)
+        return fresh
     return list(moves)
 
 
@@ -284,7 +290,9 @@ def _seat_moves(state: State, actor: int) -> list[Command]:
         if validate is None:
             moves += candidates(state, actor)
         else:
-            moves += [m for m in candidates(state, actor) if validate(state, m) is None]
+            for m in candidates(state, actor):
+                if validate(state, m) is None:
+                    moves.append(m)
     return moves
 
 

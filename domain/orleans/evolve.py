@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 from domain.orleans import data as D
-from domain.orleans.memo import MEMO_KEYS
+from domain.orleans.memo import stale_keys
 from domain.orleans.model import (
     CHARS,
     GOODS,
@@ -107,12 +107,12 @@ def _fields(cls: type) -> frozenset[str]:
 
 def _drop_memos(cls: type, fresh: dict[str, Any], changes: Iterable[str]) -> None:
     """Take out of ``fresh`` the memoised values derived from a changed field."""
-    for key, depends_on in MEMO_KEYS[cls]:
-        if depends_on is None or not depends_on.isdisjoint(changes):
-            fresh.pop(key, None)
+    for key in stale_keys(cls, tuple(changes)):
+        fresh.pop(key, None)
 
 
 _new = object.__new__
+PLAYER_FIELDS, STATE_FIELDS = len(_fields(Player)), len(_fields(State))
 _set_attr = object.__setattr__
 
 
@@ -150,14 +150,14 @@ def with_player(state: State, seat: int, **changes: Any) -> State:
     fresh = old | changes
     if len(fresh) != len(old):
         raise TypeError(f"Player has no field(s) {sorted(set(changes) - _fields(Player))}")
-    if len(old) > len(_FIELDS.get(Player) or _fields(Player)):
+    if len(old) > PLAYER_FIELDS:
         _drop_memos(Player, fresh, changes)
     new = _new(Player)
     _set_attr(new, "__dict__", fresh)
     old = state.__dict__
     fresh = old.copy()
     fresh["players"] = players[:seat] + (new,) + players[seat + 1:]
-    if len(old) > len(_FIELDS.get(State) or _fields(State)):
+    if len(old) > STATE_FIELDS:
         _drop_memos(State, fresh, ("players",))
     after = _new(State)
     _set_attr(after, "__dict__", fresh)

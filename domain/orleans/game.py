@@ -258,7 +258,7 @@ class OrleansRules:
 
     @staticmethod
     def is_finished(state: State) -> bool:
-        return state.phase is Phase.FINISHED
+        return state.phase is dispatch.FINISHED  # read on every decision: see dispatch.FINISHED
 
 
 RULES = OrleansRules(RULES_VERSION)

@@ -9,13 +9,24 @@ Obj = TypeVar("Obj")
 
 
 MEMO_KEYS: dict[type, tuple[tuple[str, frozenset[str] | None], ...]] = {}
+_STALE: dict[tuple[type, tuple[str, ...]], tuple[str, ...]] = {}
 
 
 def memo_key(cls: type, name: str, depends_on: tuple[str, ...] | None = None) -> str:
     """Declare a memo key of ``cls`` and the fields its value is derived from (None: all)."""
     assert name.startswith("_") and name not in {k for k, _ in MEMO_KEYS.get(cls, ())}
     MEMO_KEYS[cls] = (*MEMO_KEYS.get(cls, ()), (name, None if depends_on is None else frozenset(depends_on)))
+    _STALE.clear()
     return name
+
+
+def stale_keys(cls: type, changed: tuple[str, ...]) -> tuple[str, ...]:
+    """The memo keys of ``cls`` whose value may differ once the fields ``changed`` change."""
+    stale = _STALE.get((cls, changed))
+    if stale is None:
+        stale = _STALE[(cls, changed)] = tuple(
+            key for key, depends_on in MEMO_KEYS.get(cls, ()) if depends_on is None or not depends_on.isdisjoint(changed))
+    return stale
 
 
 def memo(obj: Obj, key: str, compute: Callable[[Obj], T]) -> T:

@@ -45,14 +45,12 @@ def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
     """Every tile on every free space it fits (the validator still has the last word)."""
     p = state.players[seat]
     owned = place_map(p)
-    row = _placement_row(seat, tuple(dict.fromkeys(p.market + p.tower)), D.HERB_GARDEN in owned, D.SCHOOL in owned)
-    moves: list[PlaceFollower] = []
-    taken = {SPACE_IDS[x.place][x.space] for x in p.pending} if p.pending else ()
-    for space in free_spaces(p):
-        if space not in taken:
-            listed = row[space]
-            moves += row.build(space) if listed is None else listed
-    return moves
+    moves = _placements(seat, tuple(dict.fromkeys(p.market + p.tower)), D.HERB_GARDEN in owned, D.SCHOOL in owned,
+                        free_spaces(p))
+    if not p.pending:
+        return list(moves)
+    taken = {(x.place, x.space) for x in p.pending}  # this round's placements, not on the spaces yet
+    return [m for m in moves if (m.place, m.space) not in taken]
 
 
 SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
@@ -102,6 +100,20 @@ class _PlacementRow(list[tuple[PlaceFollower, ...] | None]):
 @lru_cache(maxsize=4096)
 def _placement_row(seat: int, tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> _PlacementRow:
     return _PlacementRow(seat, _fit_table(tiles, herb_garden, school))
+
+
+@lru_cache(maxsize=8192)
+def _placements(seat: int, tiles: tuple[Tile, ...], herb_garden: bool, school: bool,
+                spaces: tuple[int, ...]) -> tuple[PlaceFollower, ...]:
+    """The placements on the numbered ``spaces`` (a seat's free spaces), in their order. A seat's
+    free spaces stay the same all planning long while its tiles come and go, so the same lists
+    recur, and most free spaces fit none of the tiles: looking the list up beats walking them."""
+    row = _placement_row(seat, tiles, herb_garden, school)
+    moves: list[PlaceFollower] = []
+    for space in spaces:
+        listed = row[space]
+        moves += row.build(space) if listed is None else listed
+    return tuple(moves)
 
 
 def validate_take_back(state: State, c: TakeBackFollower) -> Why:

@@ -54,8 +54,11 @@ def free_market(p: Player) -> int:
     return capacity(p) - len(p.market) - len(p.tower) - len(p.tower_pending)
 
 
+KNIGHTS_TRACK = TRACK_INDEX[Char.KNIGHT]  # read on every phase 3 move: see dispatch.FINISHED
+
+
 def draw_limit(p: Player) -> int:
-    return D.KNIGHTS_TRACK_DRAWS[p.tracks[TRACK_INDEX[Char.KNIGHT]]]
+    return D.KNIGHTS_TRACK_DRAWS[p.tracks[KNIGHTS_TRACK]]
 
 
 def status(p: Player) -> int:

@@ -39,7 +39,8 @@ def owe(tx: Tx, seat: int, amount: int, reason: str) -> None:
 
 
 def torture_options(state: State, seat: int) -> Iterator[GiveUp]:
-    """Everything a seat may give up, in the default order of D12."""
+    """Everything a seat may give up, in the default order of D12. Exact: validate_give_up accepts
+    precisely these."""
     p = state.players[seat]
     for g, n in zip(GOODS, p.goods):
         if n:
