@@ -18,17 +18,22 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from domain.bots import bot_rng, get_bot, search_artificium, search_orleans
-from domain.bots.search import Budget, Search, SearchGame
-from domain.core import SYSTEM
-from domain.games import fold, get_game, step
-from domain.rng import Rng
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's packages, not an installed copy
+
+from domain.bots import bot_rng, get_bot, search_artificium, search_orleans  # noqa: E402
+from domain.bots.search import Budget, Search, SearchGame  # noqa: E402
+from domain.core import SYSTEM  # noqa: E402
+from domain.games import fold, get_game, step  # noqa: E402
+from domain.rng import Rng  # noqa: E402
 
 SEARCH_GAMES: dict[str, SearchGame] = {"orleans": search_orleans.GAME, "artificium": search_artificium.GAME}
 

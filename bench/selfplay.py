@@ -20,14 +20,19 @@ Usage: python bench/selfplay.py --game cathedral [--games N] [--edition standard
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
-from domain.artificium import RULES as ARTIFICIUM
-from domain.core import SYSTEM
-from domain.games import fold
-from domain.orleans import RULES
-from domain.rng import Rng
-from domain.selfplay import Playthrough, play
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's packages, not an installed copy
+
+from domain.artificium import RULES as ARTIFICIUM  # noqa: E402
+from domain.core import SYSTEM  # noqa: E402
+from domain.games import fold  # noqa: E402
+from domain.orleans import RULES  # noqa: E402
+from domain.rng import Rng  # noqa: E402
+from domain.selfplay import Playthrough, play  # noqa: E402
 
 
 def main() -> None:
