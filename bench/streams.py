@@ -17,9 +17,11 @@ spectator receiving it (p50/p99/max), and how many spectators got every batch; a
 fan-out's baseline, the same spectators fed by a bare Python loop of non-blocking sends (no
 framework, no Redis): the floor of a fan-out on this machine.
 
-``--split`` serves the streams from a second server of the same app (1 worker each, the same
-process count), as a proxy routing ``/events/stream`` to a pool of its own would: the fan-out
-then never queues in front of a move in one process. Never asserts timings.
+``--hub`` hands the streams over to a stream process (``service.streamhub``), the layout
+``hourglass serve`` runs by default; its CPU is counted as the server's. ``--split`` serves the
+streams from a second server of the same app (1 worker each, the same process count), as a proxy
+routing ``/events/stream`` to a pool of its own would: the fan-out then never queues in front of
+a move in one process. Never asserts timings.
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import defaultdict
@@ -53,14 +56,28 @@ from domain.core import SYSTEM  # noqa: E402
 
 def server_cpu_s(proc: subprocess.Popen[bytes]) -> float:
     """CPU seconds (user + system) used so far by gunicorn's worker processes (Linux /proc)."""
-    total = 0.0
-    for child in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split():
-        try:
-            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
-        except FileNotFoundError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+    return sum(process_cpu_s(int(child)) for child in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split())
+
+
+def process_cpu_s(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_hub(url: str) -> tuple[subprocess.Popen[bytes], str]:
+    """The stream process (service.streamhub) that ``hourglass serve`` runs beside the web."""
+    path = os.path.join(tempfile.mkdtemp(prefix="hourglass-bench-"), "streams.sock")
+    hub = subprocess.Popen([sys.executable, "-m", "service.streamhub", "--socket", path], cwd=ROOT,
+                           env={**os.environ, "REDIS_URL": url}, stdout=subprocess.DEVNULL)
+    for _ in range(300):
+        if os.path.exists(path):
+            return hub, path
+        time.sleep(0.05)
+    hub.kill()
+    raise SystemExit("the stream process did not start")
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -68,7 +85,7 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def start_server(url: str, worker_class: str, workers: int = 2) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(url: str, worker_class: str, workers: int = 2, hub: str = "") -> tuple[subprocess.Popen[bytes], int]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -76,7 +93,7 @@ def start_server(url: str, worker_class: str, workers: int = 2) -> tuple[subproc
     command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
                "--worker-class", worker_class, *concurrency, "--timeout", "120", "--graceful-timeout", "3", "service.wsgi:app"]
     env = {**os.environ, "REDIS_URL": url, "HOURGLASS_ADVANCE": "off", "HOURGLASS_RATE_LIMIT": "0",
-           "HOURGLASS_SSE_HEARTBEAT": "15"}
+           "HOURGLASS_SSE_HEARTBEAT": "15", "HOURGLASS_STREAM_HUB": hub}
     log = open(os.environ.get("HOURGLASS_BENCH_LOG", os.devnull), "wb")  # noqa: SIM115
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
     for _ in range(150):
@@ -296,6 +313,8 @@ def main() -> None:
     parser.add_argument("--spectators", type=int, default=1000)
     parser.add_argument("--moves", type=int, default=80)
     parser.add_argument("--worker-class", default="gevent", choices=("gevent", "gthread"))
+    parser.add_argument("--hub", action="store_true",
+                        help="hand the streams over to a stream process, as `hourglass serve` runs them")
     parser.add_argument("--split", action="store_true",
                         help="serve the streams from a server of their own (1 worker each) instead of 2 shared workers")
     parser.add_argument("--pace", type=float, default=0.01,
@@ -304,14 +323,15 @@ def main() -> None:
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args()
     svc = GameService(redis.Redis.from_url(args.redis_url))
-    servers = [start_server(args.redis_url, args.worker_class, 1 if args.split else 2)]
+    hub, hub_path = start_hub(args.redis_url) if args.hub else (None, "")
+    servers = [start_server(args.redis_url, args.worker_class, 1 if args.split else 2, hub_path)]
     if args.split:  # a second server of the same app, for the streams only (a proxy would route by path)
         servers.append(start_server(args.redis_url, args.worker_class, 1))
     port, stream_port = servers[0][1], servers[-1][1]
     base = f"http://127.0.0.1:{port}"
 
     def cpu() -> float:
-        return sum(server_cpu_s(server) for server, _ in servers)
+        return sum(server_cpu_s(server) for server, _ in servers) + (process_cpu_s(hub.pid) if hub else 0.0)
     try:
         alone_game = create(base)
         cpu_alone = cpu()
@@ -327,11 +347,15 @@ def main() -> None:
                 server.wait(timeout=10)
             except subprocess.TimeoutExpired:  # open streams hold the graceful shutdown
                 server.kill()
+        if hub is not None:
+            hub.terminate()
+            hub.wait(timeout=10)
     floor, floor_sent = fan_out_floor(args.spectators, args.moves, args.client_procs, args.pace)
     delays = [arrival - t0 for v, t0 in sent.items() for arrival in watchers.arrivals.get(v, [])]
     floor_delays = [arrival - t0 for v, t0 in floor_sent.items() for arrival in floor.arrivals.get(v, [])]
     complete = sum(1 for v in sent if len(watchers.arrivals.get(v, [])) == watchers.connected)
-    layout = "1 worker for the API + 1 for the streams (--split)" if args.split else "2 workers serving both"
+    layout = ("1 worker for the API + 1 for the streams (--split)" if args.split else
+              "2 workers handing the streams to a stream process (--hub)" if args.hub else "2 workers serving both")
     print(f"gunicorn {args.worker_class}, {layout}; a move every {args.pace * 1000:.0f} ms + its requests; "
           f"{args.spectators} spectators: {watchers.connected} connected, "
           f"{watchers.failed} failed")

@@ -14,6 +14,9 @@
 - ``STREAM_DIRECT``: under gunicorn, the game's feed writes live batches straight onto each
   stream's socket (``service.streams.Sink``; on by default); ``0`` serves every batch through
   the response iterator instead; env ``HOURGLASS_STREAM_DIRECT``;
+- ``STREAM_HUB``: the Unix socket of the stream process (``service.streamhub``) that live
+  streams are handed over to, so no fan-out runs in a web worker; empty: each worker serves its
+  own; env ``HOURGLASS_STREAM_HUB`` (``hourglass serve`` sets it);
 - ``ABORT_MOVES``: a game may be aborted while its seats have made fewer moves than this (4);
   ``INACTIVITY_S``: how long a game must wait on an unclocked human seat before another seat may
   claim victory or a default move against it (86400); env ``HOURGLASS_<NAME>`` for each;
@@ -103,6 +106,7 @@ DEFAULTS: dict[str, Any] = {
     "TRUSTED_PROXIES": 0,
     "SSE_HEARTBEAT": 15.0,
     "STREAM_DIRECT": True,
+    "STREAM_HUB": "",
     "SSE_PER_ADDRESS": 16,
     "SSE_PER_TOKEN": 4,
     "MAX_LIVE_GAMES_PER_ADDRESS": 20,
@@ -128,6 +132,7 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
         "HOURGLASS_CORS_ORIGINS": ("CORS_ORIGINS", str),
         "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float),
         "HOURGLASS_STREAM_DIRECT": ("STREAM_DIRECT", _switch),
+        "HOURGLASS_STREAM_HUB": ("STREAM_HUB", str),
         "HOURGLASS_ABORT_MOVES": ("ABORT_MOVES", int), "HOURGLASS_INACTIVITY_S": ("INACTIVITY_S", float),
         **{f"HOURGLASS_{name}": (name, int)
            for name in ("ANON_RATE_LIMIT", "AUTH_FAIL_LIMIT", "CREATE_RATE_LIMIT", "TRUSTED_PROXIES", "SSE_PER_ADDRESS",

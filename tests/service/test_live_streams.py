@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -31,25 +32,50 @@ from tests.live import free_port, wait_until_serving
 ROOT = Path(__file__).parents[2]
 SPECTATORS = 24
 SERVERS: dict[str, subprocess.Popen[bytes]] = {}
+HUBS: dict[str, subprocess.Popen[bytes]] = {}
+HUB_PATHS: dict[str, str] = {}
 
 
-@pytest.fixture(scope="module", params=["gevent", "gthread"])
-def server(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
+@pytest.fixture(scope="module", params=["gevent", "gthread", "gevent+hub"])
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    """gunicorn (2 workers) on the toy app; with ``+hub``, its live streams handed over to a
+    stream process (service.streamhub), as ``hourglass serve`` runs them."""
+    worker_class, _, hub = request.param.partition("+")
     port = free_port()
-    command = gunicorn_command("127.0.0.1", port, workers=2, threads=2 * SPECTATORS, worker_class=request.param)
+    command = gunicorn_command("127.0.0.1", port, workers=2, threads=2 * SPECTATORS, worker_class=worker_class)
     command[-1] = "toy_wsgi:app"
     command[-1:-1] = ["--pythonpath", f"{ROOT},{ROOT / 'tests' / 'service'}"]
-    env = {**os.environ, "REDIS_URL": REDIS_URL, "HOURGLASS_SSE_HEARTBEAT": "0.3", "HOURGLASS_RATE_LIMIT": "0"}
-    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {**os.environ, "REDIS_URL": REDIS_URL, "HOURGLASS_SSE_HEARTBEAT": "0.3", "HOURGLASS_RATE_LIMIT": "0",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "service")])}
     base = f"http://127.0.0.1:{port}"
-    SERVERS[base] = proc
+    if hub:
+        env["HOURGLASS_STREAM_HUB"] = str(tmp_path_factory.mktemp("hub") / "streams.sock")
+        HUBS[base] = start_hub(env)
+        HUB_PATHS[base] = env["HOURGLASS_STREAM_HUB"]
+    proc = SERVERS[base] = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL)
     try:
         wait_until_serving(base, proc)
         yield base, port
     finally:
-        proc.terminate()
-        proc.wait(timeout=15)
+        for child in (proc, HUBS.pop(base, None)):
+            if child is not None:
+                child.terminate()
+                child.wait(timeout=15)
         del SERVERS[base]
+
+
+def start_hub(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """The stream process on ``HOURGLASS_STREAM_HUB``, listening once this returns."""
+    path = Path(env["HOURGLASS_STREAM_HUB"])
+    path.unlink(missing_ok=True)
+    hub = subprocess.Popen([sys.executable, "-m", "service.streamhub", "--socket", str(path), "--app", "toy_wsgi:app"],
+                           cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    for _ in range(600):
+        if path.exists():
+            return hub
+        time.sleep(0.05)
+    raise AssertionError("the stream process did not start")
 
 
 class Follower:
@@ -117,6 +143,9 @@ def test_every_follower_gets_every_event_once_in_order_with_valid_framing(server
     seat = Follower(port, path, {"Accept": "text/event-stream", "Authorization": f"Bearer {tokens[1]}"})
     time.sleep(1.0)  # quiet: keep-alives go out through gunicorn, then the feed's writes follow them
     first_live = svc.load(gid).version + 1
+    if base in HUBS:  # the stream process holds every live stream (the HTTP/1.0 one included)
+        held = [os.readlink(fd) for fd in Path(f"/proc/{HUBS[base].pid}/fd").iterdir()]
+        assert sum(link.startswith("socket:") for link in held) >= SPECTATORS + 3
     for _ in range(3):
         for who, bid in ((0, 2), (1, 1)):
             answer = requests.post(f"{base}/api/v1/games/{gid}/moves", json={"type": "Bid", "bid": bid},
@@ -150,7 +179,9 @@ def _workers(master: subprocess.Popen[bytes]) -> list[int]:
 def test_a_follower_whose_worker_is_killed_resumes_and_misses_nothing(server: tuple[str, int], svc: Any,
                                                                       created: list[str]) -> None:
     """Kill every gunicorn worker (SIGKILL, mid-game, mid-stream): the client library reconnects
-    with Last-Event-ID to the workers the master starts again and gets every event exactly once."""
+    with Last-Event-ID to the workers the master starts again and gets every event exactly once.
+    With a stream process, it is killed too, earlier, and started again as the supervisor would:
+    meanwhile the web workers serve the streams themselves."""
     base, _ = server
     master = SERVERS[base]
     game = requests.post(f"{base}/api/v1/games", json={"game": "toy", "edition": "classic", "options": {"rounds": 6},
@@ -176,6 +207,13 @@ def test_a_follower_whose_worker_is_killed_resumes_and_misses_nothing(server: tu
 
     killed: list[int] = []
     for round_ in range(6):
+        if round_ == 1 and base in HUBS:
+            HUBS[base].kill()
+            HUBS[base].wait(10)
+            time.sleep(0.5)  # the follower resumes on a web worker that cannot reach the stream process
+            env = {**os.environ, "HOURGLASS_STREAM_HUB": HUB_PATHS[base], "REDIS_URL": REDIS_URL,
+                   "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "service")])}
+            HUBS[base] = start_hub(env)
         if round_ == 3:
             killed = _workers(master)
             for pid in killed:
