@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -91,7 +92,11 @@ def serve(argv: Sequence[str]) -> int:
             commands["streams"] = [sys.executable, "-m", "service.streamhub", "--socket", hub_socket]
     if not args.no_worker:
         commands["worker"] = [sys.executable, "-m", "service.cli", "worker"]
-    return supervise(commands, env)
+    try:
+        return supervise(commands, env)
+    finally:
+        if "streams" in commands:
+            shutil.rmtree(os.path.dirname(env["HOURGLASS_STREAM_HUB"]), ignore_errors=True)
 
 
 WORKER_CLASSES = {"gevent": "service.gunicorn_worker.ProblemGeventWorker",

@@ -108,3 +108,44 @@ def test_serve_rides_out_a_redis_kill_and_a_dead_worker(private_redis: RedisServ
     serve.send_signal(signal.SIGTERM)
     assert serve.wait(timeout=30) == 0
     assert not any(alive(p) for p in [new_worker, *web])
+
+
+def streams_pid(serve_pid: int) -> int | None:
+    found = [p for p in children_of(serve_pid) if "service.streamhub" in cmdline(p)]
+    return found[0] if found else None
+
+
+def test_serve_hands_live_streams_to_its_stream_process(private_redis: RedisServer, children: Children) -> None:
+    """``hourglass serve`` runs a stream process beside the web: it holds the live streams, a
+    dead one is started again (its streams resume on the web meanwhile), and its socket's
+    directory goes when serve stops."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {"REDIS_URL": private_redis.url, "HOURGLASS_RATE_LIMIT": "0", "HOURGLASS_CLIENT_SEEDS": "any"}
+    serve = children.hourglass("serve", "serve", "--no-worker", "--port", str(port), "--workers", "1", env=env)
+    wait_until(lambda: answers(base), 30, 0.1, "the web to answer")
+    hub = wait_until(lambda: streams_pid(serve.pid), 10, what="the stream process")
+    body = {"game": "orleans", "edition": "classic", "seats": [{"name": "A"}, {"name": "B"}]}
+    game_id = requests.post(f"{base}/api/v1/games", json=body, timeout=10).json()["id"]
+    streams = [requests.get(f"{base}/api/v1/games/{game_id}/events/stream", stream=True, timeout=10) for _ in range(3)]
+    assert all(s.status_code == 200 for s in streams)
+
+    def held_sockets() -> int:
+        return sum(os.readlink(fd).startswith("socket:") for fd in Path(f"/proc/{hub}/fd").iterdir())
+
+    # its listener, and a control connection and the client socket per stream
+    wait_until(lambda: held_sockets() >= 1 + 2 * 3, 10, 0.1, "the stream process to hold the streams")
+    first = [next(s.iter_lines()) for s in streams]
+    assert all(line.startswith(b"retry: ") for line in first)
+
+    os.kill(hub, signal.SIGKILL)
+    wait_until(lambda: (p := streams_pid(serve.pid)) and p != hub and p, 30, 0.1, "a new stream process")
+    assert "streams exited with code -9; restarting" in children.log("serve")
+    for stream in streams:
+        stream.close()
+    socket_dir = next(Path(line.split(" on ", 1)[1]).parent for line in children.log("serve").splitlines()
+                      if "stream process on " in line)
+    assert socket_dir.exists()
+    serve.send_signal(signal.SIGTERM)
+    assert serve.wait(timeout=30) == 0
+    assert not socket_dir.exists()
