@@ -116,12 +116,12 @@ def serve(path: str, app_spec: str = "service.wsgi:app") -> None:
 
     module, _, attribute = app_spec.partition(":")
     app = getattr(importlib.import_module(module), attribute or "app")
-    if os.path.exists(path):
-        os.unlink(path)  # a stale socket from a process that died
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
-    os.chmod(path, 0o600)
+    binding = f"{path}.{os.getpid()}"
+    listener.bind(binding)
+    os.chmod(binding, 0o600)
     listener.listen(1024)
+    os.replace(binding, path)  # the path appears once it accepts (and replaces a dead process's)
     print(f"hourglass: stream process on {path}", flush=True)
     while True:
         conn, _ = listener.accept()

@@ -125,6 +125,8 @@ def test_serve_hands_live_streams_to_its_stream_process(private_redis: RedisServ
     serve = children.hourglass("serve", "serve", "--no-worker", "--port", str(port), "--workers", "1", env=env)
     wait_until(lambda: answers(base), 30, 0.1, "the web to answer")
     hub = wait_until(lambda: streams_pid(serve.pid), 10, what="the stream process")
+    # until it listens, the web serves streams itself (and keeps serving those)
+    wait_until(lambda: "stream process on " in children.log("serve"), 60, 0.1, "the stream process to listen")
     body = {"game": "orleans", "edition": "classic", "seats": [{"name": "A"}, {"name": "B"}]}
     game_id = requests.post(f"{base}/api/v1/games", json=body, timeout=10).json()["id"]
     streams = [requests.get(f"{base}/api/v1/games/{game_id}/events/stream", stream=True, timeout=10) for _ in range(3)]
@@ -139,7 +141,7 @@ def test_serve_hands_live_streams_to_its_stream_process(private_redis: RedisServ
     assert all(line.startswith(b"retry: ") for line in first)
 
     os.kill(hub, signal.SIGKILL)
-    wait_until(lambda: (p := streams_pid(serve.pid)) and p != hub and p, 30, 0.1, "a new stream process")
+    wait_until(lambda: (p := streams_pid(serve.pid)) and p != hub and p, 60, 0.1, "a new stream process")
     assert "streams exited with code -9; restarting" in children.log("serve")
     for stream in streams:
         stream.close()
