@@ -217,6 +217,38 @@ def spectate(port: int, game_id: str, count: int, ready: Any, done: Any, out: An
     out.put((watchers.connected, watchers.failed, dict(watchers.arrivals)))
 
 
+class Crowd:
+    """``count`` spectators of ``game_id`` on ``port`` in ``procs`` processes of their own (so
+    reading a thousand sockets does not slow the client that posts), connected once built."""
+
+    def __init__(self, port: int, game_id: str, count: int, procs: int) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self.port, self.game_id, self.count = port, game_id, count
+        self.done, self.out = ctx.Event(), ctx.Queue()
+        shares = [count // procs + (1 if i < count % procs else 0) for i in range(procs)]
+        readies = [ctx.Event() for _ in shares]
+        self.procs = [ctx.Process(target=spectate, args=(port, game_id, n, ready, self.done, self.out))
+                      for n, ready in zip(shares, readies)]
+        for proc in self.procs:
+            proc.start()
+        for ready in readies:
+            ready.wait(120)
+
+    def gather(self) -> Spectators:
+        """Stop the spectators; what they received, all processes together."""
+        self.done.set()
+        watchers = Spectators(self.port, self.game_id, self.count)
+        for _ in self.procs:
+            connected, failed, arrivals = self.out.get(timeout=60)
+            watchers.connected += connected
+            watchers.failed += failed
+            for version, times in arrivals.items():
+                watchers.arrivals[version].extend(times)
+        for proc in self.procs:
+            proc.join(10)
+        return watchers
+
+
 def watched(base: str, port: int, svc: GameService, spectators: int, moves: int, procs: int,
             cpu_s: Callable[[], float], pace: float) -> tuple[Spectators, list[float], dict[int, float], float]:
     """Connect the spectators (in ``procs`` processes of their own, so reading a thousand sockets
@@ -225,30 +257,13 @@ def watched(base: str, port: int, svc: GameService, spectators: int, moves: int,
     Arrival and send times are ``time.perf_counter()``, which is CLOCK_MONOTONIC on Linux: one
     clock for every process of the machine."""
     created = create(base)
-    ctx = multiprocessing.get_context("fork")
-    done, out = ctx.Event(), ctx.Queue()
-    shares = [spectators // procs + (1 if i < spectators % procs else 0) for i in range(procs)]
-    readies = [ctx.Event() for _ in shares]
-    workers = [ctx.Process(target=spectate, args=(port, created["id"], n, r, done, out)) for n, r in zip(shares, readies)]
-    for w in workers:
-        w.start()
-    for r in readies:
-        r.wait(120)
+    crowd = Crowd(port, created["id"], spectators, procs)
     time.sleep(1.0)
     cpu = cpu_s()
     latencies, sent = play(base, svc, created, moves, 2, pace)
     time.sleep(2.0)
     cpu = cpu_s() - cpu
-    done.set()
-    watchers = Spectators(port, created["id"], spectators)
-    for _ in workers:
-        connected, failed, arrivals = out.get(timeout=60)
-        watchers.connected += connected
-        watchers.failed += failed
-        for version, times in arrivals.items():
-            watchers.arrivals[version].extend(times)
-    for w in workers:
-        w.join(10)
+    watchers = crowd.gather()
     EventStore(svc.store.conn).delete([created["id"]])
     return watchers, latencies, sent, cpu
 
@@ -271,15 +286,7 @@ def fan_out_floor(spectators: int, moves: int, procs: int, pace: float) -> tuple
 
     acceptor = threading.Thread(target=accept, daemon=True)
     acceptor.start()
-    ctx = multiprocessing.get_context("fork")
-    done, out = ctx.Event(), ctx.Queue()
-    shares = [spectators // procs + (1 if i < spectators % procs else 0) for i in range(procs)]
-    readies = [ctx.Event() for _ in shares]
-    workers = [ctx.Process(target=spectate, args=(port, "floor", n, r, done, out)) for n, r in zip(shares, readies)]
-    for w in workers:
-        w.start()
-    for r in readies:
-        r.wait(120)
+    crowd = Crowd(port, "floor", spectators, procs)
     acceptor.join(10)
     time.sleep(1.0)
     payload = "x" * 400  # about one move's batch as a spectator sees it
@@ -292,16 +299,7 @@ def fan_out_floor(spectators: int, moves: int, procs: int, pace: float) -> tuple
             with contextlib.suppress(OSError):  # a full buffer: that spectator misses this frame (it shows)
                 conn.send(frame, socket.MSG_DONTWAIT)
     time.sleep(2.0)
-    done.set()
-    watchers = Spectators(port, "floor", spectators)
-    for _ in workers:
-        connected, failed, arrivals = out.get(timeout=60)
-        watchers.connected += connected
-        watchers.failed += failed
-        for version, times in arrivals.items():
-            watchers.arrivals[version].extend(times)
-    for w in workers:
-        w.join(10)
+    watchers = crowd.gather()
     for conn in accepted:
         conn.close()
     listener.close()

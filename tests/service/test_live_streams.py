@@ -125,6 +125,24 @@ class Follower:
         return self.body.decode()
 
 
+def toy_game(base: str, rounds: int, created: list[str]) -> tuple[str, list[str]]:
+    """A new toy game of two humans through the API: its id and the seats' tokens."""
+    game = requests.post(f"{base}/api/v1/games", json={"game": "toy", "edition": "classic", "options": {"rounds": rounds},
+                                                        "seats": [{"name": "A"}, {"name": "B"}]}, timeout=10).json()
+    created.append(game["id"])
+    return game["id"], [s["token"] for s in game["seats"]]
+
+
+def play_rounds(base: str, svc: Any, gid: str, tokens: list[str], rounds: int) -> None:
+    """Both seats bid over HTTP and the SYSTEM steps follow (as a worker would), ``rounds`` times."""
+    for _ in range(rounds):
+        for who, bid in ((0, 2), (1, 1)):
+            answer = requests.post(f"{base}/api/v1/games/{gid}/moves", json={"type": "Bid", "bid": bid},
+                                   headers={"Authorization": f"Bearer {tokens[who]}"}, timeout=10)
+            assert answer.status_code == 200, answer.text
+        run_worker(svc, gid)
+
+
 def sse_events(text: str) -> list[dict[str, Any]]:
     return [json.loads(block.split("data: ", 1)[1]) for block in text.split("\n\n") if block.startswith("id: ")]
 
@@ -132,10 +150,7 @@ def sse_events(text: str) -> list[dict[str, Any]]:
 def test_every_follower_gets_every_event_once_in_order_with_valid_framing(server: tuple[str, int], svc: Any,
                                                                           created: list[str]) -> None:
     base, port = server
-    game = requests.post(f"{base}/api/v1/games", json={"game": "toy", "edition": "classic", "options": {"rounds": 3},
-                                                        "seats": [{"name": "A"}, {"name": "B"}]}, timeout=10).json()
-    gid, tokens = game["id"], [s["token"] for s in game["seats"]]
-    created.append(gid)
+    gid, tokens = toy_game(base, 3, created)
     path = f"/api/v1/games/{gid}/events/stream"
     sse = [Follower(port, path, {"Accept": "text/event-stream"}) for _ in range(SPECTATORS)]
     ndjson = Follower(port, path, {"Accept": "application/x-ndjson"})
@@ -146,12 +161,7 @@ def test_every_follower_gets_every_event_once_in_order_with_valid_framing(server
     if base in HUBS:  # the stream process holds every live stream (the HTTP/1.0 one included)
         held = [os.readlink(fd) for fd in Path(f"/proc/{HUBS[base].pid}/fd").iterdir()]
         assert sum(link.startswith("socket:") for link in held) >= SPECTATORS + 3
-    for _ in range(3):
-        for who, bid in ((0, 2), (1, 1)):
-            answer = requests.post(f"{base}/api/v1/games/{gid}/moves", json={"type": "Bid", "bid": bid},
-                                   headers={"Authorization": f"Bearer {tokens[who]}"}, timeout=10)
-            assert answer.status_code == 200, answer.text
-        run_worker(svc, gid)
+    play_rounds(base, svc, gid, tokens, 3)
     version = svc.load(gid).version
     assert svc.load(gid).finished
 
@@ -184,10 +194,7 @@ def test_a_follower_whose_worker_is_killed_resumes_and_misses_nothing(server: tu
     meanwhile the web workers serve the streams themselves."""
     base, _ = server
     master = SERVERS[base]
-    game = requests.post(f"{base}/api/v1/games", json={"game": "toy", "edition": "classic", "options": {"rounds": 6},
-                                                        "seats": [{"name": "A"}, {"name": "B"}]}, timeout=10).json()
-    gid, tokens = game["id"], [s["token"] for s in game["seats"]]
-    created.append(gid)
+    gid, tokens = toy_game(base, 6, created)
     seen: list[int] = []
     follower = threading.Thread(target=lambda: seen.extend(
         int(e.id) for e in Client(base).follow_game(gid) if e.id is not None), daemon=True)
@@ -233,10 +240,7 @@ def test_a_browser_event_source_reads_the_feed_written_stream(server: tuple[str,
     through a quiet spell with keep-alives, to the end event."""
     sync_api = playwright_or_skip()
     base, _ = server
-    game = requests.post(f"{base}/api/v1/games", json={"game": "toy", "edition": "classic", "options": {"rounds": 2},
-                                                        "seats": [{"name": "A"}, {"name": "B"}]}, timeout=10).json()
-    gid, tokens = game["id"], [s["token"] for s in game["seats"]]
-    created.append(gid)
+    gid, tokens = toy_game(base, 2, created)
     with sync_api.sync_playwright() as pw:
         chromium = launch(pw)
         try:
@@ -250,12 +254,7 @@ def test_a_browser_event_source_reads_the_feed_written_stream(server: tuple[str,
             }""", gid)
             page.wait_for_function("window.ids.length >= 1")
             time.sleep(0.8)  # keep-alives go out through gunicorn between the feed's writes
-            for _ in range(2):
-                for who, amount in ((0, 3), (1, 1)):
-                    answer = requests.post(f"{base}/api/v1/games/{gid}/moves", json={"type": "Bid", "bid": amount},
-                                           headers={"Authorization": f"Bearer {tokens[who]}"}, timeout=10)
-                    assert answer.status_code == 200, answer.text
-                run_worker(svc, gid)
+            play_rounds(base, svc, gid, tokens, 2)
             page.wait_for_function("window.ended", timeout=20_000)
             assert page.evaluate("window.ids") == list(range(1, svc.load(gid).version + 1))
         finally:
