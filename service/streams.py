@@ -28,7 +28,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -61,10 +61,6 @@ class Batch:
     def version(self) -> int:
         return self.entries[-1].seq
 
-    def text_for(self, seat: int | None, render: Callable[[Iterable[StoredEntry], int | None], str],
-                 form: str = "sse") -> str:
-        return self.once((form, seat), lambda: render(self.entries, seat))
-
     def once(self, key: Hashable, make: Callable[[], T]) -> T:
         """``make()``'s value, computed by the first subscriber that asks for ``key`` in this batch
         and shared with the others (what is the same for every viewer: the clocks after the batch)."""
@@ -82,23 +78,15 @@ _MISSING = object()
 CUT_OFF = Batch((), False)  # sent to a subscriber that fell too far behind
 
 
-def send_now(sock: Any, data: bytes) -> int:
-    """Write what ``sock`` takes of ``data`` without waiting: the bytes sent, 0 when its buffer is full.
-
-    gevent's socket waits for room unless told a timeout of 0; a standard blocking socket honours
-    ``MSG_DONTWAIT``. Raises ``OSError`` when the peer has gone."""
-    try:
-        return _sender(sock)(data)
-    except BlockingIOError:
-        return 0
-
-
 def _green(sock: Any) -> bool:
     return type(sock).__module__.startswith("gevent")
 
 
-def _sender(sock: Any) -> Callable[[bytes], int]:
-    """``send_now`` for one socket, decided once (raises ``BlockingIOError`` when it is full)."""
+def sender(sock: Any) -> Callable[[bytes], int]:
+    """A send on ``sock`` that never waits: it returns the bytes written and raises
+    ``BlockingIOError`` when the buffer is full (``OSError`` when the peer has gone). gevent's
+    socket waits for room unless told a timeout of 0; a standard blocking socket honours
+    ``MSG_DONTWAIT``. Decided once per socket: the feed calls it for every subscriber."""
     if _green(sock):
         return lambda data: sock.send(data, socket.MSG_DONTWAIT, 0.0)
     return lambda data: sock.send(data, socket.MSG_DONTWAIT)
@@ -132,7 +120,7 @@ class Sink:
 
     def __init__(self, sock: Any, frame: Callable[[Batch], bytes], key: Hashable = None) -> None:
         self.sock, self.frame, self.key = sock, frame, key
-        self._send = _sender(sock)
+        self._send = sender(sock)
         self.lock = threading.Lock()
         self.wake = threading.Event()
         self.pending: deque[bytes] = deque()
