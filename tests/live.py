@@ -3,9 +3,11 @@ wait until the server answers HTTP (a busy CI machine may accept connections wel
 app has loaded, so read timeouts are waited out too, not only refused connections)."""
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import time
+from pathlib import Path
 
 import requests
 
@@ -32,3 +34,15 @@ def wait_until_serving(base: str, proc: subprocess.Popen[bytes], path: str = "/o
             if time.monotonic() > deadline:
                 raise AssertionError(f"{base} did not answer within {timeout:.0f} s") from None
             time.sleep(0.1)
+
+
+def open_sockets(pid: int) -> int:
+    """How many sockets process ``pid`` holds (Linux /proc); a descriptor closed while they are
+    counted is skipped."""
+    count = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            count += os.readlink(fd).startswith("socket:")
+        except FileNotFoundError:
+            continue
+    return count

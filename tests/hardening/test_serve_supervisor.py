@@ -18,6 +18,7 @@ from typing import Any
 import requests
 
 from tests.hardening.conftest import Children, RedisServer, free_port, wait_until
+from tests.live import open_sockets
 
 BOTS = [{"name": "R1", "kind": "bot", "bot": "random"}, {"name": "R2", "kind": "bot", "bot": "random"}]
 
@@ -132,11 +133,8 @@ def test_serve_hands_live_streams_to_its_stream_process(private_redis: RedisServ
     streams = [requests.get(f"{base}/api/v1/games/{game_id}/events/stream", stream=True, timeout=10) for _ in range(3)]
     assert all(s.status_code == 200 for s in streams)
 
-    def held_sockets() -> int:
-        return sum(os.readlink(fd).startswith("socket:") for fd in Path(f"/proc/{hub}/fd").iterdir())
-
     # its listener, and a control connection and the client socket per stream
-    wait_until(lambda: held_sockets() >= 1 + 2 * 3, 10, 0.1, "the stream process to hold the streams")
+    wait_until(lambda: open_sockets(hub) >= 1 + 2 * 3, 10, 0.1, "the stream process to hold the streams")
     first = [next(s.iter_lines()) for s in streams]
     assert all(line.startswith(b"retry: ") for line in first)
 

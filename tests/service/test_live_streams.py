@@ -27,7 +27,7 @@ from hourglass_client import Client
 
 from service.cli import gunicorn_command
 from tests.browser import launch, playwright_or_skip
-from tests.live import free_port, wait_until_serving
+from tests.live import free_port, open_sockets, wait_until_serving
 
 ROOT = Path(__file__).parents[2]
 SPECTATORS = 24
@@ -159,8 +159,10 @@ def test_every_follower_gets_every_event_once_in_order_with_valid_framing(server
     time.sleep(1.0)  # quiet: keep-alives go out through gunicorn, then the feed's writes follow them
     first_live = svc.load(gid).version + 1
     if base in HUBS:  # the stream process holds every live stream (the HTTP/1.0 one included)
-        held = [os.readlink(fd) for fd in Path(f"/proc/{HUBS[base].pid}/fd").iterdir()]
-        assert sum(link.startswith("socket:") for link in held) >= SPECTATORS + 3
+        deadline = time.monotonic() + 30
+        while open_sockets(HUBS[base].pid) < SPECTATORS + 3:  # the hand-overs may lag on a busy machine
+            assert time.monotonic() < deadline, "the stream process does not hold the streams"
+            time.sleep(0.1)
     play_rounds(base, svc, gid, tokens, 3)
     version = svc.load(gid).version
     assert svc.load(gid).finished
