@@ -82,21 +82,24 @@ def serve(argv: Sequence[str]) -> int:
     env = {**os.environ, "REDIS_URL": url}
     print(f"hourglass: Redis at {url}" + (f", queues at {queues}" if queues != url else ""), flush=True)
     commands = {}
+    hub_dir: str | None = None
     if not args.no_web:
         commands["web"] = gunicorn_command(args.host, args.port, args.workers, args.threads, args.worker_class,
                                            args.connections)
         print(f"hourglass: serving on http://{args.host}:{args.port} (API docs at /docs)", flush=True)
         if not args.no_stream_hub:
-            hub_socket = os.path.join(tempfile.mkdtemp(prefix="hourglass-"), "streams.sock")
-            env["HOURGLASS_STREAM_HUB"] = hub_socket
+            from service.streamhub import HUB_ENV
+
+            hub_dir = tempfile.mkdtemp(prefix="hourglass-")  # private (0700): the socket's only way in
+            hub_socket = env[HUB_ENV] = os.path.join(hub_dir, "streams.sock")
             commands["streams"] = [sys.executable, "-m", "service.streamhub", "--socket", hub_socket]
     if not args.no_worker:
         commands["worker"] = [sys.executable, "-m", "service.cli", "worker"]
     try:
         return supervise(commands, env)
     finally:
-        if "streams" in commands:
-            shutil.rmtree(os.path.dirname(env["HOURGLASS_STREAM_HUB"]), ignore_errors=True)
+        if hub_dir is not None:
+            shutil.rmtree(hub_dir, ignore_errors=True)
 
 
 WORKER_CLASSES = {"gevent": "service.gunicorn_worker.ProblemGeventWorker",
