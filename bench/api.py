@@ -8,10 +8,13 @@ clients (``--clients``, default 16), and, in the same run, the baselines:
 
 The client adds no overhead of its own: ``http.client`` on a keep-alive connection with the
 request's body and headers built before the clock starts, one client per process (N processes).
-Only the POST of each move is timed. Choosing the move (GET .../moves) and the SYSTEM steps a
-worker would append (run in the client's process through GameService) are not.
+Only the POST of each move is timed. Choosing the move and the SYSTEM steps a worker would append
+(run in the client's process through GameService) are not. The concurrent run is made twice: with
+each move chosen from GET .../moves (a play loop, so the server also answers those GETs), and with
+each move chosen in the client's process from the game it loads anyway (the server answers only
+the timed POSTs).
 
-    REDIS_URL=redis://127.0.0.1:6379/0 python bench/api.py [--moves 400] [--clients 16]
+    REDIS_URL=redis://127.0.0.1:6379/0 python bench/api.py [--moves 800] [--clients 16]
 
 Never asserts timings. (tests/service/test_round_trips.py counts the POST's Redis round trips.)
 """
@@ -37,7 +40,7 @@ import redis
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.games import GameService  # noqa: E402
+from core.games import Game, GameService  # noqa: E402
 from core.store import EventStore  # noqa: E402
 from domain.core import SYSTEM  # noqa: E402
 from service.cli import gunicorn_command  # noqa: E402
@@ -99,21 +102,24 @@ class Client:
         return response.status, response.read()
 
 
-def worker_steps(svc: GameService, game_id: str) -> bool:
-    """Append SYSTEM steps as a worker would; False once the game is over."""
-    while True:
-        game = svc.load(game_id)
-        if game.finished:
-            return False
+def worker_steps(svc: GameService, game_id: str) -> Game | None:
+    """Append SYSTEM steps as a worker would; the game a seat is then to act in, None once it is over."""
+    game = svc.load(game_id)
+    while not game.finished:
         if SYSTEM not in game.to_act:
-            return True
-        svc.apply(game_id, SYSTEM, game.rules.default_move(game.state, SYSTEM), expected_version=game.version,
-                  idempotency_key=f"advance:{game.version}")
+            return game
+        game = svc.apply(game_id, SYSTEM, game.rules.default_move(game.state, SYSTEM), expected_version=game.version,
+                         idempotency_key=f"advance:{game.version}").game
+    return None
 
 
-def play_moves(args: tuple[str, int, int, int]) -> tuple[list[float], list[str]]:
-    """One client: play Orléans games by POSTing random legal moves; the POSTs' latencies."""
-    url, port, moves, seed = args
+def play_moves(args: tuple[str, int, int, int, bool]) -> tuple[list[float], list[str]]:
+    """One client: play Orléans games by POSTing random legal moves; the POSTs' latencies.
+
+    ``listed``: each move is chosen from GET .../moves; otherwise from the legal moves of the
+    game as the client's own GameService loaded it (no request but the timed POST).
+    """
+    url, port, moves, seed, listed = args
     svc = GameService(redis.Redis.from_url(url))
     client = Client(port)
     rng = random.Random(seed)
@@ -131,13 +137,18 @@ def play_moves(args: tuple[str, int, int, int]) -> tuple[list[float], list[str]]
         games.append(game_id)
         tokens = {s["seat"]: s["token"] for s in created["seats"]}
         path = f"/api/v1/games/{game_id}/moves"
-        while len(latencies) < moves and worker_steps(svc, game_id):
-            seat = min(a for a in svc.load(game_id).to_act if a != SYSTEM)
+        while len(latencies) < moves and (game := worker_steps(svc, game_id)) is not None:
+            seat = min(a for a in game.to_act if a != SYSTEM)
             auth = {"Authorization": f"Bearer {tokens[seat]}"}
-            status, raw = client.call("GET", path, None, auth)
-            listed = json.loads(raw)
-            body = json.dumps(rng.choice(listed["moves"])).encode()
-            headers = {**auth, **json_headers, "If-Match": str(listed["version"])}
+            if listed:
+                status, raw = client.call("GET", path, None, auth)
+                page = json.loads(raw)
+                version, move = page["version"], rng.choice(page["moves"])
+            else:
+                version = game.version
+                move = game.rules.move_to_json(rng.choice(game.rules.legal_moves(game.state, seat)))
+            body = json.dumps(move).encode()
+            headers = {**auth, **json_headers, "If-Match": str(version)}
             t = time.perf_counter()
             status, raw = client.call("POST", path, body, headers)
             latencies.append(time.perf_counter() - t)
@@ -170,13 +181,13 @@ def fan_out(fn: Any, jobs: list[Any]) -> tuple[list[Any], float]:
 
 def line(label: str, samples: list[float], seconds: float | None = None) -> str:
     rate = f", {len(samples) / seconds:.0f}/s" if seconds else ""
-    return (f"  {label:<38} n={len(samples):<5} p50 {percentile(samples, 0.5) * 1000:6.2f} ms  "
+    return (f"  {label:<44} n={len(samples):<5} p50 {percentile(samples, 0.5) * 1000:6.2f} ms  "
             f"p99 {percentile(samples, 0.99) * 1000:6.2f} ms{rate}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--moves", type=int, default=400, help="POSTs per run (split among the clients)")
+    parser.add_argument("--moves", type=int, default=800, help="POSTs per run (split among the clients)")
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args()
@@ -184,13 +195,16 @@ def main() -> None:
     games: list[str] = []
     proc, port = start_server(args.redis_url)
     try:
-        play_moves((args.redis_url, port, 20, 0))  # warm both gunicorn workers' imports
-        sequential, seq_games = play_moves((args.redis_url, port, args.moves, 1))
+        play_moves((args.redis_url, port, 20, 0, True))  # warm both gunicorn workers' imports
+        sequential, seq_games = play_moves((args.redis_url, port, args.moves, 1, True))
         games += seq_games
         per_client = max(1, args.moves // args.clients)
-        results, wall = fan_out(play_moves, [(args.redis_url, port, per_client, 100 + i) for i in range(args.clients)])
-        concurrent = [x for lat, _ in results for x in lat]
-        games += [g for _, gs in results for g in gs]
+        concurrent: dict[bool, tuple[list[float], float]] = {}
+        for listed in (True, False):
+            results, wall = fan_out(play_moves, [(args.redis_url, port, per_client, 100 + i, listed)
+                                                 for i in range(args.clients)])
+            concurrent[listed] = [x for lat, _ in results for x in lat], wall
+            games += [g for _, gs in results for g in gs]
     finally:
         proc.terminate()
         proc.wait(timeout=15)
@@ -207,10 +221,11 @@ def main() -> None:
     EventStore(conn).delete(games)
     print(f"POST /api/v1/games/{{id}}/moves (gunicorn: {' '.join(gunicorn_command('h', 0)[5:9])}, rate limiter on)")
     print(line("1 client", sequential))
-    print(line(f"{args.clients} concurrent clients", concurrent, wall))
+    print(line(f"{args.clients} concurrent clients, GET+POST", *concurrent[True]))
+    print(line(f"{args.clients} concurrent clients, POST only", *concurrent[False]))
     print("Baseline, same client and server settings: minimal Flask route POST /echo")
     print(line("1 client", echo_one))
-    print(line(f"{args.clients} concurrent clients", echo_many, echo_wall))
+    print(line(f"{args.clients} concurrent clients, POST only", echo_many, echo_wall))
     print(f"Redis baseline (same run): PING p50 {ping * 1000:.3f} ms, XADD p50 {xadd * 1000:.3f} ms (back to back)")
     p50 = percentile(sequential, 0.5)
     print(f"  ratio: POST p50 (1 client) / XADD p50 = {p50 / xadd:.1f}x; "
