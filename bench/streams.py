@@ -1,7 +1,7 @@
 """Live-stream benchmark: one 4-seat game followed by many spectators over SSE.
 
     python bench/streams.py [--spectators 1000] [--moves 80] [--pace 0.01] [--worker-class gevent|gthread]
-                            [--client-procs 2] [--split]
+                            [--client-procs 2] [--split] [--hub [--hub-nice N]]
 
 Starts gunicorn on a free loopback port (2 workers; gevent by default, as in the Procfile, or
 the old gthread 2 x 8 threads for comparison), opens N spectator streams from ``--client-procs``
@@ -18,7 +18,8 @@ fan-out's baseline, the same spectators fed by a bare Python loop of non-blockin
 framework, no Redis): the floor of a fan-out on this machine.
 
 ``--hub`` hands the streams over to a stream process (``service.streamhub``), the layout
-``hourglass serve`` runs by default; its CPU is counted as the server's. ``--split`` serves the
+``hourglass serve`` runs by default, at serve's lower CPU priority (``--hub-nice``, 0 for the
+same priority as the web); its CPU is counted as the server's. ``--split`` serves the
 streams from a second server of the same app (1 worker each, the same process count), as a proxy
 routing ``/events/stream`` to a pool of its own would: the fan-out then never queues in front of
 a move in one process. Never asserts timings.
@@ -52,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 from core.games import GameService  # noqa: E402
 from core.store import EventStore  # noqa: E402
 from domain.core import SYSTEM  # noqa: E402
+from service.streamhub import DEFAULT_NICE  # noqa: E402
 
 
 def server_cpu_s(proc: subprocess.Popen[bytes]) -> float:
@@ -67,10 +69,10 @@ def process_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_hub(url: str) -> tuple[subprocess.Popen[bytes], str]:
+def start_hub(url: str, nice: int) -> tuple[subprocess.Popen[bytes], str]:
     """The stream process (service.streamhub) that ``hourglass serve`` runs beside the web."""
     path = os.path.join(tempfile.mkdtemp(prefix="hourglass-bench-"), "streams.sock")
-    hub = subprocess.Popen([sys.executable, "-m", "service.streamhub", "--socket", path], cwd=ROOT,
+    hub = subprocess.Popen([sys.executable, "-m", "service.streamhub", "--socket", path, "--nice", str(nice)], cwd=ROOT,
                            env={**os.environ, "REDIS_URL": url}, stdout=subprocess.DEVNULL)
     for _ in range(300):
         if os.path.exists(path):
@@ -313,6 +315,8 @@ def main() -> None:
     parser.add_argument("--worker-class", default="gevent", choices=("gevent", "gthread"))
     parser.add_argument("--hub", action="store_true",
                         help="hand the streams over to a stream process, as `hourglass serve` runs them")
+    parser.add_argument("--hub-nice", type=int, default=DEFAULT_NICE,
+                        help="the stream process's CPU priority decrement (serve's default: %(default)s)")
     parser.add_argument("--split", action="store_true",
                         help="serve the streams from a server of their own (1 worker each) instead of 2 shared workers")
     parser.add_argument("--pace", type=float, default=0.01,
@@ -321,7 +325,7 @@ def main() -> None:
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args()
     svc = GameService(redis.Redis.from_url(args.redis_url))
-    hub, hub_path = start_hub(args.redis_url) if args.hub else (None, "")
+    hub, hub_path = start_hub(args.redis_url, args.hub_nice) if args.hub else (None, "")
     servers = [start_server(args.redis_url, args.worker_class, 1 if args.split else 2, hub_path)]
     if args.split:  # a second server of the same app, for the streams only (a proxy would route by path)
         servers.append(start_server(args.redis_url, args.worker_class, 1))
@@ -353,7 +357,8 @@ def main() -> None:
     floor_delays = [arrival - t0 for v, t0 in floor_sent.items() for arrival in floor.arrivals.get(v, [])]
     complete = sum(1 for v in sent if len(watchers.arrivals.get(v, [])) == watchers.connected)
     layout = ("1 worker for the API + 1 for the streams (--split)" if args.split else
-              "2 workers handing the streams to a stream process (--hub)" if args.hub else "2 workers serving both")
+              f"2 workers handing the streams to a stream process (--hub, nice {args.hub_nice})" if args.hub
+              else "2 workers serving both")
     print(f"gunicorn {args.worker_class}, {layout}; a move every {args.pace * 1000:.0f} ms + its requests; "
           f"{args.spectators} spectators: {watchers.connected} connected, "
           f"{watchers.failed} failed")

@@ -1,7 +1,8 @@
 """``hourglass``: the console script.
 
     hourglass serve [--host H] [--port P] [--workers N] [--worker-class gevent|gthread]
-                    [--connections C] [--threads T] [--no-worker | --no-web] [--no-stream-hub]
+                    [--connections C] [--threads T] [--no-worker | --no-web]
+                    [--no-stream-hub | --stream-nice N]
     hourglass worker ...      (workers.cli)
     hourglass selfplay ...    (domain.selfplay)
     hourglass replay ...      (replays.cli)
@@ -15,7 +16,8 @@ a capped exponential backoff (one line on stderr each time); Ctrl-C (or SIGTERM)
 ``--no-worker`` and ``--no-web`` supervise just one of the two (the Procfile runs one of each).
 Beside the web, a stream process (``service.streamhub``) serves the live event streams the web
 workers hand over to it, so no fan-out to spectators runs in a process that answers moves;
-``--no-stream-hub`` leaves it out.
+``--no-stream-hub`` leaves it out. It runs at a lower CPU priority (``--stream-nice``, 10 by
+default; env ``HOURGLASS_STREAM_NICE``), so on shared cores a move goes before the fan-out.
 With ``REDIS_URL=redis+cluster://…`` the events live on a Redis Cluster and the RQ queues on the
 plain server ``HOURGLASS_QUEUE_URL`` names (docs/topology.md); serve refuses to start without it.
 
@@ -67,9 +69,21 @@ def serve(argv: Sequence[str]) -> int:
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--no-worker", action="store_true", help="web only (run workers elsewhere)")
     only.add_argument("--no-web", action="store_true", help="worker only (a supervised `hourglass worker`)")
-    parser.add_argument("--no-stream-hub", action="store_true",
-                        help="each web worker serves its own live streams (no stream process)")
+    hub = parser.add_mutually_exclusive_group()
+    hub.add_argument("--no-stream-hub", action="store_true",
+                     help="each web worker serves its own live streams (no stream process)")
+    hub.add_argument("--stream-nice", type=niceness, default=None,
+                     help="lower the stream process's CPU priority by N, 0-19 (default 10: moves go first)")
     args = parser.parse_args(argv)
+    nice = args.stream_nice
+    if nice is None:
+        from service.streamhub import DEFAULT_NICE
+
+        try:
+            nice = niceness(os.environ.get("HOURGLASS_STREAM_NICE", str(DEFAULT_NICE)))
+        except argparse.ArgumentTypeError as exc:
+            print(f"hourglass: HOURGLASS_STREAM_NICE: {exc}", file=sys.stderr, flush=True)
+            return 2
 
     from core.connection import ClusterWithoutQueue, queue_url, redis_url
 
@@ -92,7 +106,8 @@ def serve(argv: Sequence[str]) -> int:
 
             hub_dir = tempfile.mkdtemp(prefix="hourglass-")  # private (0700): the socket's only way in
             hub_socket = env[HUB_ENV] = os.path.join(hub_dir, "streams.sock")
-            commands["streams"] = [sys.executable, "-m", "service.streamhub", "--socket", hub_socket]
+            commands["streams"] = [sys.executable, "-m", "service.streamhub", "--socket", hub_socket,
+                                   "--nice", str(nice)]
     if not args.no_worker:
         commands["worker"] = [sys.executable, "-m", "service.cli", "worker"]
     try:
@@ -100,6 +115,17 @@ def serve(argv: Sequence[str]) -> int:
     finally:
         if hub_dir is not None:
             shutil.rmtree(hub_dir, ignore_errors=True)
+
+
+def niceness(raw: str) -> int:
+    """A CPU priority decrement a process may give itself without privileges: 0 to 19."""
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number") from None
+    if not 0 <= value <= 19:
+        raise argparse.ArgumentTypeError(f"{value} is outside 0-19")
+    return value
 
 
 WORKER_CLASSES = {"gevent": "service.gunicorn_worker.ProblemGeventWorker",

@@ -15,7 +15,12 @@ stream is over and the worker ends the response (for HTTP/1.1, the last chunk). 
 that cannot reach this process serves the stream itself. If this process dies, its streams drop
 and the clients resume with ``Last-Event-ID``; the supervisor starts it again.
 
-    python -m service.streamhub --socket PATH [--app service.wsgi:app]
+``--nice N`` lowers this process's CPU priority by N (``hourglass serve`` passes
+:data:`DEFAULT_NICE`): where the web and the fan-out share cores, the kernel then runs a move
+first and the fan-out in the time left, so a crowd of spectators does not slow the seats'
+POSTs; the streams lag instead, and a subscriber that falls far behind is cut off and resumes.
+
+    python -m service.streamhub --socket PATH [--app service.wsgi:app] [--nice N]
 """
 from __future__ import annotations
 
@@ -31,6 +36,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 HUB_ENV = "HOURGLASS_STREAM_HUB"
+DEFAULT_NICE = 10  # bench/streams.py --hub: the POST's slowdown from 1,000 spectators, 1.24-2.6x at 0, 1.05-1.08x at 10
 MAX_PARAMS = 4096
 
 
@@ -135,8 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m service.streamhub", description=__doc__.splitlines()[0])
     parser.add_argument("--socket", required=True, help="the Unix socket the web workers hand streams to")
     parser.add_argument("--app", default="service.wsgi:app", help="the web's WSGI app (module:attribute)")
+    parser.add_argument("--nice", type=int, default=0, help="lower this process's CPU priority by N (os.nice)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    if args.nice:
+        os.nice(args.nice)
     serve(args.socket, args.app)
     return 0
 

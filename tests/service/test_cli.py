@@ -38,3 +38,19 @@ def test_good_arguments_still_play(capsys: pytest.CaptureFixture[str]) -> None:
 def test_a_bot_that_does_not_play_the_game_is_named(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["selfplay", "--game", "cathedral", "--players", "2", "--bots", "search"]) == 2
     assert "unknown bot 'search' for cathedral; known: greedy, random" in capsys.readouterr().err
+
+
+def test_the_stream_process_priority_is_checked_before_anything_starts(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--stream-nice`` and ``HOURGLASS_STREAM_NICE`` take 0-19 (what a process may lower its
+    own priority by without privileges); anything else is refused before Redis or a child starts."""
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--stream-nice", "25"])
+    assert stop.value.code == 2 and "argument --stream-nice: 25 is outside 0-19" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--stream-nice", "5", "--no-stream-hub"])
+    assert stop.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+    monkeypatch.setenv("HOURGLASS_STREAM_NICE", "-5")
+    assert main(["serve"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == "hourglass: HOURGLASS_STREAM_NICE: -5 is outside 0-19\n"
