@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 from domain.orleans import data as D
-from domain.orleans.memo import stale_keys
+from domain.orleans.memo import MEMO_INPUTS, stale_keys
 from domain.orleans.model import (
     CHARS,
     GOODS,
@@ -93,8 +93,8 @@ def replace(obj: DC, **changes: Any) -> DC:
     fresh = old | changes
     if len(fresh) != len(old):  # a key that is not a field (every field is in the old dict)
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - _fields(cls))}")
-    if len(old) > len(_FIELDS.get(cls) or _fields(cls)):  # memoised values (memo.memo) may be stale
-        _drop_memos(cls, fresh, changes)
+    if len(old) > len(_FIELDS.get(cls) or _fields(cls)) and not MEMO_INPUTS[cls].isdisjoint(changes):
+        _drop_memos(cls, fresh, changes)  # memoised values (memo.memo) derived from a changed field
     new = _new(cls)
     _set_attr(new, "__dict__", fresh)  # frozen: bypass the dataclass's __setattr__, as __init__ does
     return new
@@ -112,6 +112,7 @@ def _drop_memos(cls: type, fresh: dict[str, Any], changes: Iterable[str]) -> Non
 
 
 _new = object.__new__
+_PLAYERS = ("players",)  # what with_player changes in the State
 PLAYER_FIELDS, STATE_FIELDS = len(_fields(Player)), len(_fields(State))
 _set_attr = object.__setattr__
 
@@ -150,7 +151,7 @@ def with_player(state: State, seat: int, **changes: Any) -> State:
     fresh = old | changes
     if len(fresh) != len(old):
         raise TypeError(f"Player has no field(s) {sorted(set(changes) - _fields(Player))}")
-    if len(old) > PLAYER_FIELDS:
+    if len(old) > PLAYER_FIELDS and not MEMO_INPUTS[Player].isdisjoint(changes):
         _drop_memos(Player, fresh, changes)
     new = _new(Player)
     _set_attr(new, "__dict__", fresh)
@@ -158,7 +159,7 @@ def with_player(state: State, seat: int, **changes: Any) -> State:
     fresh = old.copy()
     fresh["players"] = players[:seat] + (new,) + players[seat + 1:]
     if len(old) > STATE_FIELDS:
-        _drop_memos(State, fresh, ("players",))
+        _drop_memos(State, fresh, _PLAYERS)
     after = _new(State)
     _set_attr(after, "__dict__", fresh)
     return after

@@ -1,6 +1,7 @@
 """Values derived from a frozen state object, computed once and kept on the object."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -9,6 +10,9 @@ Obj = TypeVar("Obj")
 
 
 MEMO_KEYS: dict[type, tuple[tuple[str, frozenset[str] | None], ...]] = {}
+# cls -> every field some memo of cls is derived from: a change to none of them keeps every memo,
+# which the fold tells with one isdisjoint instead of looking up the stale keys
+MEMO_INPUTS: dict[type, frozenset[str]] = {}
 _STALE: dict[tuple[type, tuple[str, ...]], tuple[str, ...]] = {}
 
 
@@ -16,6 +20,8 @@ def memo_key(cls: type, name: str, depends_on: tuple[str, ...] | None = None) ->
     """Declare a memo key of ``cls`` and the fields its value is derived from (None: all)."""
     assert name.startswith("_") and name not in {k for k, _ in MEMO_KEYS.get(cls, ())}
     MEMO_KEYS[cls] = (*MEMO_KEYS.get(cls, ()), (name, None if depends_on is None else frozenset(depends_on)))
+    inputs = depends_on if depends_on is not None else (f.name for f in dataclasses.fields(cls))
+    MEMO_INPUTS[cls] = MEMO_INPUTS.get(cls, frozenset()).union(inputs)
     _STALE.clear()
     return name
 
