@@ -120,17 +120,26 @@ _set_attr = object.__setattr__
 # --- small tuple helpers -------------------------------------------------------------------------
 
 
+# (through a list: two new sequences instead of the slices' four or five)
+
+
 def bump(values: tuple[int, ...], index: int, delta: int) -> tuple[int, ...]:
-    return values[:index] + (values[index] + delta,) + values[index + 1:]
+    items = list(values)
+    items[index] += delta
+    return tuple(items)
 
 
 def put(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
-    return values[:index] + (value,) + values[index + 1:]
+    items = list(values)
+    items[index] = value
+    return tuple(items)
 
 
 def without(tiles: tuple[T, ...], tile: T) -> tuple[T, ...]:
-    i = tiles.index(tile)
-    return tiles[:i] + tiles[i + 1:]
+    """``tiles`` less its first ``tile`` (ValueError if there is none)."""
+    items = list(tiles)
+    items.remove(tile)
+    return tuple(items)
 
 
 def without_all(tiles: tuple[T, ...], removed: Iterable[T]) -> tuple[T, ...]:
@@ -157,7 +166,7 @@ def with_player(state: State, seat: int, **changes: Any) -> State:
     _set_attr(new, "__dict__", fresh)
     old = state.__dict__
     fresh = old.copy()
-    fresh["players"] = players[:seat] + (new,) + players[seat + 1:]
+    fresh["players"] = put(players, seat, new)
     if len(old) > STATE_FIELDS:
         _drop_memos(State, fresh, _PLAYERS)
     after = _new(State)
