@@ -178,10 +178,14 @@ def _to_act(state: State) -> frozenset[Actor]:
     return frozenset({SYSTEM})
 
 
+FOOD_COMMANDS: tuple[type[SeatCommand], ...] = (PayFood,)  # a Harvest's food is paid first
+TORTURE_COMMANDS: tuple[type[SeatCommand], ...] = (GiveUp,)
+
+
 def allowed_types(state: State, seat: int) -> tuple[type[SeatCommand], ...]:
     if state.dues and any(d.seat == seat for d in state.dues):
         kinds = {d.kind for d in state.dues if d.seat == seat}
-        return (PayFood,) if "food" in kinds else (GiveUp,)
+        return FOOD_COMMANDS if "food" in kinds else TORTURE_COMMANDS
     if state.choice is not None:
         return CHOICE_COMMANDS[state.choice.kind]
     if not rules_at_least(state, 3):
@@ -207,7 +211,17 @@ def system_step(state: State) -> SystemCommand:
 
 
 def guard(state: State, command: Command) -> None:
-    """The fixed order of checks before any rule runs."""
+    """The fixed order of checks before any rule runs.
+
+    A command that legal_moves listed for this very state object passes all of them (the list
+    exists only for a seat to act in an unfinished game, and holds what the validators accept:
+    accepted <=> listed, tests/domain/test_playout.py), so it is looked for first.
+    """
+    listed: dict[Actor, tuple[Command, ...]] | None = state.__dict__.get(LISTED)
+    if listed is not None:
+        for move in listed.get(command.seat, ()):
+            if move is command:
+                return
     if state.phase is FINISHED:
         raise Rejected(RejectKind.GAME_OVER, "the game is over")
     seat = command.seat
@@ -220,11 +234,6 @@ def guard(state: State, command: Command) -> None:
     acting = to_act(state)
     if seat not in acting:
         raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(seat)} is not to act; waiting for {who_list(acting)}")
-    listed: dict[Actor, tuple[Command, ...]] | None = state.__dict__.get(LISTED)
-    if listed is not None:  # legal_moves listed this very object for this state: decide accepts it
-        for move in listed.get(seat, ()):  # (accepted <=> listed: tests/domain/test_playout.py)
-            if move is command:
-                return
     if not isinstance(command, SEAT_COMMANDS):
         if command != system_step(state):
             raise Rejected(RejectKind.WRONG_PHASE, f"the next system step is {type(system_step(state)).__name__}")
@@ -264,24 +273,25 @@ def transact(state: State, command: Command, rng: Rng) -> Tx:
 
 
 def legal_moves(state: State, actor: Actor) -> list[Command]:
+    memo = state.__dict__
+    listed: dict[Actor, tuple[Command, ...]] | None = memo.get(LISTED)
+    if listed is not None and actor in listed:
+        return list(listed[actor])
     if state.phase is FINISHED:
         return []
-    acting = to_act(state)
+    acting = memo.get(TO_ACT) or to_act(state)  # to_act's memo read inline: a call less per decision
     if isinstance(actor, str):  # SYSTEM: its step, or a timeout for each seat to act
         if SYSTEM in acting:
             return [system_step(state)]
         return [ApplyTimeout(seat) for seat in sorted(s for s in acting if isinstance(s, int))]
     if actor not in acting:
         return []
-    listed: dict[Actor, tuple[Command, ...]] | None = state.__dict__.get(LISTED)
+    fresh = _seat_moves(state, actor)
     if listed is None:
-        listed = state.__dict__[LISTED] = {}
-    moves = listed.get(actor)
-    if moves is None:
-        fresh = _seat_moves(state, actor)
+        memo[LISTED] = {actor: tuple(fresh)}
+    else:
         listed[actor] = tuple(fresh)
-        return fresh
-    return list(moves)
+    return fresh
 
 
 def _seat_moves(state: State, actor: int) -> list[Command]:
