@@ -7,6 +7,7 @@ from enum import Enum
 from typing import Final, TypeAlias, get_args
 
 from domain.codec import added
+from domain.frozen import one_step_init
 from domain.orleans.data import Char, Edition, Good, Hourglass, Item, Reward, Tile
 from domain.orleans.memo import memo_key
 
@@ -679,3 +680,6 @@ Event: TypeAlias = (
 )
 EVENTS: tuple[type[Event], ...] = get_args(Event)
 HIDDEN_EVENTS = (FollowerPlaced, FollowerTakenBack, MovedToTower)  # sealed planning (D10)
+
+for _record in (Config, Slots, Placement, Player, Choice, Due, State, *COMMANDS, *EVENTS):
+    one_step_init(_record)  # built on every decision: one dict, not one __setattr__ per field
