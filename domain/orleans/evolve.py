@@ -319,12 +319,6 @@ def _(e: FollowersDrawn, state: State) -> State:
     return replace(state, draws=e.draws)
 
 
-def take_from_market(p: Player, tile: D.Tile) -> dict[str, tuple[D.Tile, ...]]:
-    if tile in p.market:
-        return {"market": without(p.market, tile)}
-    return {"tower": without(p.tower, tile)}
-
-
 @fold_rule
 def _(e: TowerLoadingBegan, state: State) -> State:
     return with_player(state, e.seat, loading=True)
@@ -343,17 +337,20 @@ def _(e: TowerLoadingEnded, state: State) -> State:
 
 @fold_rule
 def _(e: FollowerPlaced, state: State) -> State:
-    p = player(state, e.seat)
-    changes = take_from_market(p, e.tile)
-    if "tower" in changes and rules_at_least(state, 3):  # remembered for a take-back and the sealed view
-        changes["planned_from_tower"] = p.planned_from_tower + (e.tile,)
-    return with_player(state, e.seat, pending=p.pending + (Placement(e.tile, e.place, e.space),), **changes)
+    p = state.players[e.seat]
+    pending = p.pending + (Placement(e.tile, e.place, e.space),)
+    if e.tile in p.market:  # the market first, then the Gunpowder Tower
+        return with_player(state, e.seat, pending=pending, market=without(p.market, e.tile))
+    if rules_at_least(state, 3):  # remembered for a take-back and the sealed view
+        return with_player(state, e.seat, pending=pending, tower=without(p.tower, e.tile),
+                           planned_from_tower=p.planned_from_tower + (e.tile,))
+    return with_player(state, e.seat, pending=pending, tower=without(p.tower, e.tile))
 
 
 @fold_rule
 def _(e: FollowerTakenBack, state: State) -> State:
-    p = player(state, e.seat)
-    pending = tuple(x for x in p.pending if (x.place, x.space) != (e.place, e.space))
+    p = state.players[e.seat]
+    pending = tuple([x for x in p.pending if x.space != e.space or x.place != e.place])
     if e.tile in p.planned_from_tower:  # back where it came from; the tower first, as placing takes the market first
         return with_player(state, e.seat, pending=pending, tower=sort_tiles(p.tower + (e.tile,)),
                            planned_from_tower=without(p.planned_from_tower, e.tile))
@@ -373,21 +370,26 @@ def _(e: PlanningFinished, state: State) -> State:
 
 @fold_rule
 def _(e: PlansRevealed, state: State) -> State:
-    players = list(state.players)
     placed: dict[int, list[Placement]] = {}
     for seat, placement in e.placements:
         placed.setdefault(seat, []).append(placement)
-    for seat, placements in placed.items():  # one new places tuple per seat (each seat's own spaces)
-        p = players[seat]
-        index, places = place_map(p), list(p.places)
-        for x in placements:
-            i = index[x.place]
-            places[i] = replace(places[i], slots=put(places[i].slots, x.space, x.tile.value))
-        players[seat] = replace(p, places=tuple(places))
-        players[seat].__dict__[PLACE_MAP] = index  # the same places, other slots: the memo still holds
+    towers: dict[int, tuple[D.Tile, ...]] = {}
     for seat, tile in e.tower:
-        players[seat] = replace(players[seat], tower=sort_tiles(players[seat].tower + (tile,)))
-    players = [replace(p, pending=(), tower_pending=(), planned_from_tower=()) for p in players]
+        towers[seat] = towers.get(seat, ()) + (tile,)
+    players = []
+    for seat, p in enumerate(state.players):  # one new player each, its plan cleared
+        changes: dict[str, Any] = {"pending": (), "tower_pending": (), "planned_from_tower": ()}
+        if seat in towers:
+            changes["tower"] = sort_tiles(p.tower + towers[seat])
+        if seat not in placed:
+            players.append(replace(p, **changes))
+            continue
+        index, places = place_map(p), list(p.places)
+        for x in placed[seat]:
+            i = index[x.place]
+            places[i] = Slots(x.place, put(places[i].slots, x.space, x.tile.value))
+        players.append(replace(p, places=tuple(places), **changes))
+        players[seat].__dict__[PLACE_MAP] = index  # the same places, other slots: the memo still holds
     return replace(state, players=tuple(players))
 
 

@@ -127,8 +127,10 @@ def _draws(seat: int, top: int) -> tuple[DrawFollowers, ...]:
 
 
 def end_of_followers(tx: Tx) -> None:
-    if all(p.drew and not p.loading for p in tx.state.players):
-        tx.emit(PhaseBegan(Phase.PLANNING))
+    for p in tx.state.players:  # (a loop, not all(): no generator frame on every draw)
+        if not p.drew or p.loading:
+            return
+    tx.emit(PhaseBegan(Phase.PLANNING))
 
 
 # --- the Gunpowder Tower, rules 3 (R14 l.673-681, R23 l.593-600) ---------------------------------------

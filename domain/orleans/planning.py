@@ -125,8 +125,11 @@ def validate_take_back(state: State, c: TakeBackFollower) -> Why:
 def apply_take_back(tx: Tx, c: TakeBackFollower) -> None:
     """Rules 3 (R23 l.375, D10): until done, a seat may change its mind; the tile goes back
     where it came from (the market, or the Gunpowder Tower)."""
-    tile = next(x.tile for x in tx.state.players[c.seat].pending if x.place == c.place and x.space == c.space)
-    tx.emit(FollowerTakenBack(c.seat, c.place, c.space, tile))
+    for x in tx.state.players[c.seat].pending:
+        if x.space == c.space and x.place == c.place:
+            tx.emit(FollowerTakenBack(c.seat, c.place, c.space, x.tile))
+            return
+    raise AssertionError("validate_take_back checked that the placement exists")
 
 
 def candidates_take_back(state: State, seat: int) -> list[TakeBackFollower]:
@@ -168,8 +171,9 @@ def candidates_move_to_tower(state: State, seat: int) -> Iterator[MoveToTower]:
 def apply_finish_planning(tx: Tx, c: FinishPlanning) -> None:
     tx.emit(PlanningFinished(c.seat))
     state = tx.state
-    if not all(p.planned for p in state.players):
-        return
+    for p in state.players:  # (a loop, not all(): no generator frame on every seat's last move)
+        if not p.planned:
+            return
     placements = tuple((i, x) for i, p in enumerate(state.players) for x in p.pending)
     tower = tuple((i, t) for i, p in enumerate(state.players) for t in p.tower_pending)
     tx.emit(PlansRevealed(placements, tower))
