@@ -211,11 +211,11 @@ def add_to_bag(p: Player, tiles: Iterable[D.Tile]) -> tuple[D.Tile, ...]:
 # --- the fold ---------------------------------------------------------------------------------
 
 
-_RULES: dict[type, Callable[[Any, Any], State]] = {}
+FOLD_RULES: dict[type, Callable[[Any, Any], State]] = {}  # event class -> its rule(event, state)
 
 
 def evolve(state: State | None, event: Event) -> State:
-    rule = _RULES.get(type(event))
+    rule = FOLD_RULES.get(type(event))
     if rule is None:
         raise TypeError(f"not an Orléans event: {event!r}")
     return rule(event, state)
@@ -224,7 +224,7 @@ def evolve(state: State | None, event: Event) -> State:
 def fold_rule(rule: Callable[[E, S], State]) -> Callable[[E, S], State]:
     """Register ``rule(event, state) -> state`` for the event class its first parameter names."""
     first = next(iter(rule.__annotations__))
-    _RULES[get_type_hints(rule)[first]] = rule
+    FOLD_RULES[get_type_hints(rule)[first]] = rule
     return rule
 
 
