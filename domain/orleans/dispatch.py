@@ -171,10 +171,17 @@ def _to_act(state: State) -> frozenset[Actor]:
     if phase in ONE_AT_A_TIME:
         assert state.turn is not None
         return frozenset({state.turn})
+    seats: list[Actor] = []  # (plain loops: on Python 3.11 a comprehension is a call of its own)
     if phase is FOLLOWERS:
-        return frozenset([i for i, p in enumerate(state.players) if not p.drew or p.loading])
+        for i, p in enumerate(state.players):
+            if not p.drew or p.loading:
+                seats.append(i)
+        return frozenset(seats)
     if phase is PLANNING:
-        return frozenset([i for i, p in enumerate(state.players) if not p.planned])
+        for i, p in enumerate(state.players):
+            if not p.planned:
+                seats.append(i)
+        return frozenset(seats)
     return frozenset({SYSTEM})
 
 
