@@ -149,7 +149,8 @@ LEGACY_PHASE_COMMANDS: dict[Phase, tuple[type[SeatCommand], ...]] = {
 FINISHED, ACTIONS, FOLLOWERS, PLANNING = Phase.FINISHED, Phase.ACTIONS, Phase.FOLLOWERS, Phase.PLANNING
 ONE_AT_A_TIME = (Phase.EXCLUSION, Phase.ACTIONS)  # phases that go round the table one seat at a time
 
-TO_ACT = memo_key(State, "_to_act")
+TO_ACT = memo_key(State, "_to_act", depends_on=(  # what _to_act reads: a placement or a recall keeps it
+    "phase", "dues", "choice", "turn", "players.drew", "players.loading", "players.planned"))
 LISTED = memo_key(State, "_listed")  # seat -> the moves legal_moves listed for it (see guard)
 
 

@@ -112,7 +112,6 @@ def _drop_memos(cls: type, fresh: dict[str, Any], changes: Iterable[str]) -> Non
 
 
 _new = object.__new__
-_PLAYERS = ("players",)  # what with_player changes in the State
 PLAYER_FIELDS, STATE_FIELDS = len(_fields(Player)), len(_fields(State))
 _set_attr = object.__setattr__
 
@@ -167,8 +166,9 @@ def with_player(state: State, seat: int, **changes: Any) -> State:
     old = state.__dict__
     fresh = old.copy()
     fresh["players"] = put(players, seat, new)
-    if len(old) > STATE_FIELDS:
-        _drop_memos(State, fresh, _PLAYERS)
+    if len(old) > STATE_FIELDS:  # the State's memos that read these fields of a player (or all of it)
+        for key in stale_keys(State, tuple(changes), "players"):
+            fresh.pop(key, None)
     after = _new(State)
     _set_attr(after, "__dict__", fresh)
     return after
