@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache, lru_cache
+from itertools import chain
 
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why
@@ -27,7 +28,7 @@ from domain.orleans.model import (
     TakeBackFollower,
     place_map,
 )
-from domain.orleans.queries import available_tiles, owns, placement_why, tile_fits
+from domain.orleans.queries import SPACES, available_tiles, free_on, owns, placement_why, tile_fits
 
 
 def validate_place(state: State, c: PlaceFollower) -> Why:
@@ -54,13 +55,7 @@ def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
 
 
 SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
-
-# Every action space of every place, numbered: (place, space, the key of ``_fit_table``)
-SPACES: tuple[tuple[str, int, SpaceKey], ...] = tuple(
-    (place.id, i, (place.id == D.TOWN_HALL, need)) for place in D.PLACES.values() for i, need in enumerate(place.spaces))
-SPACE_IDS: dict[str, tuple[int, ...]] = {
-    place.id: tuple(n for n, (pid, _, _) in enumerate(SPACES) if pid == place.id) for place in D.PLACES.values()
-}
+SPACE_KEYS: tuple[SpaceKey, ...] = tuple((place == D.TOWN_HALL, D.PLACES[place].spaces[i]) for place, i in SPACES)
 FREE_SPACES = memo_key(Player, "_free_spaces", depends_on=("places",))
 
 
@@ -68,8 +63,7 @@ def free_spaces(p: Player) -> tuple[int, ...]:
     """The numbers (in ``SPACES``) of every empty action space the seat owns, in board order."""
     cached: tuple[int, ...] | None = p.__dict__.get(FREE_SPACES)  # memo(), inlined: a hot query
     if cached is None:
-        cached = p.__dict__[FREE_SPACES] = tuple(
-            [SPACE_IDS[s.place][i] for s in p.places for i, held in enumerate(s.slots) if held is None])
+        cached = p.__dict__[FREE_SPACES] = tuple(chain.from_iterable([free_on(s.place, s.slots) for s in p.places]))
     return cached
 
 
@@ -92,8 +86,8 @@ class _PlacementRow(list[tuple[PlaceFollower, ...] | None]):
         self.seat, self.fit = seat, fit
 
     def build(self, space: int) -> tuple[PlaceFollower, ...]:
-        place, i, key = SPACES[space]
-        moves = self[space] = tuple(PlaceFollower(self.seat, tile, place, i) for tile in self.fit[key])
+        place, i = SPACES[space]
+        moves = self[space] = tuple(PlaceFollower(self.seat, tile, place, i) for tile in self.fit[SPACE_KEYS[space]])
         return moves
 
 
