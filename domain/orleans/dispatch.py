@@ -218,8 +218,9 @@ def system_step(state: State) -> SystemCommand:
 # --- decide -------------------------------------------------------------------------------------------
 
 
-def guard(state: State, command: Command) -> None:
-    """The fixed order of checks before any rule runs.
+def guard(state: State, command: Command) -> tuple[Command, ...] | None:
+    """The fixed order of checks before any rule runs; returns the seat's listed moves when the
+    command is one of them.
 
     A command that legal_moves listed for this very state object passes all of them (the list
     exists only for a seat to act in an unfinished game, and holds what the validators accept:
@@ -227,9 +228,10 @@ def guard(state: State, command: Command) -> None:
     """
     listed: dict[Actor, tuple[Command, ...]] | None = state.__dict__.get(LISTED)
     if listed is not None:
-        for move in listed.get(command.seat, ()):
+        moves = listed.get(command.seat, ())
+        for move in moves:
             if move is command:
-                return
+                return moves
     if state.phase is FINISHED:
         raise Rejected(RejectKind.GAME_OVER, "the game is over")
     seat = command.seat
@@ -238,18 +240,19 @@ def guard(state: State, command: Command) -> None:
             raise Rejected(RejectKind.NOT_YOUR_TURN, "only the system applies timeouts")
         if command.target not in to_act(state):
             raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {command.target} is not to act")
-        return
+        return None
     acting = to_act(state)
     if seat not in acting:
         raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(seat)} is not to act; waiting for {who_list(acting)}")
     if not isinstance(command, SEAT_COMMANDS):
         if command != system_step(state):
             raise Rejected(RejectKind.WRONG_PHASE, f"the next system step is {type(system_step(state)).__name__}")
-        return
+        return None
     refuse_unless_allowed(command, allowed_types(state, command.seat))
     why = COMMAND_RULES[type(command)].validate(state, command)
     if why:
         raise Rejected(RejectKind.ILLEGAL_MOVE, why)
+    return None
 
 
 def decide(state: State, command: Command, rng: Rng) -> list[Event]:
@@ -263,7 +266,7 @@ def step(state: State, command: Command, rng: Rng) -> tuple[list[Event], State]:
 
 
 def transact(state: State, command: Command, rng: Rng) -> Tx:
-    guard(state, command)
+    listed = guard(state, command)
     tx = Tx(state, rng)
     move: Command
     if isinstance(command, ApplyTimeout):
@@ -274,7 +277,17 @@ def transact(state: State, command: Command, rng: Rng) -> Tx:
     APPLY[type(move)](tx, move)
     if state.phase is ACTIONS and move.seat != SYSTEM and not state.dues:
         actions.end_turn(tx)  # one action (with its choices) or a pass per turn
+    if listed is not None and type(command) in RELIST:
+        relisted = RELIST[type(command)](tx.state, command, listed)
+        if relisted is not None:  # what legal_moves would list for the seat now: its memo
+            tx.state.__dict__[LISTED] = {command.seat: relisted}
     return tx
+
+
+# Commands after which the seat's legal moves follow from those listed before (see planning.relist_after_place)
+RELIST: dict[type, Callable[[State, Any, tuple[Command, ...]], tuple[Command, ...] | None]] = {
+    PlaceFollower: planning.relist_after_place,
+}
 
 
 # --- legal moves --------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from domain.orleans.data import Char, Tile
 from domain.orleans.memo import memo_key
 from domain.orleans.model import (
     CHARS,
+    Command,
     FinishPlanning,
     FollowerPlaced,
     FollowerTakenBack,
@@ -27,6 +28,7 @@ from domain.orleans.model import (
     State,
     TakeBackFollower,
     place_map,
+    rules_at_least,
 )
 from domain.orleans.queries import SPACES, available_tiles, free_on, owns, placement_why, tile_fits
 
@@ -52,6 +54,27 @@ def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
         return list(moves)
     taken = {(x.place, x.space) for x in p.pending}  # this round's placements, not on the spaces yet
     return [m for m in moves if (m.place, m.space) not in taken]
+
+
+def relist_after_place(state: State, c: PlaceFollower, before: tuple[Command, ...]) -> tuple[Command, ...] | None:
+    """The seat's legal moves in ``state``, just after placement ``c``, from those listed before
+    it (rules 3: its placements, its take-backs, FinishPlanning), or None to list them afresh.
+
+    What ``c`` changed: its space is now planned (the placements there go), its tile may have
+    been the last of its kind (then that tile's placements go) and its take-back comes last among
+    the take-backs. Everything else a placement depends on (the places, the other tiles) is as
+    before, so what remains keeps its order: the very list candidates_place and
+    candidates_take_back build (tests/domain/test_memo_fold.py compares them over whole games).
+    """
+    if not rules_at_least(state, 3):
+        return None
+    p = state.players[c.seat]
+    gone = c.tile not in p.market and c.tile not in p.tower
+    moves: list[Command] = [
+        m for m in before if type(m) is not PlaceFollower
+        or (m.space != c.space or m.place != c.place) and not (gone and m.tile is c.tile)]
+    moves.insert(-1, _take_back(c.seat, c.place, c.space))  # FinishPlanning stays last
+    return tuple(moves)
 
 
 SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
