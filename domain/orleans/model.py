@@ -681,5 +681,8 @@ Event: TypeAlias = (
 EVENTS: tuple[type[Event], ...] = get_args(Event)
 HIDDEN_EVENTS = (FollowerPlaced, FollowerTakenBack, MovedToTower)  # sealed planning (D10)
 
-for _record in (Config, Slots, Placement, Player, Choice, Due, State, *COMMANDS, *EVENTS):
-    one_step_init(_record)  # built on every decision: one dict, not one __setattr__ per field
+# Records built and read on every decision get a one-step __init__ (domain.frozen). Not events and
+# placements (PlansRevealed carries them): the log keeps them, and each would keep a separate
+# attribute dict with it, more memory and more for the garbage collector to walk in a long run.
+for _record in (Config, Slots, Player, Choice, Due, State, *COMMANDS):
+    one_step_init(_record)

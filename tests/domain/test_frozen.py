@@ -8,7 +8,7 @@ import pytest
 
 from domain.codec import added
 from domain.frozen import one_step_init
-from domain.orleans.model import COMMANDS, EVENTS, Player, State
+from domain.orleans.model import COMMANDS, EVENTS, Placement, Player, State
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,7 +67,9 @@ def test_what_it_cannot_build_the_same_is_refused():
             one_step_init(cls)
 
 
-def test_every_orleans_record_uses_it():
-    for cls in (Player, State, *COMMANDS, *EVENTS):
+def test_orleans_records_use_it_but_events_keep_the_dataclass_init():
+    for cls in (Player, State, *COMMANDS):
         assert cls.__init__.__qualname__ == f"{cls.__qualname__}.__init__"
         assert cls.__init__.__code__.co_names == ("_set",), cls
+    for cls in (Placement, *EVENTS):
+        assert cls.__init__.__code__.co_names != ("_set",), cls
