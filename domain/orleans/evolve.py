@@ -192,7 +192,7 @@ def place_index(p: Player, place: str) -> int:
 def set_slot(p: Player, place: str, space: int, value: str | None) -> tuple[Slots, ...]:
     i = place_index(p, place)
     s = p.places[i]
-    return put(p.places, i, replace(s, slots=put(s.slots, space, value)))
+    return put(p.places, i, Slots(place, put(s.slots, space, value)))
 
 
 def clear_tiles(p: Player, place: str, tiles: Iterable[D.Tile]) -> tuple[Slots, ...]:
@@ -201,7 +201,7 @@ def clear_tiles(p: Player, place: str, tiles: Iterable[D.Tile]) -> tuple[Slots, 
     slots = list(p.places[i].slots)
     for tile in tiles:
         slots[slots.index(tile.value)] = None
-    return put(p.places, i, replace(p.places[i], slots=tuple(slots)))
+    return put(p.places, i, Slots(place, tuple(slots)))
 
 
 def add_to_bag(p: Player, tiles: Iterable[D.Tile]) -> tuple[D.Tile, ...]:
@@ -250,16 +250,20 @@ def _(e: GameStarted, _state: None) -> State:
     )
 
 
+# What a phase resets on every player as it begins (the others reset nothing)
+PHASE_RESETS: dict[Phase, dict[str, Any]] = {
+    Phase.FOLLOWERS: {"drew": False, "recalls": 0},
+    Phase.PLANNING: {"planned": False, "pending": (), "tower_pending": (), "planned_from_tower": ()},
+    Phase.ACTIONS: {"passed": False},
+}
+
+
 @fold_rule
 def _(e: PhaseBegan, state: State) -> State:
-    players = state.players
-    if e.phase is Phase.FOLLOWERS:
-        players = tuple(replace(p, drew=False, recalls=0) for p in players)
-    elif e.phase is Phase.PLANNING:
-        players = tuple(replace(p, planned=False, pending=(), tower_pending=(), planned_from_tower=()) for p in players)
-    elif e.phase is Phase.ACTIONS:
-        players = tuple(replace(p, passed=False) for p in players)
-    return replace(state, phase=e.phase, turn=e.turn, players=players)
+    reset = PHASE_RESETS.get(e.phase)
+    if reset is None:
+        return replace(state, phase=e.phase, turn=e.turn)
+    return replace(state, phase=e.phase, turn=e.turn, players=tuple([replace(p, **reset) for p in state.players]))
 
 
 @fold_rule
