@@ -284,9 +284,10 @@ def transact(state: State, command: Command, rng: Rng) -> Tx:
     return tx
 
 
-# Commands after which the seat's legal moves follow from those listed before (see planning.relist_after_place)
+# Commands after which the seat's legal moves follow from those it had (listed for the state
+# before): a placement, a recall. The seat acts again next, so step leaves them on the new state.
 RELIST: dict[type, Callable[[State, Any, tuple[Command, ...]], tuple[Command, ...] | None]] = {
-    PlaceFollower: planning.relist_after_place,
+    PlaceFollower: planning.relist_after_place, RecallFollower: followers.relist_after_recall,
 }
 
 

@@ -14,6 +14,7 @@ from domain.orleans.evolve import TRACK_INDEX
 from domain.orleans.memo import memo_key
 from domain.orleans.model import (
     TECH,
+    Command,
     DrawFollowers,
     FinishLoading,
     FollowerRecalled,
@@ -96,6 +97,18 @@ def candidates_recall(state: State, seat: int) -> list[RecallFollower]:
         return []
     row = _recall_row(seat)
     return [row[n] for n in occupied_spaces(p)]
+
+
+def relist_after_recall(state: State, c: RecallFollower, before: tuple[Command, ...]) -> tuple[Command, ...]:
+    """The seat's legal moves in ``state``, just after recall ``c``, from those listed before it
+    (its recalls, then its draws): the recall from c's space goes, and every recall once no draw
+    or market space is left for another; the draws go up to the new maximum. What remains keeps
+    its order: the list candidates_recall and candidates_draw build
+    (tests/domain/test_memo_fold.py compares them over whole games)."""
+    p = state.players[c.seat]
+    if p.recalls + 1 > draw_limit(p) or free_market(p) <= 0:
+        return candidates_draw(state, c.seat)
+    return (*[m for m in before if type(m) is RecallFollower and m is not c], *candidates_draw(state, c.seat))
 
 
 OCCUPIED = memo_key(Player, "_occupied", depends_on=("places",))
