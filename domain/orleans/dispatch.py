@@ -285,9 +285,11 @@ def transact(state: State, command: Command, rng: Rng) -> Tx:
 
 
 # Commands after which the seat's legal moves follow from those it had (listed for the state
-# before): a placement, a recall. The seat acts again next, so step leaves them on the new state.
+# before): a placement, a take-back, a recall. The seat acts again next, so step leaves them on
+# the new state.
 RELIST: dict[type, Callable[[State, Any, tuple[Command, ...]], tuple[Command, ...] | None]] = {
-    PlaceFollower: planning.relist_after_place, RecallFollower: followers.relist_after_recall,
+    PlaceFollower: planning.relist_after_place, TakeBackFollower: planning.relist_after_take_back,
+    RecallFollower: followers.relist_after_recall,
 }
 
 

@@ -77,6 +77,14 @@ def relist_after_place(state: State, c: PlaceFollower, before: tuple[Command, ..
     return tuple(moves)
 
 
+def relist_after_take_back(state: State, c: TakeBackFollower, before: tuple[Command, ...]) -> tuple[Command, ...]:
+    """The seat's legal moves in ``state``, just after take-back ``c``, from those listed before it
+    (rules 3 only: only they take back): its placements afresh (a space and maybe a tile came
+    back), the other take-backs as they were, FinishPlanning last."""
+    takebacks = [m for m in before if type(m) is TakeBackFollower and m is not c]
+    return (*candidates_place(state, c.seat), *takebacks, before[-1])
+
+
 SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
 SPACE_KEYS: tuple[SpaceKey, ...] = tuple((place == D.TOWN_HALL, D.PLACES[place].spaces[i]) for place, i in SPACES)
 FREE_SPACES = memo_key(Player, "_free_spaces", depends_on=("places",))
