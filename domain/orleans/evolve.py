@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 from domain.orleans import data as D
-from domain.orleans.memo import MEMO_INPUTS, stale_keys
+from domain.orleans.memo import MEMO_INPUTS, stale_table
 from domain.orleans.model import (
     CHARS,
     GOODS,
@@ -107,12 +107,13 @@ def _fields(cls: type) -> frozenset[str]:
 
 def _drop_memos(cls: type, fresh: dict[str, Any], changes: Iterable[str]) -> None:
     """Take out of ``fresh`` the memoised values derived from a changed field."""
-    for key in stale_keys(cls, tuple(changes)):
+    for key in stale_table(cls)[tuple(changes)]:
         fresh.pop(key, None)
 
 
 _new = object.__new__
 PLAYER_FIELDS, STATE_FIELDS = len(_fields(Player)), len(_fields(State))
+_STALE_IN_PLAYERS = stale_table(State, "players")  # a player's changed fields -> the State memos to drop
 _set_attr = object.__setattr__
 
 
@@ -167,7 +168,7 @@ def with_player(state: State, seat: int, **changes: Any) -> State:
     fresh = old.copy()
     fresh["players"] = put(players, seat, new)
     if len(old) > STATE_FIELDS:  # the State's memos that read these fields of a player (or all of it)
-        for key in stale_keys(State, tuple(changes), "players"):
+        for key in _STALE_IN_PLAYERS[tuple(changes)]:
             fresh.pop(key, None)
     after = _new(State)
     _set_attr(after, "__dict__", fresh)

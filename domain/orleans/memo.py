@@ -13,7 +13,6 @@ MEMO_KEYS: dict[type, tuple[tuple[str, frozenset[str] | None], ...]] = {}
 # cls -> every field some memo of cls is derived from: a change to none of them keeps every memo,
 # which the fold tells with one isdisjoint instead of looking up the stale keys
 MEMO_INPUTS: dict[type, frozenset[str]] = {}
-_STALE: dict[tuple[type, tuple[str, ...], str], tuple[str, ...]] = {}
 
 
 def memo_key(cls: type, name: str, depends_on: tuple[str, ...] | None = None) -> str:
@@ -27,20 +26,43 @@ def memo_key(cls: type, name: str, depends_on: tuple[str, ...] | None = None) ->
     inputs = (d.partition(".")[0] for d in depends_on) if depends_on is not None else (
         f.name for f in dataclasses.fields(cls))
     MEMO_INPUTS[cls] = MEMO_INPUTS.get(cls, frozenset()).union(inputs)
-    _STALE.clear()
+    for table in _TABLES.values():
+        table.clear()
     return name
+
+
+class StaleKeys(dict[tuple[str, ...], tuple[str, ...]]):
+    """Changed fields -> the memo keys of one class they make stale (see ``stale_keys``), each
+    entry worked out on first use: the fold looks them up with one plain dict read."""
+
+    def __init__(self, cls: type, within: str) -> None:
+        super().__init__()
+        self.cls, self.within = cls, within
+
+    def __missing__(self, changed: tuple[str, ...]) -> tuple[str, ...]:
+        within = self.within
+        names = frozenset(f"{within}.{name}" for name in changed) if within else frozenset(changed)
+        stale = self[changed] = tuple(key for key, depends_on in MEMO_KEYS.get(self.cls, ())
+                                      if depends_on is None or _touches(depends_on, names))
+        return stale
+
+
+_TABLES: dict[tuple[type, str], StaleKeys] = {}
+
+
+def stale_table(cls: type, within: str = "") -> StaleKeys:
+    """The live ``StaleKeys`` of ``cls`` (emptied whenever a memo key is declared)."""
+    table = _TABLES.get((cls, within))
+    if table is None:
+        table = _TABLES[(cls, within)] = StaleKeys(cls, within)
+    return table
 
 
 def stale_keys(cls: type, changed: tuple[str, ...], within: str = "") -> tuple[str, ...]:
     """The memo keys of ``cls`` whose value may differ once the fields ``changed`` change; with
     ``within``, ``changed`` are fields of one element of that field (evolve.with_player: a
     Player's fields, within the State's ``players``)."""
-    stale = _STALE.get((cls, changed, within))
-    if stale is None:
-        names = frozenset(f"{within}.{name}" for name in changed) if within else frozenset(changed)
-        stale = _STALE[(cls, changed, within)] = tuple(
-            key for key, depends_on in MEMO_KEYS.get(cls, ()) if depends_on is None or _touches(depends_on, names))
-    return stale
+    return stale_table(cls, within)[changed]
 
 
 def _touches(depends_on: frozenset[str], changed: frozenset[str]) -> bool:
