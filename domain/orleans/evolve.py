@@ -143,18 +143,20 @@ def without(tiles: tuple[T, ...], tile: T) -> tuple[T, ...]:
 
 
 def without_all(tiles: tuple[T, ...], removed: Iterable[T]) -> tuple[T, ...]:
+    items = list(tiles)
     for tile in removed:
-        tiles = without(tiles, tile)
-    return tiles
+        items.remove(tile)
+    return tuple(items)
 
 
 def player(state: State, seat: int) -> Player:
     return state.players[seat]
 
 
-def with_player(state: State, seat: int, **changes: Any) -> State:
+def with_player(state: State, seat: int, /, also: dict[str, Any] | None = None, **changes: Any) -> State:
     """``replace(state, players=put(state.players, seat, replace(state.players[seat], **changes)))``,
-    inlined: most events change one player."""
+    inlined: most events change one player. ``also``: changes to the State's own fields made in the
+    same copy (``replace(with_player(...), **also)`` without a second State)."""
     players = state.players
     old = players[seat].__dict__
     fresh = old | changes
@@ -170,6 +172,13 @@ def with_player(state: State, seat: int, **changes: Any) -> State:
     if len(old) > STATE_FIELDS:  # the State's memos that read these fields of a player (or all of it)
         for key in _STALE_IN_PLAYERS[tuple(changes)]:
             fresh.pop(key, None)
+    if also:
+        size = len(fresh)
+        fresh.update(also)
+        if len(fresh) != size:
+            raise TypeError(f"State has no field(s) {sorted(set(also) - _fields(State))}")
+        if len(old) > STATE_FIELDS:
+            _drop_memos(State, fresh, also)
     after = _new(State)
     _set_attr(after, "__dict__", fresh)
     return after
@@ -306,12 +315,12 @@ def _reduce_due(state: State, seat: int, kind: str, amount: int = 1) -> State:
 
 @fold_rule
 def _(e: FollowerRecalled, state: State) -> State:
-    p = player(state, e.seat)
+    p = state.players[e.seat]
+    places = set_slot(p, e.place, e.space, None)
     if len(p.market) < D.MARKET_SPACES or rules_at_least(state, 3):  # 3: the seat loads the tower itself
-        where = {"market": sort_tiles(p.market + (e.tile,))}
-    else:  # rules 2: a full market overflowed onto the Gunpowder Tower's two extra spaces
-        where = {"tower": sort_tiles(p.tower + (e.tile,))}
-    return with_slots(state, e.seat, set_slot(p, e.place, e.space, None), recalls=p.recalls + 1, **where)
+        return with_slots(state, e.seat, places, recalls=p.recalls + 1, market=sort_tiles(p.market + (e.tile,)))
+    # rules 2: a full market overflowed onto the Gunpowder Tower's two extra spaces
+    return with_slots(state, e.seat, places, recalls=p.recalls + 1, tower=sort_tiles(p.tower + (e.tile,)))
 
 
 @fold_rule
@@ -320,8 +329,8 @@ def _(e: FollowersDrawn, state: State) -> State:
     room = len(e.tiles) if rules_at_least(state, 3) else D.MARKET_SPACES - len(p.market)  # as for a recall
     market = sort_tiles(p.market + e.tiles[:room])
     tower = sort_tiles(p.tower + e.tiles[room:])
-    state = with_player(state, e.seat, bag=without_all(p.bag, e.tiles), market=market, tower=tower, drew=True)
-    return replace(state, draws=e.draws)
+    return with_player(state, e.seat, {"draws": e.draws}, bag=without_all(p.bag, e.tiles), market=market,
+                       tower=tower, drew=True)
 
 
 @fold_rule
@@ -486,7 +495,7 @@ def _(e: SentToDeed, state: State) -> State:
 @fold_rule
 def _(e: BathhouseDrawn, state: State) -> State:
     p = player(state, e.seat)
-    return replace(with_player(state, e.seat, bag=without_all(p.bag, e.tiles)), draws=e.draws)
+    return with_player(state, e.seat, {"draws": e.draws}, bag=without_all(p.bag, e.tiles))
 
 
 @fold_rule
