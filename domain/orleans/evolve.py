@@ -93,7 +93,7 @@ def replace(obj: DC, **changes: Any) -> DC:
     fresh = old | changes
     if len(fresh) != len(old):  # a key that is not a field (every field is in the old dict)
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - _fields(cls))}")
-    if len(old) > len(_FIELDS.get(cls) or _fields(cls)) and not MEMO_INPUTS[cls].isdisjoint(changes):
+    if len(old) > _FIELD_COUNT[cls] and not MEMO_INPUTS[cls].isdisjoint(changes):
         _drop_memos(cls, fresh, changes)  # memoised values (memo.memo) derived from a changed field
     new = _new(cls)
     _set_attr(new, "__dict__", fresh)  # frozen: bypass the dataclass's __setattr__, as __init__ does
@@ -103,6 +103,17 @@ def replace(obj: DC, **changes: Any) -> DC:
 def _fields(cls: type) -> frozenset[str]:
     names = _FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(cls))
     return names
+
+
+class _FieldCount(dict[type, int]):
+    """A dataclass -> its number of fields: an attribute dict longer than that holds memos."""
+
+    def __missing__(self, cls: type) -> int:
+        count = self[cls] = len(_fields(cls))
+        return count
+
+
+_FIELD_COUNT = _FieldCount()
 
 
 def _drop_memos(cls: type, fresh: dict[str, Any], changes: Iterable[str]) -> None:
