@@ -117,9 +117,16 @@ class _PlacementRow(list[tuple[PlaceFollower, ...] | None]):
         self.seat, self.fit = seat, fit
 
     def build(self, space: int) -> tuple[PlaceFollower, ...]:
-        place, i = SPACES[space]
-        moves = self[space] = tuple(PlaceFollower(self.seat, tile, place, i) for tile in self.fit[SPACE_KEYS[space]])
+        moves = self[space] = _space_placements(self.seat, space, self.fit[SPACE_KEYS[space]])
         return moves
+
+
+@lru_cache(maxsize=8192)
+def _space_placements(seat: int, space: int, tiles: tuple[Tile, ...]) -> tuple[PlaceFollower, ...]:
+    """The placements of these tiles on one space: shared by every row whose tiles that fit the
+    space are the same (most rows, a space fitting one or two kinds)."""
+    place, i = SPACES[space]
+    return tuple(PlaceFollower(seat, tile, place, i) for tile in tiles)
 
 
 @lru_cache(maxsize=4096)
