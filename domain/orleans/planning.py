@@ -98,14 +98,18 @@ def free_spaces(p: Player) -> tuple[int, ...]:
     return cached
 
 
+# (owns the Herb Garden, owns the School) -> space key -> every tile that may stand there
+_FITTING: dict[tuple[bool, bool], dict[SpaceKey, frozenset[Tile]]] = {
+    (herb_garden, school): {
+        (town_hall, need): frozenset(t for t in Tile if tile_fits(t, town_hall, need, herb_garden, school))
+        for town_hall, need in ((False, None), *((False, c) for c in CHARS), (True, None))}
+    for herb_garden in (False, True) for school in (False, True)}
+
+
 @lru_cache(maxsize=4096)
 def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict[SpaceKey, tuple[Tile, ...]]:
-    """(is Town Hall, needed character) -> the tiles that fit. A pure function of its arguments."""
-    table: dict[SpaceKey, tuple[Tile, ...]] = {}
-    for need in (None, *CHARS):
-        table[(False, need)] = tuple(t for t in tiles if tile_fits(t, False, need, herb_garden, school))
-    table[(True, None)] = tuple(t for t in tiles if not t.starting)
-    return table
+    """(is Town Hall, needed character) -> the tiles that fit, in the order of ``tiles``."""
+    return {key: tuple([t for t in tiles if t in fitting]) for key, fitting in _FITTING[herb_garden, school].items()}
 
 
 class _PlacementRow(list[tuple[PlaceFollower, ...] | None]):
