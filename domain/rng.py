@@ -23,14 +23,17 @@ class Rng:
 
     def __init__(self, seed: bytes, game_id: str, counter: int = 0) -> None:
         self.seed = seed
-        self.game_id = game_id
+        self.game_id = game_id  # fixed at construction: the inner hash below has already read it
         self.counter = counter
-        self._keyed = _keyed(seed)
+        inner_pad, outer_pad = _keyed(seed)
+        prefixed = inner_pad.copy()  # every message starts "<game id>:": hashed once, not per draw
+        prefixed.update(f"{game_id}:".encode())
+        self._keyed = (prefixed, outer_pad)
 
     def raw(self, index: int) -> int:
-        inner_pad, outer_pad = self._keyed
-        inner = inner_pad.copy()
-        inner.update(f"{self.game_id}:{index}".encode())
+        prefixed, outer_pad = self._keyed
+        inner = prefixed.copy()
+        inner.update(str(index).encode())
         outer = outer_pad.copy()
         outer.update(inner.digest())
         return int.from_bytes(outer.digest(), "big")

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.bots import Policy, bot_rng, get_bot
+from domain.bots import bot_rng, get_bot
 from domain.canonical import json_hash
 from domain.core import SYSTEM
 from domain.games import fold, get_game, stepper
@@ -29,45 +29,43 @@ class Playthrough:
 
 def play(rules: Any, config: Any, seed: bytes, game_id: str, bots: Sequence[str],
          max_decisions: int = 200_000) -> Playthrough:
-    """Play one game to the end; seat i is played by ``bots[i % len(bots)]``."""
+    """Play one game to the end; seat i is played by ``bots[i % len(bots)]``.
+
+    The system takes its one legal step; a seat's bot picks among its legal moves with its own
+    draws (``bot_rng``, moved to the game's event count before each decision: the same draws as a
+    fresh ``bot_rng`` per decision, without keying one). The loop keeps its counters in locals and
+    stores them in the Playthrough at the end: it is the whole cost of self-play besides the rules.
+    """
     game = Playthrough(game_id, seed, config)
     setup = rules.setup(config, Rng(seed, game_id, 0))
-    game.state = fold(rules, setup)
-    game.batches.append((None, setup))
-    game.events = len(setup)
-    seats = [Seat(get_bot(bots[i % len(bots)], rules.name), bot_rng(seed, game_id, i, 0)) for i in range(config.players)]
+    state = fold(rules, setup)
+    batches = game.batches
+    batches.append((None, setup))
+    events = len(setup)
+    policies = [get_bot(bots[i % len(bots)], rules.name) for i in range(config.players)]
+    bot_rngs = [bot_rng(seed, game_id, i, 0) for i in range(config.players)]
     is_finished, draw_counter, decide_step = rules.is_finished, rules.draw_counter, stepper(rules)
+    to_act, legal_moves = rules.to_act, rules.legal_moves
     rng = Rng(seed, game_id)  # one counter over the game's draws, set to the state's before each step
-    while not is_finished(game.state):
-        if game.decisions >= max_decisions:
+    decisions = 0
+    while not is_finished(state):
+        if decisions >= max_decisions:
             raise RuntimeError(f"{game_id}: no end after {max_decisions} decisions")
-        command = next_command(rules, game, seats)
-        rng.counter = draw_counter(game.state)
-        events, game.state = decide_step(game.state, command, rng)
-        game.batches.append((command, events))
-        game.events += len(events)
-        game.decisions += 1
+        acting = to_act(state)
+        if SYSTEM in acting:
+            command = legal_moves(state, SYSTEM)[0]
+        else:
+            seat = min(acting)
+            seat_rng = bot_rngs[seat]
+            seat_rng.counter = events
+            command = policies[seat](rules, state, seat, legal_moves(state, seat), seat_rng)
+        rng.counter = draw_counter(state)
+        caused, state = decide_step(state, command, rng)
+        batches.append((command, caused))
+        events += len(caused)
+        decisions += 1
+    game.state, game.events, game.decisions = state, events, decisions
     return game
-
-
-@dataclass(frozen=True, slots=True)
-class Seat:
-    """A bot seat: its policy and its draws (``bot_rng``, moved to the game's event count before
-    each decision: the same draws as a fresh ``bot_rng`` per decision, without keying one)."""
-
-    policy: Policy
-    rng: Rng
-
-
-def next_command(rules: Any, game: Playthrough, seats: Sequence[Seat]) -> Any:
-    state = game.state
-    acting = rules.to_act(state)
-    if SYSTEM in acting:
-        return rules.legal_moves(state, SYSTEM)[0]
-    seat = min(acting)
-    bot = seats[seat]
-    bot.rng.counter = game.events
-    return bot.policy(rules, state, seat, rules.legal_moves(state, seat), bot.rng)
 
 
 def event_log_hash(rules: Any, game: Playthrough) -> str:

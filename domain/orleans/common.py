@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from domain.orleans import data as D
 from domain.orleans.data import Tile
-from domain.orleans.evolve import evolve
+from domain.orleans.evolve import FOLD_RULES
 from domain.orleans.model import (
     ActionTaken,
     ChoiceClosed,
@@ -34,7 +34,7 @@ class Tx:
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
-        self.state = evolve(self.state, event)
+        self.state = FOLD_RULES[type(event)](event, self.state)  # evolve(), a call less per event
 
 
 def always_valid(state: State, c: Command) -> Why:

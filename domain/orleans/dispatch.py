@@ -149,7 +149,8 @@ LEGACY_PHASE_COMMANDS: dict[Phase, tuple[type[SeatCommand], ...]] = {
 FINISHED, ACTIONS, FOLLOWERS, PLANNING = Phase.FINISHED, Phase.ACTIONS, Phase.FOLLOWERS, Phase.PLANNING
 ONE_AT_A_TIME = (Phase.EXCLUSION, Phase.ACTIONS)  # phases that go round the table one seat at a time
 
-TO_ACT = memo_key(State, "_to_act")
+TO_ACT = memo_key(State, "_to_act", depends_on=(  # what _to_act reads: a placement or a recall keeps it
+    "phase", "dues", "choice", "turn", "players.drew", "players.loading", "players.planned"))
 LISTED = memo_key(State, "_listed")  # seat -> the moves legal_moves listed for it (see guard)
 
 
@@ -171,17 +172,28 @@ def _to_act(state: State) -> frozenset[Actor]:
     if phase in ONE_AT_A_TIME:
         assert state.turn is not None
         return frozenset({state.turn})
+    seats: list[Actor] = []  # (plain loops: on Python 3.11 a comprehension is a call of its own)
     if phase is FOLLOWERS:
-        return frozenset([i for i, p in enumerate(state.players) if not p.drew or p.loading])
+        for i, p in enumerate(state.players):
+            if not p.drew or p.loading:
+                seats.append(i)
+        return frozenset(seats)
     if phase is PLANNING:
-        return frozenset([i for i, p in enumerate(state.players) if not p.planned])
+        for i, p in enumerate(state.players):
+            if not p.planned:
+                seats.append(i)
+        return frozenset(seats)
     return frozenset({SYSTEM})
+
+
+FOOD_COMMANDS: tuple[type[SeatCommand], ...] = (PayFood,)  # a Harvest's food is paid first
+TORTURE_COMMANDS: tuple[type[SeatCommand], ...] = (GiveUp,)
 
 
 def allowed_types(state: State, seat: int) -> tuple[type[SeatCommand], ...]:
     if state.dues and any(d.seat == seat for d in state.dues):
         kinds = {d.kind for d in state.dues if d.seat == seat}
-        return (PayFood,) if "food" in kinds else (GiveUp,)
+        return FOOD_COMMANDS if "food" in kinds else TORTURE_COMMANDS
     if state.choice is not None:
         return CHOICE_COMMANDS[state.choice.kind]
     if not rules_at_least(state, 3):
@@ -206,8 +218,20 @@ def system_step(state: State) -> SystemCommand:
 # --- decide -------------------------------------------------------------------------------------------
 
 
-def guard(state: State, command: Command) -> None:
-    """The fixed order of checks before any rule runs."""
+def guard(state: State, command: Command) -> tuple[Command, ...] | None:
+    """The fixed order of checks before any rule runs; returns the seat's listed moves when the
+    command is one of them.
+
+    A command that legal_moves listed for this very state object passes all of them (the list
+    exists only for a seat to act in an unfinished game, and holds what the validators accept:
+    accepted <=> listed, tests/domain/test_playout.py), so it is looked for first.
+    """
+    listed: dict[Actor, tuple[Command, ...]] | None = state.__dict__.get(LISTED)
+    if listed is not None:
+        moves = listed.get(command.seat, ())
+        for move in moves:
+            if move is command:
+                return moves
     if state.phase is FINISHED:
         raise Rejected(RejectKind.GAME_OVER, "the game is over")
     seat = command.seat
@@ -216,23 +240,19 @@ def guard(state: State, command: Command) -> None:
             raise Rejected(RejectKind.NOT_YOUR_TURN, "only the system applies timeouts")
         if command.target not in to_act(state):
             raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {command.target} is not to act")
-        return
+        return None
     acting = to_act(state)
     if seat not in acting:
         raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(seat)} is not to act; waiting for {who_list(acting)}")
-    listed: dict[Actor, tuple[Command, ...]] | None = state.__dict__.get(LISTED)
-    if listed is not None:  # legal_moves listed this very object for this state: decide accepts it
-        for move in listed.get(seat, ()):  # (accepted <=> listed: tests/domain/test_playout.py)
-            if move is command:
-                return
     if not isinstance(command, SEAT_COMMANDS):
         if command != system_step(state):
             raise Rejected(RejectKind.WRONG_PHASE, f"the next system step is {type(system_step(state)).__name__}")
-        return
+        return None
     refuse_unless_allowed(command, allowed_types(state, command.seat))
     why = COMMAND_RULES[type(command)].validate(state, command)
     if why:
         raise Rejected(RejectKind.ILLEGAL_MOVE, why)
+    return None
 
 
 def decide(state: State, command: Command, rng: Rng) -> list[Event]:
@@ -246,7 +266,7 @@ def step(state: State, command: Command, rng: Rng) -> tuple[list[Event], State]:
 
 
 def transact(state: State, command: Command, rng: Rng) -> Tx:
-    guard(state, command)
+    listed = guard(state, command)
     tx = Tx(state, rng)
     move: Command
     if isinstance(command, ApplyTimeout):
@@ -257,31 +277,45 @@ def transact(state: State, command: Command, rng: Rng) -> Tx:
     APPLY[type(move)](tx, move)
     if state.phase is ACTIONS and move.seat != SYSTEM and not state.dues:
         actions.end_turn(tx)  # one action (with its choices) or a pass per turn
+    if listed is not None and type(command) in RELIST:
+        relisted = RELIST[type(command)](tx.state, command, listed)
+        if relisted is not None:  # what legal_moves would list for the seat now: its memo
+            tx.state.__dict__[LISTED] = {command.seat: relisted}
     return tx
+
+
+# Commands after which the seat's legal moves follow from those it had (listed for the state
+# before): a placement, a take-back, a recall. The seat acts again next, so step leaves them on
+# the new state.
+RELIST: dict[type, Callable[[State, Any, tuple[Command, ...]], tuple[Command, ...] | None]] = {
+    PlaceFollower: planning.relist_after_place, TakeBackFollower: planning.relist_after_take_back,
+    RecallFollower: followers.relist_after_recall,
+}
 
 
 # --- legal moves --------------------------------------------------------------------------------------
 
 
 def legal_moves(state: State, actor: Actor) -> list[Command]:
+    memo = state.__dict__
+    listed: dict[Actor, tuple[Command, ...]] | None = memo.get(LISTED)
+    if listed is not None and actor in listed:
+        return list(listed[actor])
     if state.phase is FINISHED:
         return []
-    acting = to_act(state)
+    acting = memo.get(TO_ACT) or to_act(state)  # to_act's memo read inline: a call less per decision
     if isinstance(actor, str):  # SYSTEM: its step, or a timeout for each seat to act
         if SYSTEM in acting:
             return [system_step(state)]
         return [ApplyTimeout(seat) for seat in sorted(s for s in acting if isinstance(s, int))]
     if actor not in acting:
         return []
-    listed: dict[Actor, tuple[Command, ...]] | None = state.__dict__.get(LISTED)
+    fresh = _seat_moves(state, actor)
     if listed is None:
-        listed = state.__dict__[LISTED] = {}
-    moves = listed.get(actor)
-    if moves is None:
-        fresh = _seat_moves(state, actor)
+        memo[LISTED] = {actor: tuple(fresh)}
+    else:
         listed[actor] = tuple(fresh)
-        return fresh
-    return list(moves)
+    return fresh
 
 
 def _seat_moves(state: State, actor: int) -> list[Command]:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 from domain.orleans import data as D
-from domain.orleans.memo import stale_keys
+from domain.orleans.memo import MEMO_INPUTS, stale_table
 from domain.orleans.model import (
     CHARS,
     GOODS,
@@ -93,8 +93,8 @@ def replace(obj: DC, **changes: Any) -> DC:
     fresh = old | changes
     if len(fresh) != len(old):  # a key that is not a field (every field is in the old dict)
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - _fields(cls))}")
-    if len(old) > len(_FIELDS.get(cls) or _fields(cls)):  # memoised values (memo.memo) may be stale
-        _drop_memos(cls, fresh, changes)
+    if len(old) > _FIELD_COUNT[cls] and not MEMO_INPUTS[cls].isdisjoint(changes):
+        _drop_memos(cls, fresh, changes)  # memoised values (memo.memo) derived from a changed field
     new = _new(cls)
     _set_attr(new, "__dict__", fresh)  # frozen: bypass the dataclass's __setattr__, as __init__ does
     return new
@@ -105,60 +105,91 @@ def _fields(cls: type) -> frozenset[str]:
     return names
 
 
+class _FieldCount(dict[type, int]):
+    """A dataclass -> its number of fields: an attribute dict longer than that holds memos."""
+
+    def __missing__(self, cls: type) -> int:
+        count = self[cls] = len(_fields(cls))
+        return count
+
+
+_FIELD_COUNT = _FieldCount()
+
+
 def _drop_memos(cls: type, fresh: dict[str, Any], changes: Iterable[str]) -> None:
     """Take out of ``fresh`` the memoised values derived from a changed field."""
-    for key in stale_keys(cls, tuple(changes)):
+    for key in stale_table(cls)[tuple(changes)]:
         fresh.pop(key, None)
 
 
 _new = object.__new__
 PLAYER_FIELDS, STATE_FIELDS = len(_fields(Player)), len(_fields(State))
+_STALE_IN_PLAYERS = stale_table(State, "players")  # a player's changed fields -> the State memos to drop
 _set_attr = object.__setattr__
 
 
 # --- small tuple helpers -------------------------------------------------------------------------
 
 
+# (through a list: two new sequences instead of the slices' four or five)
+
+
 def bump(values: tuple[int, ...], index: int, delta: int) -> tuple[int, ...]:
-    return values[:index] + (values[index] + delta,) + values[index + 1:]
+    items = list(values)
+    items[index] += delta
+    return tuple(items)
 
 
 def put(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
-    return values[:index] + (value,) + values[index + 1:]
+    items = list(values)
+    items[index] = value
+    return tuple(items)
 
 
 def without(tiles: tuple[T, ...], tile: T) -> tuple[T, ...]:
-    i = tiles.index(tile)
-    return tiles[:i] + tiles[i + 1:]
+    """``tiles`` less its first ``tile`` (ValueError if there is none)."""
+    items = list(tiles)
+    items.remove(tile)
+    return tuple(items)
 
 
 def without_all(tiles: tuple[T, ...], removed: Iterable[T]) -> tuple[T, ...]:
+    items = list(tiles)
     for tile in removed:
-        tiles = without(tiles, tile)
-    return tiles
+        items.remove(tile)
+    return tuple(items)
 
 
 def player(state: State, seat: int) -> Player:
     return state.players[seat]
 
 
-def with_player(state: State, seat: int, **changes: Any) -> State:
+def with_player(state: State, seat: int, /, also: dict[str, Any] | None = None, **changes: Any) -> State:
     """``replace(state, players=put(state.players, seat, replace(state.players[seat], **changes)))``,
-    inlined: most events change one player."""
+    inlined: most events change one player. ``also``: changes to the State's own fields made in the
+    same copy (``replace(with_player(...), **also)`` without a second State)."""
     players = state.players
     old = players[seat].__dict__
     fresh = old | changes
     if len(fresh) != len(old):
         raise TypeError(f"Player has no field(s) {sorted(set(changes) - _fields(Player))}")
-    if len(old) > PLAYER_FIELDS:
+    if len(old) > PLAYER_FIELDS and not MEMO_INPUTS[Player].isdisjoint(changes):
         _drop_memos(Player, fresh, changes)
     new = _new(Player)
     _set_attr(new, "__dict__", fresh)
     old = state.__dict__
     fresh = old.copy()
-    fresh["players"] = players[:seat] + (new,) + players[seat + 1:]
-    if len(old) > STATE_FIELDS:
-        _drop_memos(State, fresh, ("players",))
+    fresh["players"] = put(players, seat, new)
+    if len(old) > STATE_FIELDS:  # the State's memos that read these fields of a player (or all of it)
+        for key in _STALE_IN_PLAYERS[tuple(changes)]:
+            fresh.pop(key, None)
+    if also:
+        size = len(fresh)
+        fresh.update(also)
+        if len(fresh) != size:
+            raise TypeError(f"State has no field(s) {sorted(set(also) - _fields(State))}")
+        if len(old) > STATE_FIELDS:
+            _drop_memos(State, fresh, also)
     after = _new(State)
     _set_attr(after, "__dict__", fresh)
     return after
@@ -182,7 +213,7 @@ def place_index(p: Player, place: str) -> int:
 def set_slot(p: Player, place: str, space: int, value: str | None) -> tuple[Slots, ...]:
     i = place_index(p, place)
     s = p.places[i]
-    return put(p.places, i, replace(s, slots=put(s.slots, space, value)))
+    return put(p.places, i, Slots(place, put(s.slots, space, value)))
 
 
 def clear_tiles(p: Player, place: str, tiles: Iterable[D.Tile]) -> tuple[Slots, ...]:
@@ -191,7 +222,7 @@ def clear_tiles(p: Player, place: str, tiles: Iterable[D.Tile]) -> tuple[Slots, 
     slots = list(p.places[i].slots)
     for tile in tiles:
         slots[slots.index(tile.value)] = None
-    return put(p.places, i, replace(p.places[i], slots=tuple(slots)))
+    return put(p.places, i, Slots(place, tuple(slots)))
 
 
 def add_to_bag(p: Player, tiles: Iterable[D.Tile]) -> tuple[D.Tile, ...]:
@@ -201,11 +232,11 @@ def add_to_bag(p: Player, tiles: Iterable[D.Tile]) -> tuple[D.Tile, ...]:
 # --- the fold ---------------------------------------------------------------------------------
 
 
-_RULES: dict[type, Callable[[Any, Any], State]] = {}
+FOLD_RULES: dict[type, Callable[[Any, Any], State]] = {}  # event class -> its rule(event, state)
 
 
 def evolve(state: State | None, event: Event) -> State:
-    rule = _RULES.get(type(event))
+    rule = FOLD_RULES.get(type(event))
     if rule is None:
         raise TypeError(f"not an Orléans event: {event!r}")
     return rule(event, state)
@@ -214,7 +245,7 @@ def evolve(state: State | None, event: Event) -> State:
 def fold_rule(rule: Callable[[E, S], State]) -> Callable[[E, S], State]:
     """Register ``rule(event, state) -> state`` for the event class its first parameter names."""
     first = next(iter(rule.__annotations__))
-    _RULES[get_type_hints(rule)[first]] = rule
+    FOLD_RULES[get_type_hints(rule)[first]] = rule
     return rule
 
 
@@ -240,16 +271,20 @@ def _(e: GameStarted, _state: None) -> State:
     )
 
 
+# What a phase resets on every player as it begins (the others reset nothing)
+PHASE_RESETS: dict[Phase, dict[str, Any]] = {
+    Phase.FOLLOWERS: {"drew": False, "recalls": 0},
+    Phase.PLANNING: {"planned": False, "pending": (), "tower_pending": (), "planned_from_tower": ()},
+    Phase.ACTIONS: {"passed": False},
+}
+
+
 @fold_rule
 def _(e: PhaseBegan, state: State) -> State:
-    players = state.players
-    if e.phase is Phase.FOLLOWERS:
-        players = tuple(replace(p, drew=False, recalls=0) for p in players)
-    elif e.phase is Phase.PLANNING:
-        players = tuple(replace(p, planned=False, pending=(), tower_pending=(), planned_from_tower=()) for p in players)
-    elif e.phase is Phase.ACTIONS:
-        players = tuple(replace(p, passed=False) for p in players)
-    return replace(state, phase=e.phase, turn=e.turn, players=players)
+    reset = PHASE_RESETS.get(e.phase)
+    if reset is None:
+        return replace(state, phase=e.phase, turn=e.turn)
+    return replace(state, phase=e.phase, turn=e.turn, players=tuple([replace(p, **reset) for p in state.players]))
 
 
 @fold_rule
@@ -291,12 +326,12 @@ def _reduce_due(state: State, seat: int, kind: str, amount: int = 1) -> State:
 
 @fold_rule
 def _(e: FollowerRecalled, state: State) -> State:
-    p = player(state, e.seat)
+    p = state.players[e.seat]
+    places = set_slot(p, e.place, e.space, None)
     if len(p.market) < D.MARKET_SPACES or rules_at_least(state, 3):  # 3: the seat loads the tower itself
-        where = {"market": sort_tiles(p.market + (e.tile,))}
-    else:  # rules 2: a full market overflowed onto the Gunpowder Tower's two extra spaces
-        where = {"tower": sort_tiles(p.tower + (e.tile,))}
-    return with_slots(state, e.seat, set_slot(p, e.place, e.space, None), recalls=p.recalls + 1, **where)
+        return with_slots(state, e.seat, places, recalls=p.recalls + 1, market=sort_tiles(p.market + (e.tile,)))
+    # rules 2: a full market overflowed onto the Gunpowder Tower's two extra spaces
+    return with_slots(state, e.seat, places, recalls=p.recalls + 1, tower=sort_tiles(p.tower + (e.tile,)))
 
 
 @fold_rule
@@ -305,14 +340,8 @@ def _(e: FollowersDrawn, state: State) -> State:
     room = len(e.tiles) if rules_at_least(state, 3) else D.MARKET_SPACES - len(p.market)  # as for a recall
     market = sort_tiles(p.market + e.tiles[:room])
     tower = sort_tiles(p.tower + e.tiles[room:])
-    state = with_player(state, e.seat, bag=without_all(p.bag, e.tiles), market=market, tower=tower, drew=True)
-    return replace(state, draws=e.draws)
-
-
-def take_from_market(p: Player, tile: D.Tile) -> dict[str, tuple[D.Tile, ...]]:
-    if tile in p.market:
-        return {"market": without(p.market, tile)}
-    return {"tower": without(p.tower, tile)}
+    return with_player(state, e.seat, {"draws": e.draws}, bag=without_all(p.bag, e.tiles), market=market,
+                       tower=tower, drew=True)
 
 
 @fold_rule
@@ -333,17 +362,20 @@ def _(e: TowerLoadingEnded, state: State) -> State:
 
 @fold_rule
 def _(e: FollowerPlaced, state: State) -> State:
-    p = player(state, e.seat)
-    changes = take_from_market(p, e.tile)
-    if "tower" in changes and rules_at_least(state, 3):  # remembered for a take-back and the sealed view
-        changes["planned_from_tower"] = p.planned_from_tower + (e.tile,)
-    return with_player(state, e.seat, pending=p.pending + (Placement(e.tile, e.place, e.space),), **changes)
+    p = state.players[e.seat]
+    pending = p.pending + (Placement(e.tile, e.place, e.space),)
+    if e.tile in p.market:  # the market first, then the Gunpowder Tower
+        return with_player(state, e.seat, pending=pending, market=without(p.market, e.tile))
+    if rules_at_least(state, 3):  # remembered for a take-back and the sealed view
+        return with_player(state, e.seat, pending=pending, tower=without(p.tower, e.tile),
+                           planned_from_tower=p.planned_from_tower + (e.tile,))
+    return with_player(state, e.seat, pending=pending, tower=without(p.tower, e.tile))
 
 
 @fold_rule
 def _(e: FollowerTakenBack, state: State) -> State:
-    p = player(state, e.seat)
-    pending = tuple(x for x in p.pending if (x.place, x.space) != (e.place, e.space))
+    p = state.players[e.seat]
+    pending = tuple([x for x in p.pending if x.space != e.space or x.place != e.place])
     if e.tile in p.planned_from_tower:  # back where it came from; the tower first, as placing takes the market first
         return with_player(state, e.seat, pending=pending, tower=sort_tiles(p.tower + (e.tile,)),
                            planned_from_tower=without(p.planned_from_tower, e.tile))
@@ -363,21 +395,26 @@ def _(e: PlanningFinished, state: State) -> State:
 
 @fold_rule
 def _(e: PlansRevealed, state: State) -> State:
-    players = list(state.players)
     placed: dict[int, list[Placement]] = {}
     for seat, placement in e.placements:
         placed.setdefault(seat, []).append(placement)
-    for seat, placements in placed.items():  # one new places tuple per seat (each seat's own spaces)
-        p = players[seat]
-        index, places = place_map(p), list(p.places)
-        for x in placements:
-            i = index[x.place]
-            places[i] = replace(places[i], slots=put(places[i].slots, x.space, x.tile.value))
-        players[seat] = replace(p, places=tuple(places))
-        players[seat].__dict__[PLACE_MAP] = index  # the same places, other slots: the memo still holds
+    towers: dict[int, tuple[D.Tile, ...]] = {}
     for seat, tile in e.tower:
-        players[seat] = replace(players[seat], tower=sort_tiles(players[seat].tower + (tile,)))
-    players = [replace(p, pending=(), tower_pending=(), planned_from_tower=()) for p in players]
+        towers[seat] = towers.get(seat, ()) + (tile,)
+    players = []
+    for seat, p in enumerate(state.players):  # one new player each, its plan cleared
+        changes: dict[str, Any] = {"pending": (), "tower_pending": (), "planned_from_tower": ()}
+        if seat in towers:
+            changes["tower"] = sort_tiles(p.tower + towers[seat])
+        if seat not in placed:
+            players.append(replace(p, **changes))
+            continue
+        index, places = place_map(p), list(p.places)
+        for x in placed[seat]:
+            i = index[x.place]
+            places[i] = Slots(x.place, put(places[i].slots, x.space, x.tile.value))
+        players.append(replace(p, places=tuple(places), **changes))
+        players[seat].__dict__[PLACE_MAP] = index  # the same places, other slots: the memo still holds
     return replace(state, players=tuple(players))
 
 
@@ -469,7 +506,7 @@ def _(e: SentToDeed, state: State) -> State:
 @fold_rule
 def _(e: BathhouseDrawn, state: State) -> State:
     p = player(state, e.seat)
-    return replace(with_player(state, e.seat, bag=without_all(p.bag, e.tiles)), draws=e.draws)
+    return with_player(state, e.seat, {"draws": e.draws}, bag=without_all(p.bag, e.tiles))
 
 
 @fold_rule

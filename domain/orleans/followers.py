@@ -4,7 +4,8 @@ drawing followers from the bag onto the market and loading the Gunpowder Tower (
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
+from itertools import chain
 
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why, draw_from_bag, gain_coins
@@ -13,6 +14,7 @@ from domain.orleans.evolve import TRACK_INDEX
 from domain.orleans.memo import memo_key
 from domain.orleans.model import (
     TECH,
+    Command,
     DrawFollowers,
     FinishLoading,
     FollowerRecalled,
@@ -29,7 +31,16 @@ from domain.orleans.model import (
     TowerLoadingEnded,
     rules_at_least,
 )
-from domain.orleans.queries import draw_limit, free_market, max_draw, owns, slots_of, turn_order
+from domain.orleans.queries import (
+    SPACES,
+    draw_limit,
+    free_market,
+    max_draw,
+    occupied_on,
+    owns,
+    slots_of,
+    turn_order,
+)
 from domain.orleans.torture import charge
 
 
@@ -79,29 +90,43 @@ def apply_recall(tx: Tx, c: RecallFollower) -> None:
     tx.emit(FollowerRecalled(c.seat, c.place, c.space, tile))
 
 
-def candidates_recall(state: State, seat: int) -> tuple[RecallFollower, ...]:
+def candidates_recall(state: State, seat: int) -> list[RecallFollower]:
     """Exact: every character on an action space, while a draw and a market space are left."""
     p = state.players[seat]
     if p.recalls + 1 > draw_limit(p) or free_market(p) <= 0:
-        return ()
-    return _recalls(seat, occupied_spaces(p))
+        return []
+    row = _recall_row(seat)
+    return [row[n] for n in occupied_spaces(p)]
+
+
+def relist_after_recall(state: State, c: RecallFollower, before: tuple[Command, ...]) -> tuple[Command, ...]:
+    """The seat's legal moves in ``state``, just after recall ``c``, from those listed before it
+    (its recalls, then its draws): the recall from c's space goes, and every recall once no draw
+    or market space is left for another; the draws go up to the new maximum. What remains keeps
+    its order: the list candidates_recall and candidates_draw build
+    (tests/domain/test_memo_fold.py compares them over whole games)."""
+    p = state.players[c.seat]
+    if p.recalls + 1 > draw_limit(p) or free_market(p) <= 0:
+        return candidates_draw(state, c.seat)
+    return (*[m for m in before if type(m) is RecallFollower and m is not c], *candidates_draw(state, c.seat))
 
 
 OCCUPIED = memo_key(Player, "_occupied", depends_on=("places",))
 
 
-def occupied_spaces(p: Player) -> tuple[tuple[str, int], ...]:
-    """(place, space) of every character (not technology) on the seat's action spaces, in board order."""
-    cached: tuple[tuple[str, int], ...] | None = p.__dict__.get(OCCUPIED)  # memo(), inlined
+def occupied_spaces(p: Player) -> tuple[int, ...]:
+    """The numbers (in ``queries.SPACES``) of the action spaces where a character (not
+    technology) of the seat stands, in board order."""
+    cached: tuple[int, ...] | None = p.__dict__.get(OCCUPIED)  # memo(), inlined
     if cached is None:
-        cached = p.__dict__[OCCUPIED] = tuple(
-            [(x.place, i) for x in p.places for i, v in enumerate(x.slots) if v is not None and v != TECH])
+        cached = p.__dict__[OCCUPIED] = tuple(chain.from_iterable([occupied_on(s.place, s.slots) for s in p.places]))
     return cached
 
 
-@lru_cache(maxsize=4096)
-def _recalls(seat: int, spaces: tuple[tuple[str, int], ...]) -> tuple[RecallFollower, ...]:
-    return tuple(RecallFollower(seat, place, i) for place, i in spaces)  # built once: immutable values
+@cache
+def _recall_row(seat: int) -> tuple[RecallFollower, ...]:
+    """Per space number, the seat's recall from there: built once, commands are immutable values."""
+    return tuple(RecallFollower(seat, place, i) for place, i in SPACES)
 
 
 def validate_draw(state: State, c: DrawFollowers) -> Why:
@@ -127,8 +152,10 @@ def _draws(seat: int, top: int) -> tuple[DrawFollowers, ...]:
 
 
 def end_of_followers(tx: Tx) -> None:
-    if all(p.drew and not p.loading for p in tx.state.players):
-        tx.emit(PhaseBegan(Phase.PLANNING))
+    for p in tx.state.players:  # (a loop, not all(): no generator frame on every draw)
+        if not p.drew or p.loading:
+            return
+    tx.emit(PhaseBegan(Phase.PLANNING))
 
 
 # --- the Gunpowder Tower, rules 3 (R14 l.673-681, R23 l.593-600) ---------------------------------------

@@ -7,6 +7,7 @@ from enum import Enum
 from typing import Final, TypeAlias, get_args
 
 from domain.codec import added
+from domain.frozen import one_step_init
 from domain.orleans.data import Char, Edition, Good, Hourglass, Item, Reward, Tile
 from domain.orleans.memo import memo_key
 
@@ -679,3 +680,9 @@ Event: TypeAlias = (
 )
 EVENTS: tuple[type[Event], ...] = get_args(Event)
 HIDDEN_EVENTS = (FollowerPlaced, FollowerTakenBack, MovedToTower)  # sealed planning (D10)
+
+# Records built and read on every decision get a one-step __init__ (domain.frozen). Not events and
+# placements (PlansRevealed carries them): the log keeps them, and each would keep a separate
+# attribute dict with it, more memory and more for the garbage collector to walk in a long run.
+for _record in (Config, Slots, Player, Choice, Due, State, *COMMANDS):
+    one_step_init(_record)

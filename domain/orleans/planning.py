@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache, lru_cache
+from itertools import chain
 
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why
@@ -12,6 +13,7 @@ from domain.orleans.data import Char, Tile
 from domain.orleans.memo import memo_key
 from domain.orleans.model import (
     CHARS,
+    Command,
     FinishPlanning,
     FollowerPlaced,
     FollowerTakenBack,
@@ -26,8 +28,9 @@ from domain.orleans.model import (
     State,
     TakeBackFollower,
     place_map,
+    rules_at_least,
 )
-from domain.orleans.queries import available_tiles, owns, placement_why, tile_fits
+from domain.orleans.queries import SPACES, available_tiles, free_on, owns, placement_why, tile_fits
 
 
 def validate_place(state: State, c: PlaceFollower) -> Why:
@@ -53,14 +56,37 @@ def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
     return [m for m in moves if (m.place, m.space) not in taken]
 
 
-SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
+def relist_after_place(state: State, c: PlaceFollower, before: tuple[Command, ...]) -> tuple[Command, ...] | None:
+    """The seat's legal moves in ``state``, just after placement ``c``, from those listed before
+    it (rules 3: its placements, its take-backs, FinishPlanning), or None to list them afresh.
 
-# Every action space of every place, numbered: (place, space, the key of ``_fit_table``)
-SPACES: tuple[tuple[str, int, SpaceKey], ...] = tuple(
-    (place.id, i, (place.id == D.TOWN_HALL, need)) for place in D.PLACES.values() for i, need in enumerate(place.spaces))
-SPACE_IDS: dict[str, tuple[int, ...]] = {
-    place.id: tuple(n for n, (pid, _, _) in enumerate(SPACES) if pid == place.id) for place in D.PLACES.values()
-}
+    What ``c`` changed: its space is now planned (the placements there go), its tile may have
+    been the last of its kind (then that tile's placements go) and its take-back comes last among
+    the take-backs. Everything else a placement depends on (the places, the other tiles) is as
+    before, so what remains keeps its order: the very list candidates_place and
+    candidates_take_back build (tests/domain/test_memo_fold.py compares them over whole games).
+    """
+    if not rules_at_least(state, 3):
+        return None
+    p = state.players[c.seat]
+    gone = c.tile not in p.market and c.tile not in p.tower
+    moves: list[Command] = [
+        m for m in before if type(m) is not PlaceFollower
+        or (m.space != c.space or m.place != c.place) and not (gone and m.tile is c.tile)]
+    moves.insert(-1, _take_back(c.seat, c.place, c.space))  # FinishPlanning stays last
+    return tuple(moves)
+
+
+def relist_after_take_back(state: State, c: TakeBackFollower, before: tuple[Command, ...]) -> tuple[Command, ...]:
+    """The seat's legal moves in ``state``, just after take-back ``c``, from those listed before it
+    (rules 3 only: only they take back): its placements afresh (a space and maybe a tile came
+    back), the other take-backs as they were, FinishPlanning last."""
+    takebacks = [m for m in before if type(m) is TakeBackFollower and m is not c]
+    return (*candidates_place(state, c.seat), *takebacks, before[-1])
+
+
+SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
+SPACE_KEYS: tuple[SpaceKey, ...] = tuple((place == D.TOWN_HALL, D.PLACES[place].spaces[i]) for place, i in SPACES)
 FREE_SPACES = memo_key(Player, "_free_spaces", depends_on=("places",))
 
 
@@ -68,19 +94,22 @@ def free_spaces(p: Player) -> tuple[int, ...]:
     """The numbers (in ``SPACES``) of every empty action space the seat owns, in board order."""
     cached: tuple[int, ...] | None = p.__dict__.get(FREE_SPACES)  # memo(), inlined: a hot query
     if cached is None:
-        cached = p.__dict__[FREE_SPACES] = tuple(
-            [SPACE_IDS[s.place][i] for s in p.places for i, held in enumerate(s.slots) if held is None])
+        cached = p.__dict__[FREE_SPACES] = tuple(chain.from_iterable([free_on(s.place, s.slots) for s in p.places]))
     return cached
+
+
+# (owns the Herb Garden, owns the School) -> space key -> every tile that may stand there
+_FITTING: dict[tuple[bool, bool], dict[SpaceKey, frozenset[Tile]]] = {
+    (herb_garden, school): {
+        (town_hall, need): frozenset(t for t in Tile if tile_fits(t, town_hall, need, herb_garden, school))
+        for town_hall, need in ((False, None), *((False, c) for c in CHARS), (True, None))}
+    for herb_garden in (False, True) for school in (False, True)}
 
 
 @lru_cache(maxsize=4096)
 def _fit_table(tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> dict[SpaceKey, tuple[Tile, ...]]:
-    """(is Town Hall, needed character) -> the tiles that fit. A pure function of its arguments."""
-    table: dict[SpaceKey, tuple[Tile, ...]] = {}
-    for need in (None, *CHARS):
-        table[(False, need)] = tuple(t for t in tiles if tile_fits(t, False, need, herb_garden, school))
-    table[(True, None)] = tuple(t for t in tiles if not t.starting)
-    return table
+    """(is Town Hall, needed character) -> the tiles that fit, in the order of ``tiles``."""
+    return {key: tuple([t for t in tiles if t in fitting]) for key, fitting in _FITTING[herb_garden, school].items()}
 
 
 class _PlacementRow(list[tuple[PlaceFollower, ...] | None]):
@@ -92,9 +121,16 @@ class _PlacementRow(list[tuple[PlaceFollower, ...] | None]):
         self.seat, self.fit = seat, fit
 
     def build(self, space: int) -> tuple[PlaceFollower, ...]:
-        place, i, key = SPACES[space]
-        moves = self[space] = tuple(PlaceFollower(self.seat, tile, place, i) for tile in self.fit[key])
+        moves = self[space] = _space_placements(self.seat, space, self.fit[SPACE_KEYS[space]])
         return moves
+
+
+@lru_cache(maxsize=8192)
+def _space_placements(seat: int, space: int, tiles: tuple[Tile, ...]) -> tuple[PlaceFollower, ...]:
+    """The placements of these tiles on one space: shared by every row whose tiles that fit the
+    space are the same (most rows, a space fitting one or two kinds)."""
+    place, i = SPACES[space]
+    return tuple(PlaceFollower(seat, tile, place, i) for tile in tiles)
 
 
 @lru_cache(maxsize=4096)
@@ -125,8 +161,11 @@ def validate_take_back(state: State, c: TakeBackFollower) -> Why:
 def apply_take_back(tx: Tx, c: TakeBackFollower) -> None:
     """Rules 3 (R23 l.375, D10): until done, a seat may change its mind; the tile goes back
     where it came from (the market, or the Gunpowder Tower)."""
-    tile = next(x.tile for x in tx.state.players[c.seat].pending if x.place == c.place and x.space == c.space)
-    tx.emit(FollowerTakenBack(c.seat, c.place, c.space, tile))
+    for x in tx.state.players[c.seat].pending:
+        if x.space == c.space and x.place == c.place:
+            tx.emit(FollowerTakenBack(c.seat, c.place, c.space, x.tile))
+            return
+    raise AssertionError("validate_take_back checked that the placement exists")
 
 
 def candidates_take_back(state: State, seat: int) -> list[TakeBackFollower]:
@@ -168,8 +207,9 @@ def candidates_move_to_tower(state: State, seat: int) -> Iterator[MoveToTower]:
 def apply_finish_planning(tx: Tx, c: FinishPlanning) -> None:
     tx.emit(PlanningFinished(c.seat))
     state = tx.state
-    if not all(p.planned for p in state.players):
-        return
+    for p in state.players:  # (a loop, not all(): no generator frame on every seat's last move)
+        if not p.planned:
+            return
     placements = tuple((i, x) for i, p in enumerate(state.players) for x in p.pending)
     tower = tuple((i, t) for i, p in enumerate(state.players) for t in p.tower_pending)
     tx.emit(PlansRevealed(placements, tower))

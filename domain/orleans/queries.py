@@ -4,6 +4,7 @@ spaces, technology spots, turn order and the classic coin supply. Read-only: no 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 from domain.orleans import data as D
 from domain.orleans.data import Char, Event, Tile
@@ -44,6 +45,26 @@ def activated_slots(place: str, slots: tuple[str | None, ...] | None) -> bool:
     if place == D.TOWN_HALL:  # one character is enough (F§5 Town Hall)
         return slots.count(None) < len(slots)
     return None not in slots
+
+
+# Every action space of every place, numbered in D.PLACES order: (place, space)
+SPACES: tuple[tuple[str, int], ...] = tuple(
+    (place.id, i) for place in D.PLACES.values() for i in range(len(place.spaces)))
+SPACE_IDS: dict[str, tuple[int, ...]] = {
+    place.id: tuple(n for n, (pid, _) in enumerate(SPACES) if pid == place.id) for place in D.PLACES.values()}
+
+
+@lru_cache(maxsize=8192)
+def free_on(place: str, slots: tuple[str | None, ...]) -> tuple[int, ...]:
+    """The numbers (in ``SPACES``) of a place's empty action spaces. Per place and slots, so a
+    seat's spaces are looked up place by place: a change to one place leaves the others' cached."""
+    return tuple([n for n, held in zip(SPACE_IDS[place], slots) if held is None])
+
+
+@lru_cache(maxsize=8192)
+def occupied_on(place: str, slots: tuple[str | None, ...]) -> tuple[int, ...]:
+    """The numbers of a place's action spaces where a character (not technology) stands."""
+    return tuple([n for n, held in zip(SPACE_IDS[place], slots) if held is not None and held != TECH])
 
 
 def capacity(p: Player) -> int:

@@ -73,10 +73,10 @@ def setup(config: Config, rng: Rng) -> list[Event]:
     goods = rng.shuffled(tuple(g for g in GOODS for _ in range(D.GOOD_COUNTS[g])))  # face down (F§1.3)
     cut = D.GOODS_REMOVED[n]
     spaces = D.goods_spaces(n)
-    on_map = goods[cut:cut + len(spaces)]
-    roads = tuple(
-        sort_goods(g for cid, g in zip(spaces, on_map) if cid == c.id) for c in D.CONNECTIONS
-    )
+    on_map: dict[str, list[D.Good]] = {}  # connection -> the goods on its spaces
+    for cid, g in zip(spaces, goods[cut:cut + len(spaces)]):
+        on_map.setdefault(cid, []).append(g)
+    roads = tuple(sort_goods(on_map.get(c.id, ())) for c in D.CONNECTIONS)
     market = tuple(goods[cut + len(spaces):].count(g) for g in GOODS)
     removed_goods = tuple(goods[:cut].count(g) for g in GOODS)
     techs = D.TECHNOLOGY_TILES[full]

@@ -60,7 +60,7 @@ def torture_options(state: State, seat: int) -> Iterator[GiveUp]:
     for town, owner in state.stations:
         if owner == seat:
             yield GiveUp(seat, Item.STATION, town)
-    if any(not t.starting for t in p.bag):
+    if not D.STARTING_TILES.issuperset(p.bag):  # a neutral character in the bag
         yield GiveUp(seat, Item.FOLLOWER, "")
 
 

@@ -37,3 +37,25 @@ def test_memos_are_invisible_to_equality_and_json():
     to_act(s), place_map(s.players[0]), activated_places(s.players[0])
     assert s == bare and hash(s.players[0]) == hash(bare.players[0])
     assert RULES.state_to_json(s) == RULES.state_to_json(bare)
+
+
+def test_to_act_survives_a_players_change_it_does_not_read():
+    """to_act reads drew, loading and planned of the players: a placement keeps it, a finished
+    plan drops it."""
+    s = with_player(replace(fresh(), phase=Phase.PLANNING), 1, planned=True)
+    assert to_act(s) == {0, 2, 3}
+    placed = with_player(s, 0, pending=(), market=())
+    assert placed.__dict__["_to_act"] is s.__dict__["_to_act"]
+    done = with_player(s, 0, planned=True)
+    assert "_to_act" not in done.__dict__ and to_act(done) == {2, 3}
+    assert "_to_act" not in replace(s, players=s.players).__dict__  # the whole field: dropped
+
+
+def test_stale_keys_of_parts_of_a_field():
+    from domain.orleans.memo import _touches
+
+    reads = frozenset({"phase", "players.planned"})
+    assert _touches(reads, frozenset({"players"}))  # the whole field reaches its parts
+    assert _touches(reads, frozenset({"players.planned", "players.market"}))
+    assert not _touches(reads, frozenset({"players.market"}))
+    assert _touches(frozenset({"players"}), frozenset({"players.market"}))  # a part reaches its field

@@ -65,3 +65,27 @@ def test_a_recall_keeps_place_map_and_rederives_the_rest():
         for event in events:
             state = RULES.evolve(state, event)
     pytest.fail("no recall in the game")
+
+
+@pytest.mark.parametrize(("edition", "players", "rules_version"), [("classic", 4, 3), ("2023", 5, 3), ("classic", 3, 2)])
+def test_moves_a_step_lists_for_the_next_state_equal_a_fresh_listing(edition, players, rules_version):
+    """step may leave on the state it returns the acting seat's moves, derived from those listed
+    before (dispatch.RELIST: after a placement); they are exactly what a memo-less copy lists."""
+    from domain.orleans.game import LEGACY_RULES
+    from domain.rng import Rng
+
+    rules = RULES if rules_version == 3 else LEGACY_RULES
+    config = rules.config_from_json({"edition": edition, "players": players})
+    state = None
+    for event in rules.setup(config, Rng(b"relist", "relist", 0)):
+        state = rules.evolve(state, event)
+    chooser, relisted = Rng(b"relist", "relist:chooser"), 0
+    while not rules.is_finished(state):
+        acting = rules.to_act(state)
+        seat = "system" if "system" in acting else min(acting)
+        moves = rules.legal_moves(state, seat)
+        _, state = rules.step(state, moves[chooser.below(len(moves))], Rng(b"relist", "relist", state.draws))
+        for listed_seat, listed in state.__dict__.get("_listed", {}).items():
+            assert list(listed) == rules.legal_moves(_bare(state), listed_seat)
+            relisted += 1
+    assert relisted > (100 if rules_version == 3 else -1)
