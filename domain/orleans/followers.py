@@ -123,10 +123,21 @@ def occupied_spaces(p: Player) -> tuple[int, ...]:
     return cached
 
 
+class _RecallRow(dict[int, RecallFollower]):
+    """Per space number, the seat's recall from there, built on first use: commands are immutable values."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__()
+        self.seat = seat
+
+    def __missing__(self, space: int) -> RecallFollower:
+        move = self[space] = RecallFollower(self.seat, *SPACES[space])
+        return move
+
+
 @cache
-def _recall_row(seat: int) -> tuple[RecallFollower, ...]:
-    """Per space number, the seat's recall from there: built once, commands are immutable values."""
-    return tuple(RecallFollower(seat, place, i) for place, i in SPACES)
+def _recall_row(seat: int) -> _RecallRow:
+    return _RecallRow(seat)
 
 
 def validate_draw(state: State, c: DrawFollowers) -> Why:
