@@ -11,6 +11,7 @@ from domain.orleans.model import (
     CHARS,
     GOODS,
     PLACE_MAP,
+    PLACEMENT,
     TECH,
     TRACKS,
     ActionTaken,
@@ -363,7 +364,7 @@ def _(e: TowerLoadingEnded, state: State) -> State:
 @fold_rule
 def _(e: FollowerPlaced, state: State) -> State:
     p = state.players[e.seat]
-    pending = p.pending + (Placement(e.tile, e.place, e.space),)
+    pending = p.pending + (PLACEMENT(e.tile, e.place, e.space),)
     if e.tile in p.market:  # the market first, then the Gunpowder Tower
         return with_player(state, e.seat, pending=pending, market=without(p.market, e.tile))
     if rules_at_least(state, 3):  # remembered for a take-back and the sealed view
