@@ -178,9 +178,11 @@ def with_player(state: State, seat: int, /, also: dict[str, Any] | None = None, 
         _drop_memos(Player, fresh, changes)
     new = _new(Player)
     _set_attr(new, "__dict__", fresh)
+    items = list(players)  # put(), inlined: a call less per event
+    items[seat] = new
     old = state.__dict__
     fresh = old.copy()
-    fresh["players"] = put(players, seat, new)
+    fresh["players"] = tuple(items)
     if len(old) > STATE_FIELDS:  # the State's memos that read these fields of a player (or all of it)
         for key in _STALE_IN_PLAYERS[tuple(changes)]:
             fresh.pop(key, None)
