@@ -68,10 +68,12 @@ def _keyed(seed: bytes) -> tuple[Any, Any]:
     its per-call set-up. The same digests (tests/domain/test_rng.py compares with ``hmac``)."""
     key = hashlib.sha256(seed).digest() if len(seed) > _BLOCK else seed
     key = key.ljust(_BLOCK, b"\0")
-    return (hashlib.sha256(bytes(b ^ 0x36 for b in key)), hashlib.sha256(bytes(b ^ 0x5C for b in key)))
+    return hashlib.sha256(key.translate(_INNER)), hashlib.sha256(key.translate(_OUTER))
 
 
 _BLOCK = 64  # SHA-256's block size in bytes
+_INNER = bytes(b ^ 0x36 for b in range(256))  # byte -> byte XOR ipad, for bytes.translate
+_OUTER = bytes(b ^ 0x5C for b in range(256))  # byte -> byte XOR opad
 
 
 def seed_from_text(text: str) -> bytes:

@@ -12,19 +12,19 @@ from domain.orleans.common import Tx, Why, close_choice
 from domain.orleans.data import Effect
 from domain.orleans.evolve import GOOD_INDEX
 from domain.orleans.model import (
+    PASSED,
+    PHASE_BEGAN,
+    TURN_MOVED,
     Choice,
     ChoiceKind,
     ChoiceOffered,
     KeepTechnology,
     Pass,
-    Passed,
     Phase,
-    PhaseBegan,
     PlaceTechnology,
     State,
     TakeAction,
     TechnologyPlaced,
-    TurnMoved,
 )
 from domain.orleans.places import PLACE_EFFECTS
 from domain.orleans.queries import (
@@ -103,7 +103,7 @@ def candidates_take_action(state: State, seat: int) -> Iterator[TakeAction]:
 
 
 def apply_pass(tx: Tx, c: Pass) -> None:
-    tx.emit(Passed(c.seat))
+    tx.emit(PASSED(c.seat))
     if has_tech_spot(tx.state, c.seat):
         tx.emit(ChoiceOffered(Choice(c.seat, ChoiceKind.TECHNOLOGY, "pass")))
 
@@ -119,9 +119,9 @@ def end_turn(tx: Tx) -> None:
         seat = (turn + step) % n
         if not state.players[seat].passed:
             if seat != turn:
-                tx.emit(TurnMoved(seat))
+                tx.emit(TURN_MOVED(seat))
             return
-    tx.emit(PhaseBegan(Phase.EVENT))
+    tx.emit(PHASE_BEGAN(Phase.EVENT))
 
 
 def validate_place_technology(state: State, c: PlaceTechnology) -> Why:

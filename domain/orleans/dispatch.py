@@ -277,7 +277,7 @@ def transact(state: State, command: Command, rng: Rng) -> Tx:
     APPLY[type(move)](tx, move)
     if state.phase is ACTIONS and move.seat != SYSTEM and not state.dues:
         actions.end_turn(tx)  # one action (with its choices) or a pass per turn
-    if listed is not None and type(command) in RELIST:
+    if listed is not None and type(command) in RELIST and tx.state is not state:
         relisted = RELIST[type(command)](tx.state, command, listed)
         if relisted is not None:  # what legal_moves would list for the seat now: its memo
             tx.state.__dict__[LISTED] = {command.seat: relisted}

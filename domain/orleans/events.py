@@ -11,13 +11,13 @@ from domain.orleans.common import Tx, Why, gain_coins
 from domain.orleans.data import Event, Tile
 from domain.orleans.evolve import GOOD_INDEX
 from domain.orleans.model import (
+    PHASE_BEGAN,
     DueAssigned,
     EventResolved,
     FoodPaid,
     HourglassRevealed,
     PayFood,
     Phase,
-    PhaseBegan,
     PlagueDrawn,
     ResolveEvent,
     RevealHourglass,
@@ -30,7 +30,7 @@ from domain.orleans.torture import charge
 
 def reveal_hourglass(tx: Tx, c: RevealHourglass) -> None:
     tx.emit(HourglassRevealed(tx.state.round + 1, tx.state.hourglass[0]))
-    tx.emit(PhaseBegan(Phase.CENSUS))
+    tx.emit(PHASE_BEGAN(Phase.CENSUS))
 
 
 def resolve_event(tx: Tx, c: ResolveEvent) -> None:
@@ -44,7 +44,7 @@ def resolve_event(tx: Tx, c: ResolveEvent) -> None:
             continue
         HOURGLASS_EVENTS[tile.event](tx, seat, tile.level)
     tx.emit(EventResolved(tile, tuple(exempt)))
-    tx.emit(PhaseBegan(Phase.START_PLAYER))
+    tx.emit(PHASE_BEGAN(Phase.START_PLAYER))
 
 
 def pilgrimage(tx: Tx, seat: int, level: str) -> None:

@@ -11,6 +11,7 @@ from domain.orleans.model import (
     CHARS,
     GOODS,
     PLACE_MAP,
+    PLACEMENT,
     TECH,
     TRACKS,
     ActionTaken,
@@ -177,9 +178,11 @@ def with_player(state: State, seat: int, /, also: dict[str, Any] | None = None, 
         _drop_memos(Player, fresh, changes)
     new = _new(Player)
     _set_attr(new, "__dict__", fresh)
+    items = list(players)  # put(), inlined: a call less per event
+    items[seat] = new
     old = state.__dict__
     fresh = old.copy()
-    fresh["players"] = put(players, seat, new)
+    fresh["players"] = tuple(items)
     if len(old) > STATE_FIELDS:  # the State's memos that read these fields of a player (or all of it)
         for key in _STALE_IN_PLAYERS[tuple(changes)]:
             fresh.pop(key, None)
@@ -363,7 +366,7 @@ def _(e: TowerLoadingEnded, state: State) -> State:
 @fold_rule
 def _(e: FollowerPlaced, state: State) -> State:
     p = state.players[e.seat]
-    pending = p.pending + (Placement(e.tile, e.place, e.space),)
+    pending = p.pending + (PLACEMENT(e.tile, e.place, e.space),)
     if e.tile in p.market:  # the market first, then the Gunpowder Tower
         return with_player(state, e.seat, pending=pending, market=without(p.market, e.tile))
     if rules_at_least(state, 3):  # remembered for a take-back and the sealed view

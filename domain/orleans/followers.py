@@ -13,15 +13,15 @@ from domain.orleans.data import Char, Tile
 from domain.orleans.evolve import TRACK_INDEX
 from domain.orleans.memo import memo_key
 from domain.orleans.model import (
+    PHASE_BEGAN,
+    RECALLED,
     TECH,
     Command,
     DrawFollowers,
     FinishLoading,
-    FollowerRecalled,
     FollowersDrawn,
     LoadTower,
     Phase,
-    PhaseBegan,
     Player,
     RecallFollower,
     State,
@@ -52,7 +52,7 @@ def take_census(tx: Tx, c: TakeCensus) -> None:
     positions = [p.tracks[TRACK_INDEX[Char.FARMER]] for p in state.players]
     top, bottom = max(positions), min(positions)
     if top == bottom:
-        tx.emit(PhaseBegan(Phase.FOLLOWERS))
+        tx.emit(PHASE_BEGAN(Phase.FOLLOWERS))
         return
     coins: dict[int, int] = {}
     if positions.count(top) == 1:
@@ -66,7 +66,7 @@ def take_census(tx: Tx, c: TakeCensus) -> None:
             gain_coins(tx, seat, amount, "census")
         elif amount < 0:
             charge(tx, seat, -amount, "census")
-    tx.emit(PhaseBegan(Phase.FOLLOWERS))
+    tx.emit(PHASE_BEGAN(Phase.FOLLOWERS))
 
 
 def validate_recall(state: State, c: RecallFollower) -> Why:
@@ -87,7 +87,7 @@ def apply_recall(tx: Tx, c: RecallFollower) -> None:
     slots = slots_of(tx.state.players[c.seat], c.place)
     assert slots is not None  # validate_recall checked it
     tile = Tile(slots[c.space])
-    tx.emit(FollowerRecalled(c.seat, c.place, c.space, tile))
+    tx.emit(RECALLED(c.seat, c.place, c.space, tile))
 
 
 def candidates_recall(state: State, seat: int) -> list[RecallFollower]:
@@ -123,10 +123,21 @@ def occupied_spaces(p: Player) -> tuple[int, ...]:
     return cached
 
 
+class _RecallRow(dict[int, RecallFollower]):
+    """Per space number, the seat's recall from there, built on first use: commands are immutable values."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__()
+        self.seat = seat
+
+    def __missing__(self, space: int) -> RecallFollower:
+        move = self[space] = RecallFollower(self.seat, *SPACES[space])
+        return move
+
+
 @cache
-def _recall_row(seat: int) -> tuple[RecallFollower, ...]:
-    """Per space number, the seat's recall from there: built once, commands are immutable values."""
-    return tuple(RecallFollower(seat, place, i) for place, i in SPACES)
+def _recall_row(seat: int) -> _RecallRow:
+    return _RecallRow(seat)
 
 
 def validate_draw(state: State, c: DrawFollowers) -> Why:
@@ -155,7 +166,7 @@ def end_of_followers(tx: Tx) -> None:
     for p in tx.state.players:  # (a loop, not all(): no generator frame on every draw)
         if not p.drew or p.loading:
             return
-    tx.emit(PhaseBegan(Phase.PLANNING))
+    tx.emit(PHASE_BEGAN(Phase.PLANNING))
 
 
 # --- the Gunpowder Tower, rules 3 (R14 l.673-681, R23 l.593-600) ---------------------------------------

@@ -13,16 +13,16 @@ from domain.orleans.data import Char, Tile
 from domain.orleans.memo import memo_key
 from domain.orleans.model import (
     CHARS,
+    PHASE_BEGAN,
+    PLACED,
+    PLANNING_FINISHED,
+    TAKEN_BACK,
     Command,
     FinishPlanning,
-    FollowerPlaced,
-    FollowerTakenBack,
     MovedToTower,
     MoveToTower,
     Phase,
-    PhaseBegan,
     PlaceFollower,
-    PlanningFinished,
     PlansRevealed,
     Player,
     State,
@@ -41,7 +41,7 @@ def validate_place(state: State, c: PlaceFollower) -> Why:
 
 
 def apply_place(tx: Tx, c: PlaceFollower) -> None:
-    tx.emit(FollowerPlaced(c.seat, c.tile, c.place, c.space))
+    tx.emit(PLACED(c.seat, c.tile, c.place, c.space))
 
 
 def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
@@ -163,7 +163,7 @@ def apply_take_back(tx: Tx, c: TakeBackFollower) -> None:
     where it came from (the market, or the Gunpowder Tower)."""
     for x in tx.state.players[c.seat].pending:
         if x.space == c.space and x.place == c.place:
-            tx.emit(FollowerTakenBack(c.seat, c.place, c.space, x.tile))
+            tx.emit(TAKEN_BACK(c.seat, c.place, c.space, x.tile))
             return
     raise AssertionError("validate_take_back checked that the placement exists")
 
@@ -205,7 +205,7 @@ def candidates_move_to_tower(state: State, seat: int) -> Iterator[MoveToTower]:
 
 
 def apply_finish_planning(tx: Tx, c: FinishPlanning) -> None:
-    tx.emit(PlanningFinished(c.seat))
+    tx.emit(PLANNING_FINISHED(c.seat))
     state = tx.state
     for p in state.players:  # (a loop, not all(): no generator frame on every seat's last move)
         if not p.planned:
@@ -213,7 +213,7 @@ def apply_finish_planning(tx: Tx, c: FinishPlanning) -> None:
     placements = tuple((i, x) for i, p in enumerate(state.players) for x in p.pending)
     tower = tuple((i, t) for i, p in enumerate(state.players) for t in p.tower_pending)
     tx.emit(PlansRevealed(placements, tower))
-    tx.emit(PhaseBegan(Phase.ACTIONS, state.start_player))
+    tx.emit(PHASE_BEGAN(Phase.ACTIONS, state.start_player))
 
 
 def candidates_finish_planning(state: State, seat: int) -> tuple[FinishPlanning]:

@@ -9,12 +9,12 @@ from domain.orleans import data as D
 from domain.orleans.common import Tx
 from domain.orleans.model import (
     GOODS,
+    PHASE_BEGAN,
     CitizenTaken,
     EndGame,
     GameEnded,
     PassStartPlayer,
     Phase,
-    PhaseBegan,
     StartPlayerPassed,
     State,
 )
@@ -24,7 +24,7 @@ from domain.orleans.queries import built_stations, status
 def pass_start_player(tx: Tx, c: PassStartPlayer) -> None:
     n = tx.state.config.players
     tx.emit(StartPlayerPassed((tx.state.start_player + 1) % n, tx.state.round + 1))  # D8: to the left
-    tx.emit(PhaseBegan(Phase.HOURGLASS))
+    tx.emit(PHASE_BEGAN(Phase.HOURGLASS))
 
 
 def end_game(tx: Tx, c: EndGame) -> None:

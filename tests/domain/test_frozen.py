@@ -73,3 +73,14 @@ def test_orleans_records_use_it_but_events_keep_the_dataclass_init():
         assert cls.__init__.__code__.co_names == ("_set",), cls
     for cls in (Placement, *EVENTS):
         assert cls.__init__.__code__.co_names != ("_set",), cls
+
+
+def test_shared_constructors_give_one_instance_per_value():
+    from domain.orleans.data import Tile
+    from domain.orleans.model import PLACED, PLACEMENT, FollowerPlaced, Placement
+
+    placed = PLACED(0, Tile.FARMER, "farm_house", 1)
+    assert placed is PLACED(0, Tile.FARMER, "farm_house", 1) == FollowerPlaced(0, Tile.FARMER, "farm_house", 1)
+    assert PLACED(1, Tile.FARMER, "farm_house", 1) != placed
+    assert PLACEMENT(Tile.MONK, "castle", 2) is PLACEMENT(Tile.MONK, "castle", 2) == Placement(Tile.MONK, "castle", 2)
+    assert type(PLACED(0, "farmer", "farm_house", 1).tile) is str  # typed: a plain str is not the Tile
