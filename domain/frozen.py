@@ -2,9 +2,21 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, TypeVar
 
 T = TypeVar("T", bound=type)
+R = TypeVar("R")
+
+
+def shared(cls: Callable[..., R]) -> Callable[..., R]:
+    """``cls``'s constructor, memoised: the same fields (of the same types) give the very same
+    frozen instance. For records that recur with few values: the log keeps one object per
+    value, not one per event, and every decision builds its event with one cache lookup. The
+    cache is unbounded, so only for records whose fields take a small, fixed set of values
+    (seats, places, rounds, phases), never for anything a client can vary at will."""
+    return lru_cache(maxsize=None, typed=True)(cls)
 
 
 def one_step_init(cls: T) -> T:

@@ -1,14 +1,13 @@
 """Orléans state, commands and events: frozen dataclasses of tuples."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
-from typing import Final, TypeAlias, TypeVar, get_args
+from typing import Final, TypeAlias, get_args
 
 from domain.codec import added
-from domain.frozen import one_step_init
+from domain.frozen import one_step_init, shared
 from domain.orleans.data import Char, Edition, Good, Hourglass, Item, Reward, Tile
 from domain.orleans.memo import memo_key
 
@@ -681,16 +680,6 @@ Event: TypeAlias = (
 )
 EVENTS: tuple[type[Event], ...] = get_args(Event)
 HIDDEN_EVENTS = (FollowerPlaced, FollowerTakenBack, MovedToTower)  # sealed planning (D10)
-
-R = TypeVar("R")
-
-
-def shared(cls: Callable[..., R]) -> Callable[..., R]:
-    """``cls``'s constructor, memoised: the same fields (of the same types) give the very same
-    frozen instance. For records that recur with few values: the log keeps one object per
-    value, not one per event, and every decision builds its event with one cache lookup."""
-    return lru_cache(maxsize=None, typed=True)(cls)
-
 
 # The events of most decisions (placements, take-backs, recalls, passes, turns and phases) and
 # the placements a seat plans
