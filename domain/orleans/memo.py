@@ -32,7 +32,7 @@ def memo_key(cls: type, name: str, depends_on: tuple[str, ...] | None = None) ->
 
 
 class StaleKeys(dict[tuple[str, ...], tuple[str, ...]]):
-    """Changed fields -> the memo keys of one class they make stale (see ``stale_keys``), each
+    """Changed fields -> the memo keys of one class they make stale (see ``stale_table``), each
     entry worked out on first use: the fold looks them up with one plain dict read."""
 
     def __init__(self, cls: type, within: str) -> None:
@@ -51,18 +51,14 @@ _TABLES: dict[tuple[type, str], StaleKeys] = {}
 
 
 def stale_table(cls: type, within: str = "") -> StaleKeys:
-    """The live ``StaleKeys`` of ``cls`` (emptied whenever a memo key is declared)."""
+    """The live ``StaleKeys`` of ``cls`` (emptied whenever a memo key is declared): indexed by
+    changed fields, the memo keys of ``cls`` whose value may differ once they change. With
+    ``within``, the changed fields are those of one element of that field (evolve.with_player: a
+    Player's fields, within the State's ``players``)."""
     table = _TABLES.get((cls, within))
     if table is None:
         table = _TABLES[(cls, within)] = StaleKeys(cls, within)
     return table
-
-
-def stale_keys(cls: type, changed: tuple[str, ...], within: str = "") -> tuple[str, ...]:
-    """The memo keys of ``cls`` whose value may differ once the fields ``changed`` change; with
-    ``within``, ``changed`` are fields of one element of that field (evolve.with_player: a
-    Player's fields, within the State's ``players``)."""
-    return stale_table(cls, within)[changed]
 
 
 def _touches(depends_on: frozenset[str], changed: frozenset[str]) -> bool:
