@@ -45,7 +45,8 @@ def apply_place(tx: Tx, c: PlaceFollower) -> None:
 
 
 def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
-    """Every tile on every free space it fits (the validator still has the last word)."""
+    """Every tile on every free space it fits: exact (registered so in dispatch.COMMAND_RULES, the
+    validator is skipped for what this lists; tests/domain/test_playout.py holds listed <=> accepted)."""
     p = state.players[seat]
     owned = place_map(p)
     moves = _placements(seat, tuple(dict.fromkeys(p.market + p.tower)), D.HERB_GARDEN in owned, D.SCHOOL in owned,
