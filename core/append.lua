@@ -2,7 +2,8 @@
 -- KEYS[1] events stream    hg:{<id>}:events
 -- KEYS[2] idempotency hash hg:{<id>}:idem
 -- KEYS[3] meta hash        hg:{<id>}:meta
--- KEYS[4] rate window      hg:{<id>}:rate:<token digest>:<window number> (touched only when ARGV[7] > 0)
+-- KEYS[4] rate window      the requester's window, hg:rl:{<requester>}:<number> (touched only when
+--                          ARGV[7] > 0; on a Redis Cluster it is counted apart, core/store.py)
 -- KEYS[5] state snapshot   hg:{<id>}:snap (written only when ARGV[9] is not "")
 -- ARGV[1] base version: the seq the batch was computed against (entries follow it)
 -- ARGV[2] idempotency key, or "" for none
@@ -10,7 +11,7 @@
 -- ARGV[4] result JSON to store under the key and return
 -- ARGV[5] meta field of the caller's token ("token:<sha256>"), or "" when not checked here
 -- ARGV[6] the seat that field must hold
--- ARGV[7] rate limit: requests per window for that token (0: not counted here)
+-- ARGV[7] rate limit: requests per window for the requester (0: not counted here)
 -- ARGV[8] the window key's TTL in seconds
 -- ARGV[9] the state snapshot to keep after this batch (JSON), or ""
 -- ARGV[10] number m of meta field/value pairs to HSET on success, then 2*m values

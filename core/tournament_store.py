@@ -10,7 +10,7 @@ plus status and creation time; ``hg:tournaments`` lists every tournament by crea
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,7 +18,7 @@ from typing import Any
 
 import redis
 
-from core.bots import BotNotFound, BotRegistry
+from core.bots import BotNotFound, BotRegistry, NotTheOwner
 from core.leaderboard import Leaderboard
 from core.store import AppendResult, EventStore, StaleVersion, StoredEntry, build_entries
 from core.tournaments import (
@@ -29,6 +29,7 @@ from core.tournaments import (
     check_settings,
     default_points,
     fold,
+    total_games,
 )
 from domain.bots import bot_names
 from domain.canonical import GENESIS_HASH, canonical_json
@@ -50,6 +51,10 @@ def meta_key(tid: str) -> str:
 
 def idem_key(tid: str) -> str:
     return f"hg:t:{{{tid}}}:idem"
+
+
+class EntryRefused(PermissionError):
+    """An entrant the organiser may not enter (another account's bot, not open for entry)."""
 
 
 class TournamentNotFound(LookupError):
@@ -141,10 +146,17 @@ class TournamentStore:
 
     # -- creation ----------------------------------------------------------------------------
 
-    def create(self, spec: Mapping[str, Any], bots: BotRegistry, board: Leaderboard) -> dict[str, Any]:
-        """Validate ``spec`` (the POST body) and write the tournament's first events; returns its id and commitment.
+    def create(self, spec: Mapping[str, Any], bots: BotRegistry, board: Leaderboard, *,
+               organiser: str | None = None, live_cap: int = 0,
+               charge: Callable[[int], None] | None = None) -> dict[str, Any]:
+        """Validate ``spec`` (the POST body) and write the tournament's first events; returns its
+        id, commitment and number of games.
 
-        Raises TournamentRejected with a message naming what is wrong.
+        ``organiser`` (an account id) owns it; its registered-bot entrants must be the organiser's
+        or open for entry (``core.bots``). ``live_cap``: the organiser's live games at once, which
+        the runner respects and ``parallel`` may not exceed (0: none). ``charge(games)`` is called
+        with the number of games the tournament will play once it is valid, before anything is
+        written (it raises to refuse). Raises TournamentRejected with a message naming what is wrong.
         """
         players, fmt = int(spec["players_per_game"]), spec.get("format") or "round_robin"
         entrant_specs = list(spec["entrants"])
@@ -153,14 +165,21 @@ class TournamentStore:
         gpp = int(spec.get("games_per_pairing") or 1)
         rounds = check_settings(players, len(entrant_specs), fmt, spec.get("rounds"), gpp, spec.get("points"))
         rules, edition = _game(spec, players)
-        entrants = _entrants(entrant_specs, bots, rules.name)
+        entrants = _entrants(entrant_specs, bots, rules.name, organiser)
+        parallel = int(spec.get("parallel") or 4)
+        if live_cap and parallel > live_cap:
+            raise TournamentRejected(f"parallel {parallel} is more than the {live_cap} live games the organiser may "
+                                     "have at once")
+        games = total_games(players, len(entrants), fmt, rounds, gpp)
+        if charge is not None:
+            charge(games)
         initial = board.ratings(rules.name, edition, [e["key"] for e in entrants])
         seed, tid = secrets.token_bytes(32), "t" + secrets.token_hex(7)
         model = board.model
         settings = Settings(tid, spec.get("name"), rules.name, edition, players, fmt, rounds, gpp,
-                            float(spec.get("deadline_s") or 5.0), int(spec.get("parallel") or 4),
+                            float(spec.get("deadline_s") or 5.0), parallel,
                             tuple(float(p) for p in (spec.get("points") or default_points(players))),
-                            seed_commitment(seed), rules.engine_version, model.describe(), _now())
+                            seed_commitment(seed), rules.engine_version, model.describe(), _now(), organiser)
         events: list[dict[str, Any]] = [{"type": "TournamentCreated", "settings": settings.to_json()}]
         for number, entrant in enumerate(entrants):
             rating = initial[entrant["key"]]
@@ -169,10 +188,19 @@ class TournamentStore:
         entries = build_entries(0, GENESIS_HASH, events, actor="system", time=settings.created,
                                 command={"type": "CreateTournament"})
         self._write(tid, 0, entries, {"seed": seed.hex(), "status": "running", "created": settings.created,
-                                      "game": rules.name})
+                                      "game": rules.name, "live_cap": str(live_cap),
+                                      **({"organiser": organiser} if organiser else {})})
         self.conn.zadd(ALL_KEY, {tid: datetime.now(UTC).timestamp()})
         self.conn.sadd(ACTIVE_KEY, tid)
-        return {"id": tid, "seed_commitment": settings.seed_commitment}
+        for entrant in entrants:
+            if entrant["bot_id"]:
+                bots.entered(entrant["bot_id"], tid)
+        return {"id": tid, "seed_commitment": settings.seed_commitment, "games": games}
+
+    def runner_caps(self, tid: str) -> tuple[str | None, int]:
+        """(the requester its games are charged to, the organiser's live cap) for the runner."""
+        organiser, cap = self.conn.hmget(meta_key(tid), ["organiser", "live_cap"])  # type: ignore[misc]
+        return (f"acct:{_text(organiser)}" if organiser else None), int(cap or 0)
 
 
 def _game(spec: Mapping[str, Any], players: int) -> tuple[Any, str | None]:
@@ -185,7 +213,8 @@ def _game(spec: Mapping[str, Any], players: int) -> tuple[Any, str | None]:
     return rules, config.get("edition")
 
 
-def _entrants(specs: Sequence[Mapping[str, Any]], bots: BotRegistry, game: str) -> list[dict[str, Any]]:
+def _entrants(specs: Sequence[Mapping[str, Any]], bots: BotRegistry, game: str,
+              organiser: str | None) -> list[dict[str, Any]]:
     out, seen = [], set()
     for i, spec in enumerate(specs):
         if ("bot_id" in spec) == ("builtin" in spec):
@@ -193,8 +222,11 @@ def _entrants(specs: Sequence[Mapping[str, Any]], bots: BotRegistry, game: str) 
         if spec.get("bot_id"):
             try:
                 bot = bots.get(str(spec["bot_id"]))
+                bot.check_entry(organiser)
             except BotNotFound:
                 raise TournamentRejected(f"entrants[{i}]: no bot with id {spec['bot_id']!r}") from None
+            except NotTheOwner as exc:
+                raise EntryRefused(f"entrants[{i}]: {exc}") from None
             entrant = {"key": f"bot:{bot.bot_id}", "name": bot.name, "kind": bot.kind, "bot_id": bot.bot_id,
                        "builtin": None}
         else:

@@ -61,19 +61,22 @@ class Settings:
     engine_version: str
     rating_model: dict[str, Any]
     created: str
+    organiser: str | None = None  # the account that created it (None: before accounts existed)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.tournament_id, "name": self.name, "game": self.game, "edition": self.edition,
                 "players_per_game": self.players_per_game, "format": self.format, "rounds": self.rounds,
                 "games_per_pairing": self.games_per_pairing, "deadline_s": self.deadline_s,
                 "parallel": self.parallel, "points": list(self.points), "seed_commitment": self.seed_commitment,
-                "engine_version": self.engine_version, "rating_model": self.rating_model, "created": self.created}
+                "engine_version": self.engine_version, "rating_model": self.rating_model, "created": self.created,
+                **({"organiser": self.organiser} if self.organiser else {})}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Settings:
         return cls(d["id"], d.get("name"), d["game"], d.get("edition"), d["players_per_game"], d["format"],
                    d["rounds"], d["games_per_pairing"], d["deadline_s"], d["parallel"], tuple(d["points"]),
-                   d["seed_commitment"], d["engine_version"], dict(d["rating_model"]), d["created"])
+                   d["seed_commitment"], d["engine_version"], dict(d["rating_model"]), d["created"],
+                   d.get("organiser"))
 
 
 @dataclass(frozen=True)
@@ -215,6 +218,13 @@ _HANDLERS = {"EntrantRegistered": _registered, "RoundPaired": _paired, "GameStar
 def default_points(players: int) -> tuple[float, ...]:
     """players-1 points for first place down to 0 for last."""
     return tuple(float(players - 1 - place) for place in range(players))
+
+
+def total_games(players: int, entrants: int, fmt: str, rounds: int, games_per_pairing: int) -> int:
+    """How many games a tournament of this shape plays (what its organiser's work budget pays)."""
+    if fmt == "round_robin":
+        return comb(entrants, players) * players * games_per_pairing
+    return rounds * (entrants // players) * games_per_pairing
 
 
 def check_settings(players: int, entrants: int, fmt: str, rounds: int | None, games_per_pairing: int,

@@ -6,6 +6,9 @@
 
 Pull mode needs nothing but a running server (``make run``). Push mode needs the server to be
 allowed to call you: start it with ``HOURGLASS_BOT_HOSTS=127.0.0.1:9000 make run``.
+
+A bot belongs to an account: with ``HOURGLASS_KEY`` (an account key, ``hga_…``) the bot is
+registered to that account; without it the starter signs up a fresh account and prints its key.
 """
 from __future__ import annotations
 
@@ -31,6 +34,8 @@ def options(game: str) -> argparse.Namespace:
     p.add_argument("--name", default=None, help="the bot's registered name (default: a fresh one)")
     p.add_argument("--port", type=int, default=9000, help="push mode: the port to serve on")
     p.add_argument("--deadline", type=float, default=30.0, help="seconds per move")
+    p.add_argument("--key", default=os.environ.get("HOURGLASS_KEY"),
+                   help="your account key (default: $HOURGLASS_KEY; none: sign up a fresh account)")
     return p.parse_args()
 
 
@@ -48,9 +53,19 @@ def report(client: Client, game_id: str, seat: int) -> None:
           f"watch it at {client.base}/games/{game_id}", flush=True)
 
 
+def account_client(server: str, key: str | None) -> Client:
+    """A client that holds an account key: ``key``, or a freshly signed-up account's."""
+    if key:
+        return Client(server, key)
+    account = Client(server).sign_up(f"starter-{secrets.token_hex(4)}")
+    print(f"signed up account {account['name']}; keep its key (export HOURGLASS_KEY=...): {account['key']}",
+          flush=True)
+    return Client(server, account["key"])
+
+
 def main(bot: Bot, game: str) -> int:
     args = options(game)
-    client = Client(args.server)
+    client = account_client(args.server, args.key)
     name = args.name or f"starter-{args.game}-{secrets.token_hex(3)}"
     if args.mode == "pull":
         return play_pull(bot, client, name, args)

@@ -5,11 +5,14 @@
 - ``REDIS``: a ``redis.Redis`` to use (default: ``core.connection.get_redis()``);
 - ``ADVANCE``: ``"rq"`` (enqueue ``workers.jobs.advance`` after changes that leave SYSTEM or a
   bot to act), ``"off"``, or a callable ``(game_id, version)``; env ``HOURGLASS_ADVANCE``;
-- ``RATE_LIMIT`` requests per ``RATE_LIMIT_WINDOW`` seconds per seat token (0 disables every
-  limit); ``ANON_RATE_LIMIT`` per address without a token, ``AUTH_FAIL_LIMIT`` 401 answers per
-  address, ``CREATE_RATE_LIMIT`` game creations per address (``service.limits``), each per the
-  same window; ``TRUSTED_PROXIES`` reverse proxies in front (for the client address); env
-  ``HOURGLASS_<NAME>`` for each;
+- the budgets of ``service.limits`` (one per requester: an account or an address):
+  ``RATE_LIMIT`` requests per ``RATE_LIMIT_WINDOW`` seconds per account and per address's seat
+  holders (0 disables every limit), ``ANON_RATE_LIMIT`` tokenless requests per address,
+  ``AUTH_FAIL_LIMIT`` 401 answers per address, ``WORK_BUDGET`` and ``ACCOUNT_WORK_BUDGET`` units
+  of work per ``WORK_PERIOD_S``, ``SIGNUPS_PER_ADDRESS``; ``TRUSTED_PROXIES`` reverse proxies in
+  front (for the client address); env ``HOURGLASS_<NAME>`` for each;
+- ``SIGNUP``: who may create an account: ``open`` (default), ``invite`` or ``closed``
+  (``core.accounts``); env ``HOURGLASS_SIGNUP``;
 - ``SSE_HEARTBEAT`` seconds between heartbeats on an idle stream (15);
 - ``STREAM_DIRECT``: under gunicorn, the game's feed writes live batches straight onto each
   stream's socket (``service.streams.Sink``; on by default); ``0`` serves every batch through
@@ -21,9 +24,9 @@
   ``INACTIVITY_S``: how long a game must wait on an unclocked human seat before another seat may
   claim victory or a default move against it (86400); env ``HOURGLASS_<NAME>`` for each;
 - ``SSE_PER_ADDRESS`` and ``SSE_PER_TOKEN``: open event streams per client address (16) and
-  per seat token (4); ``MAX_LIVE_GAMES_PER_ADDRESS`` (20) and ``MAX_LIVE_GAMES`` (10,000) live
-  games by creating address and overall (``service.limits``, ``core.retention``); 0 lifts one,
-  and ``RATE_LIMIT=0`` lifts them all;
+  per token (4); ``MAX_LIVE_GAMES_PER_ADDRESS`` (20), ``MAX_LIVE_GAMES_PER_ACCOUNT`` (50) and
+  ``MAX_LIVE_GAMES`` (10,000) live games by creating requester and overall (``service.limits``,
+  ``core.retention``); 0 lifts one, and ``RATE_LIMIT=0`` lifts them all;
 - ``MAX_CONTENT_LENGTH`` bytes of request body (64 KiB);
 - ``CORS_ORIGINS``: origins allowed to call ``/api/*`` from a browser, comma-separated, or
   ``*`` (the default: the API authenticates with bearer tokens, never cookies); env
@@ -43,6 +46,7 @@ from flask_cors import CORS
 from flask_smorest import Api
 from flask_swagger_ui import get_swaggerui_blueprint
 
+from core.accounts import SIGNUP_POLICIES, Accounts
 from core.connection import plain_redis
 from core.games import GameService
 from domain.games import game_names, get_game
@@ -98,19 +102,11 @@ DEFAULTS: dict[str, Any] = {
     "OPENAPI_URL_PREFIX": "/",
     "OPENAPI_JSON_PATH": "openapi.json",
     "MAX_CONTENT_LENGTH": 64 * 1024,
-    "RATE_LIMIT": 600,
-    "RATE_LIMIT_WINDOW": 60,
-    "ANON_RATE_LIMIT": 300,
-    "AUTH_FAIL_LIMIT": 30,
-    "CREATE_RATE_LIMIT": 30,
-    "TRUSTED_PROXIES": 0,
+    **limits.DEFAULTS,
+    "SIGNUP": "open",
     "SSE_HEARTBEAT": 15.0,
     "STREAM_DIRECT": True,
     "STREAM_HUB": "",
-    "SSE_PER_ADDRESS": 16,
-    "SSE_PER_TOKEN": 4,
-    "MAX_LIVE_GAMES_PER_ADDRESS": 20,
-    "MAX_LIVE_GAMES": 10_000,
     "ADVANCE": "rq",
     "CLIENT_SEEDS": "bots-only",
     "CORS_ORIGINS": "*",
@@ -134,9 +130,11 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
         "HOURGLASS_STREAM_DIRECT": ("STREAM_DIRECT", _switch),
         "HOURGLASS_STREAM_HUB": ("STREAM_HUB", str),
         "HOURGLASS_ABORT_MOVES": ("ABORT_MOVES", int), "HOURGLASS_INACTIVITY_S": ("INACTIVITY_S", float),
+        "HOURGLASS_SIGNUP": ("SIGNUP", str), "HOURGLASS_WORK_PERIOD_S": ("WORK_PERIOD_S", float),
         **{f"HOURGLASS_{name}": (name, int)
-           for name in ("ANON_RATE_LIMIT", "AUTH_FAIL_LIMIT", "CREATE_RATE_LIMIT", "TRUSTED_PROXIES", "SSE_PER_ADDRESS",
-                        "SSE_PER_TOKEN", "MAX_LIVE_GAMES_PER_ADDRESS", "MAX_LIVE_GAMES")}}
+           for name in ("ANON_RATE_LIMIT", "AUTH_FAIL_LIMIT", "WORK_BUDGET", "ACCOUNT_WORK_BUDGET",
+                        "SIGNUPS_PER_ADDRESS", "MAX_BOTS_PER_ACCOUNT", "TRUSTED_PROXIES", "SSE_PER_ADDRESS", "SSE_PER_TOKEN",
+                        "MAX_LIVE_GAMES_PER_ADDRESS", "MAX_LIVE_GAMES_PER_ACCOUNT", "MAX_LIVE_GAMES")}}
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -163,11 +161,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                                                  live_caps=limits.live_caps(app.config),
                                                  on_finished=_tournament_hooks(app, app.config["ADVANCE"], conn))
 
+    # accounts keep global indexes changed in one MULTI: beside a cluster, on the plain server
+    app.extensions["hourglass.accounts"] = Accounts(plain_redis(conn))
+    if app.config["SIGNUP"] not in SIGNUP_POLICIES:
+        raise ValueError(f"SIGNUP must be one of {', '.join(SIGNUP_POLICIES)}, not {app.config['SIGNUP']!r}")
+
     _allow_cross_origin(app)
-    # after_request functions run last-registered first: the seat token's RateLimit-* headers are
-    # written after Flask-Limiter's per-address ones and replace them (one set per response)
-    app.after_request(limits.token_headers)
-    limiter = limits.install(app, plain_redis(conn))  # Flask-Limiter needs one server, not a cluster
+    limits.install(app)
 
     api = _Api(app, spec_kwargs={"info": {"description": API_DESCRIPTION},
                                  "security": [{"bearerAuth": []}, {}],  # a seat token, or none (spectator)
@@ -178,14 +178,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "app_name": "hourglass API", "persistAuthorization": True}))
     app.register_blueprint(apidocs.blp)
     from service import replay_api, viewer_api
-    from service.routes import actions, bots, events, games, lobby, moves, seats, state, tournaments
+    from service.routes import accounts, actions, bots, events, games, lobby, moves, seats, state, tournaments
 
-    creates = int(app.config["CREATE_RATE_LIMIT"])
-    if limiter is not None and creates:  # registering bots and creating tournaments count like creating games
-        for blueprint in (bots.blp, tournaments.blp):
-            limiter.limit(f"{creates}/{int(app.config['RATE_LIMIT_WINDOW'])} second", methods=["POST"],
-                          override_defaults=False)(blueprint)
-    for module in (games, lobby, state, moves, actions, seats, events, replay_api, viewer_api, bots, tournaments):
+    for module in (games, lobby, state, moves, actions, seats, events, replay_api, viewer_api, bots, tournaments,
+                   accounts):
         api.register_blueprint(module.blp)
     app.register_blueprint(tournaments.pages)
     for name in game_names():  # import every rules package now, not on some player's first request

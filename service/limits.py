@@ -1,163 +1,243 @@
-"""Per-client limits that keep an anonymous flood from drowning the seat holders.
+"""One budget per requester: request windows, the work budget, live games and open streams (issue 22).
 
-Flask-Limiter (a maintained extension, on the game Redis so every web process shares the
-counters) enforces three limits keyed by the client's address:
+Every request has one principal (``service.auth``): an account (its key, its bot's token, a seat
+bound to it) or an address (IPv6 by its /64). What it may spend:
 
-- ``ANON_RATE_LIMIT`` requests per ``RATE_LIMIT_WINDOW`` seconds for calls without a bearer
-  token (spectators, listings, the viewer);
-- ``AUTH_FAIL_LIMIT`` answers of 401 per window to calls that carry a bearer token (a forged
-  token burns this allowance, so guessing tokens is throttled per address);
-- ``CREATE_RATE_LIMIT`` game creations per window.
+- **Requests per window** (``RATE_LIMIT_WINDOW`` s, fixed windows in Redis, ``core.budgets``): an
+  account ``RATE_LIMIT`` (the operator may grant more); the seat and bot tokens of one address
+  that belong to no account ``RATE_LIMIT`` together; tokenless requests (and unknown seat tokens)
+  ``ANON_RATE_LIMIT`` per address. A POST move counts its window inside the append script
+  (``core/append.lua``: still one round trip); every other request in :func:`admit`.
+- **401 answers** per address: ``AUTH_FAIL_LIMIT`` per window; past it, every request whose token
+  names nobody is refused (429) before anything else, so guessing tokens is throttled.
+- **Work** (``core.budgets.WorkBudget``): units per ``WORK_PERIOD_S``, ``WORK_BUDGET`` per address
+  and ``ACCOUNT_WORK_BUDGET`` per account (grantable): a game created, a join, a rematch 1 each; a
+  tournament all its games when it is accepted; a replay verification 1 per started MiB.
+- **Live games** by the requester that created them: ``MAX_LIVE_GAMES_PER_ADDRESS``,
+  ``MAX_LIVE_GAMES_PER_ACCOUNT`` (grantable; a tournament's games are its organiser's) and
+  ``MAX_LIVE_GAMES`` overall (``core.retention``).
+- **Open event streams**: ``SSE_PER_ADDRESS`` per address and ``SSE_PER_TOKEN`` per token.
+- **Sign-ups**: ``SIGNUPS_PER_ADDRESS`` accounts per address per ``WORK_PERIOD_S``.
 
-Capacity caps, each a problem+json with ``Retry-After``:
-
-- ``SSE_PER_ADDRESS`` open event streams per client address and ``SSE_PER_TOKEN`` per seat
-  token (429 ``TOO_MANY_STREAMS``). Open streams are counted in Redis (every web process shares
-  the count) as members of a sorted set scored by an expiry that the stream pushes forward at
-  every heartbeat, so a process that dies without closing its streams frees them within
-  ``STREAM_LEASE_S``;
-- ``MAX_LIVE_GAMES_PER_ADDRESS`` live games created by one address (429 ``TOO_MANY_GAMES``) and
-  ``MAX_LIVE_GAMES`` overall (503 ``AT_CAPACITY``), kept by ``core.retention``.
-
-Seat holders are limited per token (``RATE_LIMIT``): a fixed window per token under the game's
-hash tag (``core.store.rate_key``). A POST move counts it inside the append script itself
-(:func:`token_window`, ``core/append.lua``), so a move costs one Redis round trip; other calls
-count it in ``service.web``. Flask-Limiter's own check (the 401 allowance per address) is skipped
-for a POST move, GET .../moves and GET .../state whose bearer token this process already knows
-as a seat token of that game (:func:`known_seat_token`): such a request cannot be a 401, and the
-token's window is the one that applies; skipping it saves the three round trips Flask-Limiter
-makes per request (its pre-check, and the counter and TTL read for its headers, which the token's
-headers replace). An address that used up its 401 allowance is still refused for every request
-whose token is not a known seat token. Every response carries the IETF draft
-``RateLimit-Limit``/``RateLimit-Remaining``/``RateLimit-Reset`` headers of the limit that applied;
-a breach is a 429 problem+json with ``Retry-After``. Behind a reverse proxy set
-``TRUSTED_PROXIES`` (env ``HOURGLASS_TRUSTED_PROXIES``) to the number of proxies in front, so
-the address comes from ``X-Forwarded-For``.
+Every answer that counted a window carries ``RateLimit-Limit``, ``RateLimit-Remaining`` and
+``RateLimit-Reset`` (seconds until the window resets); a refusal is a 429 problem+json with
+``Retry-After`` (seconds) and names the budget (``kind``: ``RATE_LIMITED``, ``AUTH_FAILURES``,
+``WORK_BUDGET``, ``TOO_MANY_GAMES``, ``TOO_MANY_STREAMS``). ``RATE_LIMIT=0`` switches all of this
+off (tests, benchmarks). Behind a reverse proxy set ``TRUSTED_PROXIES`` to the number of proxies
+in front, so the address comes from ``X-Forwarded-For``.
 """
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from flask import Flask, Response, current_app, g, request
-from flask_limiter import HeaderNames, Limiter, RateLimitExceeded
+from flask import Flask, Response, current_app, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from core.games import LiveCaps, RateWindow, token_digest
-from core.store import rate_key
-from service.problems import ApiProblem, problem_response
+from core import budgets
+from core.accounts import Account, AccountNotFound
+from core.budgets import BudgetExceeded, WorkBudget
+from core.games import LiveCaps, token_digest
+from core.store import RateWindow
+from service.auth import Principal as Principal
+from service.auth import accounts, client_address, principal, unauthorized
+from service.problems import ApiProblem
 
-HEADERS = {HeaderNames.LIMIT: "RateLimit-Limit", HeaderNames.REMAINING: "RateLimit-Remaining",
-           HeaderNames.RESET: "RateLimit-Reset", HeaderNames.RETRY_AFTER: "Retry-After"}
+DEFAULTS: dict[str, Any] = {
+    "RATE_LIMIT": 600, "RATE_LIMIT_WINDOW": 60, "ANON_RATE_LIMIT": 300, "AUTH_FAIL_LIMIT": 30,
+    "WORK_BUDGET": 100, "ACCOUNT_WORK_BUDGET": 500, "WORK_PERIOD_S": 86_400.0, "SIGNUPS_PER_ADDRESS": 5,
+    "SSE_PER_ADDRESS": 16, "SSE_PER_TOKEN": 4, "MAX_LIVE_GAMES_PER_ADDRESS": 20, "MAX_LIVE_GAMES_PER_ACCOUNT": 50,
+    "MAX_LIVE_GAMES": 10_000, "TRUSTED_PROXIES": 0, "MAX_BOTS_PER_ACCOUNT": 20,
+}
+GRANT_CACHE_S = 30.0  # how long a process trusts an account's grants (the operator's changes take this long)
+DEFERRED = frozenset({"moves.post_move"})  # views that count the window themselves (inside the append)
+DEFERRED_KEY, WINDOW_KEY = "hourglass.window_deferred", "hourglass.rate_window"  # per request, in its environ
 
 
-def client_address() -> str:
-    return request.remote_addr or "unknown"
+def enabled() -> bool:
+    return int(current_app.config["RATE_LIMIT"]) > 0
 
 
-def has_bearer_token() -> bool:
-    return request.headers.get("Authorization", "").lower().startswith("bearer ")
-
-
-def install(app: Flask, conn: Any) -> Limiter | None:
-    """Attach the per-address limits to ``app``; None when limits are switched off."""
-    config = app.config
-    proxies = int(config.get("TRUSTED_PROXIES") or 0)
+def install(app: Flask) -> None:
+    """Count every request against its requester's window (before any view runs) and write the
+    RateLimit headers and the 401 allowance after it."""
+    proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
     if proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
-    window = int(config["RATE_LIMIT_WINDOW"])
-    anon, fails, creates = (int(config[k]) for k in ("ANON_RATE_LIMIT", "AUTH_FAIL_LIMIT", "CREATE_RATE_LIMIT"))
-    if int(config["RATE_LIMIT"]) <= 0 or not (anon or fails or creates):
-        return None  # RATE_LIMIT=0 switches every limit off (tests, benchmarks)
-    limiter = Limiter(
-        client_address, app=app, key_prefix="hg:limit", strategy="fixed-window",
-        storage_uri="redis://", storage_options={"connection_pool": conn.connection_pool},
-        application_limits=[f"{anon}/{window} second"] if anon else [],
-        application_limits_exempt_when=has_bearer_token,
-        default_limits=[f"{fails}/{window} second"] if fails else [],
-        default_limits_deduct_when=lambda response: response.status_code == 401,
-        default_limits_exempt_when=lambda: not has_bearer_token(),
-        headers_enabled=True, header_name_mapping=HEADERS,
-    )
-    limiter.request_filter(known_seat_token)
-    app.register_error_handler(RateLimitExceeded, lambda exc: _breach(limiter, exc))
-    if creates:
-        from service.routes import games
-
-        limiter.limit(f"{creates}/{window} second", methods=["POST"], override_defaults=False)(games.blp)
-    return limiter
+    app.before_request(admit)
+    app.after_request(finish)
 
 
-def _breach(limiter: Limiter, exc: RateLimitExceeded) -> Response:
-    current = limiter.current_limit
-    reset_at = current.reset_at if current is not None else time.time() + exc.limit.limit.get_expiry()
-    retry = max(1, int(reset_at - time.time()) + 1)
-    return problem_response(ApiProblem(429, "RATE_LIMITED", f"more than {exc.limit.limit} from this address; "
-                                       f"retry in {retry} s", headers={"Retry-After": str(retry)}))
+# --- request windows --------------------------------------------------------------------------
 
 
-def token_headers(response: Response) -> Response:
-    """RateLimit-* headers for a seat holder's request (its per-token window, see service.web)."""
-    window = getattr(g, "token_window", None)
-    if window is not None:  # a valid seat token: its own window is the one that matters
-        limit, remaining, reset = window
+def admit() -> None:
+    """Refuse a request its requester has no allowance left for; count it otherwise."""
+    if not enabled() or request.method == "OPTIONS":
+        return
+    caller = principal()
+    if caller.token is not None and caller.kind == "anonymous":
+        _refuse_guessers(caller)
+        if caller.game_id is None:  # a prefixed key or bot token that names nobody
+            raise unauthorized("the bearer token is not a valid account key or bot token", "invalid_token")
+    if request.endpoint in DEFERRED and caller.kind == "seat":
+        request.environ[DEFERRED_KEY] = True  # counted by the view (inside the append, or by count_deferred)
+        return
+    _count(window(caller))
+
+
+def window(caller: Principal) -> RateWindow:
+    """The caller's request window now."""
+    config = current_app.config
+    if caller.account_id is not None:
+        limit = grant(caller.account_id, "requests", int(config["RATE_LIMIT"]))
+    elif caller.kind in ("seat", "bot"):
+        limit = int(config["RATE_LIMIT"])
+    else:
+        limit = int(config["ANON_RATE_LIMIT"])
+    return budgets.window_for(caller.requester, limit, float(config["RATE_LIMIT_WINDOW"]))
+
+
+def deferred_window() -> RateWindow | None:
+    """The window a deferred view hands to the append script (None: limits off, or not deferred)."""
+    if not enabled() or not request.environ.get(DEFERRED_KEY):
+        return None
+    return window(principal())
+
+
+def count_deferred() -> None:
+    """A deferred view that did not append after all: count its window now (once)."""
+    if request.environ.get(DEFERRED_KEY):
+        request.environ[DEFERRED_KEY] = False
+        _count(window(principal()))
+
+
+def window_counted(found: RateWindow | None) -> None:
+    """After the append script counted ``found``: the headers, and a 429 above the limit."""
+    if found is None or found.count is None:
+        return
+    request.environ[DEFERRED_KEY] = False
+    _after_count(found)
+
+
+def _count(found: RateWindow) -> None:
+    if found.limit <= 0:
+        return
+    budgets.count(_conn(), found)
+    _after_count(found)
+
+
+def _after_count(found: RateWindow) -> None:
+    assert found.count is not None
+    length = float(current_app.config["RATE_LIMIT_WINDOW"])
+    reset = max(1, int((int(time.time() // length) + 1) * length - time.time()))
+    request.environ[WINDOW_KEY] = (found.limit, max(0, found.limit - found.count), reset)
+    if found.count > found.limit:
+        who = principal()
+        whose = ("this account" if who.account_id else "the seat tokens of this address" if who.kind in ("seat", "bot")
+                 else "this address")
+        raise ApiProblem(429, "RATE_LIMITED", f"more than {found.limit} requests in {length:g} s from {whose}; "
+                         f"retry in {reset} s", headers={"Retry-After": str(reset)}, budget="requests",
+                         limit=found.limit)
+
+
+def _refuse_guessers(caller: Principal) -> None:
+    fails = int(current_app.config["AUTH_FAIL_LIMIT"])
+    if fails and budgets.peek(_conn(), _fail_window(caller.address)) >= fails:
+        length = float(current_app.config["RATE_LIMIT_WINDOW"])
+        retry = max(1, int((int(time.time() // length) + 1) * length - time.time()))
+        raise ApiProblem(429, "AUTH_FAILURES", f"more than {fails} requests with unknown tokens from this address "
+                         f"in {length:g} s; retry in {retry} s", headers={"Retry-After": str(retry)},
+                         budget="auth_failures", limit=fails)
+
+
+def _fail_window(address: str) -> RateWindow:
+    config = current_app.config
+    return budgets.window_for(f"fail:{address}", int(config["AUTH_FAIL_LIMIT"]), float(config["RATE_LIMIT_WINDOW"]))
+
+
+def finish(response: Response) -> Response:
+    """RateLimit-* headers of the window this request counted; a 401 counts toward the allowance."""
+    found = request.environ.get(WINDOW_KEY)
+    if found is not None:
+        limit, remaining, reset = found
         response.headers["RateLimit-Limit"] = str(limit)
-        response.headers["RateLimit-Remaining"] = str(max(0, remaining))
+        response.headers["RateLimit-Remaining"] = str(remaining)
         response.headers["RateLimit-Reset"] = str(reset)
+    if response.status_code == 401 and enabled() and int(current_app.config["AUTH_FAIL_LIMIT"]) \
+            and "Authorization" in request.headers:
+        budgets.count(_conn(), _fail_window(client_address()))
     return response
 
 
-# views whose answer to a seat token carries that token's window (a POST move counts it inside the
-# append; the GETs through service.web.caller_seat), so Flask-Limiter's check adds nothing to them
-FAST_ENDPOINTS = frozenset({"moves.post_move", "moves.list_moves", "state.current_state"})
+def _conn() -> Any:
+    from service.web import service
+
+    return service().store.conn
 
 
-def known_seat_token() -> bool:
-    """A request to one of ``FAST_ENDPOINTS`` whose bearer token is, in this process's cached meta,
-    a seat token of the game in the URL (tokens are never withdrawn, so the answer cannot be a 401)."""
-    if request.endpoint not in FAST_ENDPOINTS:
-        return False
-    game_id = (request.view_args or {}).get("game_id")
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if not game_id or scheme.lower() != "bearer" or not token.strip():
-        return False
-    game = current_app.extensions["hourglass"].cached(game_id)
-    return game is not None and token_digest(token.strip()) in game.info.tokens
+# --- grants, the work budget and live games ------------------------------------------------------
+
+_GRANTS: dict[str, tuple[float, Account]] = {}
+_GRANTS_LOCK = threading.Lock()
 
 
-def token_window(game_id: str, token: str) -> RateWindow | None:
-    """The token's current fixed window, for the append script to count (None: limits are off).
-
-    The same key and expiry as ``service.web``'s count, so both paths share one window.
-    """
-    limit = int(current_app.config["RATE_LIMIT"])
-    if limit <= 0:
-        return None
-    window = float(current_app.config["RATE_LIMIT_WINDOW"])
-    bucket = int(time.time() // window)
-    g.token_bucket = (bucket, window)
-    return RateWindow(rate_key(game_id, token_digest(token), bucket), limit, int(window) + 1)
-
-
-def window_counted(window: RateWindow | None) -> None:
-    """After the script counted ``window``: the RateLimit headers, and a 429 above the limit."""
-    if window is None or window.count is None:
-        return
-    bucket, length = g.token_bucket
-    g.token_window = (window.limit, window.limit - window.count, max(1, int((bucket + 1) * length - time.time())))
-    if window.count > window.limit:
-        retry = max(1, int((bucket + 1) * length - time.time()) + 1)
-        raise ApiProblem(429, "RATE_LIMITED", f"more than {window.limit} requests in {length:g} s for this token",
-                         headers={"Retry-After": str(retry)})
+def grant(account_id: str, name: str, default: int) -> int:
+    """The account's budget ``name`` (``core.accounts.GRANTS``): the operator's grant, else ``default``."""
+    now = time.monotonic()
+    with _GRANTS_LOCK:
+        cached = _GRANTS.get(account_id)
+    if cached is None or cached[0] < now:
+        try:
+            account = accounts().get(account_id)
+        except AccountNotFound:
+            return default
+        with _GRANTS_LOCK:
+            if len(_GRANTS) > 10_000:
+                _GRANTS.clear()
+            _GRANTS[account_id] = (now + GRANT_CACHE_S, account)
+        cached = (0.0, account)
+    return cached[1].grants.get(name) or default
 
 
-def live_caps(config: Mapping[str, Any]) -> LiveCaps | None:
+def work_budget(caller: Principal | None = None) -> WorkBudget:
+    """The caller's work budget (the account's, else the address's); capacity 0 with limits off."""
+    caller = caller or principal()
+    config = current_app.config
+    period = float(config["WORK_PERIOD_S"])
+    if not enabled():
+        return WorkBudget(caller.owner, 0, period)
+    if caller.account_id is not None:
+        return WorkBudget(caller.owner, grant(caller.account_id, "work", int(config["ACCOUNT_WORK_BUDGET"])), period)
+    return WorkBudget(caller.owner, int(config["WORK_BUDGET"]), period)
+
+
+def charge(cost: float, what: str) -> WorkBudget:
+    """Take ``cost`` units of the caller's work budget for ``what``; 429 ``WORK_BUDGET`` when short."""
+    budget = work_budget()
+    try:
+        budget.take(_conn(), cost)
+    except BudgetExceeded as exc:
+        raise ApiProblem(429, "WORK_BUDGET", f"{what}: {exc}", headers={"Retry-After": str(exc.retry_after_s)},
+                         budget="work", cost=cost, left=round(exc.left, 2), capacity=exc.capacity,
+                         period_s=exc.period_s) from None
+    return budget
+
+
+def live_caps(config: Mapping[str, Any], caller: Principal | None = None) -> LiveCaps | None:
+    """The live-game caps that apply to ``caller`` (None: limits off)."""
     if int(config["RATE_LIMIT"]) <= 0:
         return None
-    return LiveCaps(per_creator=int(config["MAX_LIVE_GAMES_PER_ADDRESS"]), total=int(config["MAX_LIVE_GAMES"]))
+    per = int(config["MAX_LIVE_GAMES_PER_ADDRESS"])
+    if caller is not None and caller.account_id is not None:
+        per = grant(caller.account_id, "live_games", int(config["MAX_LIVE_GAMES_PER_ACCOUNT"]))
+    return LiveCaps(per_creator=per, total=int(config["MAX_LIVE_GAMES"]))
 
+
+# --- open event streams --------------------------------------------------------------------------
 
 STREAM_LEASE_S = 60.0
 _OPEN_STREAM = """
@@ -176,7 +256,7 @@ return 0
 
 
 class StreamSlot:
-    """One open event stream, counted against its address and (if any) its seat token."""
+    """One open event stream, counted against its address and (if any) its token."""
 
     def __init__(self, conn: Any, keys: list[str], lease_s: float) -> None:
         self.conn, self.keys, self.lease_s = conn, keys, lease_s
@@ -223,10 +303,10 @@ def stream_slot(conn: Any, token: str | None) -> StreamSlot | None:
     slot = StreamSlot(conn, keys, max(STREAM_LEASE_S, 3 * heartbeat))
     full = slot.open(caps)
     if full:
-        what = "this address" if full == 1 else "this seat token"
+        what = "this address" if full == 1 else "this token"
         raise ApiProblem(429, "TOO_MANY_STREAMS", f"{what} already has {caps[full - 1]} event streams open; "
                          "close one (or follow several games through one seat's stream) and retry",
-                         headers={"Retry-After": str(int(heartbeat) + 1)})
+                         headers={"Retry-After": str(int(heartbeat) + 1)}, budget="streams")
     return slot
 
 

@@ -37,7 +37,7 @@ REF = "#/components/schemas/"
 
 # operation id -> statuses it may answer with a problem (429 and 503 are added to every one)
 PROBLEMS: dict[str, tuple[int, ...]] = {
-    "createGame": (400, 413, 422),
+    "createGame": (400, 401, 403, 413, 422),
     "listGames": (400,),
     "getGame": (401, 404),
     "getState": (401, 404),
@@ -46,39 +46,63 @@ PROBLEMS: dict[str, tuple[int, ...]] = {
     "postMove": (400, 401, 404, 409, 412, 413, 422),
     "listEvents": (400, 401, 404),
     "streamEvents": (400, 401, 404, 406),
-    "joinSeat": (400, 403, 404, 409, 413, 422),
+    "joinSeat": (400, 401, 403, 404, 409, 413, 422),
     "rematch": (401, 403, 404, 409),
     "resign": (400, 401, 404, 409, 413, 422),
     "abort": (400, 401, 404, 409, 413, 422),
+    "leave": (400, 401, 404, 409, 413, 422),
     "claim": (400, 401, 404, 409, 413, 422),
     "getReplay": (404, 409),
     "verifyReplay": (400, 413),
     "getTimeline": (404,),
     "getReference": (404,),
     "viewerPage": (),  # its 404 is a page for people (text/html), declared with the route
-    "createTournament": (400, 413, 422),
+    "createTournament": (400, 401, 403, 413, 422),
     "listTournaments": (400,),
     "getTournament": (404,),
     "listTournamentEvents": (400, 404),
     "getTournamentPackage": (404, 409),
     "getLeaderboard": (400, 404),
-    "registerBot": (400, 409, 413, 422),
+    "registerBot": (400, 401, 403, 409, 413, 422),
     "listBots": (400,),
-    "getBot": (404,),
+    "getBot": (401, 404),
+    "updateBot": (400, 401, 403, 404, 413),
+    "deleteBot": (401, 403, 404, 409),
     "rotateBotToken": (401, 403, 404),
     "rotateBotSecret": (400, 401, 403, 404, 413, 422),
     "listBotEvents": (400, 401, 403, 404),
-    "streamBotEvents": (400, 401, 403, 404),
+    "streamBotEvents": (400, 401, 403, 404, 406),
+    "signUp": (400, 403, 409, 413, 422),
+    "getAccount": (401,),
+    "listKeys": (401,),
+    "createKey": (400, 401, 403, 413, 422),
+    "revokeKey": (401, 404),
+    "rotateKey": (401, 404),
+    "listAccountGames": (400, 401, 403),
+    "listAccountEvents": (400, 401, 403),
+    "streamAccountEvents": (400, 401, 403, 406),
+    "listAccounts": (401, 403),
+    "disableAccount": (401, 403, 404),
+    "enableAccount": (401, 403, 404),
+    "grantAccount": (400, 401, 403, 404, 413, 422),
+    "createInvite": (401, 403),
 }
 EVERYWHERE = (429, 503)
-# operation id -> "required" (a seat token), "optional" (none: a spectator); absent: no token read
-AUTH = {
-    "getGame": "optional", "getState": "optional", "getStateAt": "optional", "listMoves": "optional",
-    "listEvents": "optional", "streamEvents": "optional",
-    "postMove": "required", "rematch": "required", "resign": "required", "abort": "required", "claim": "required",
-    # a registered bot's own token (POST /api/v1/bots returns it)
-    "rotateBotToken": "required", "rotateBotSecret": "required", "listBotEvents": "required",
-    "streamBotEvents": "required",
+# operation id -> its security requirements: a seat token (bearerAuth: a seat's token, or a pull
+# bot's own), an account key (accountKey), either optional (none: a spectator or an anonymous
+# player); absent: no token is read
+SEAT: dict[str, list[str]] = {"bearerAuth": []}
+ACCOUNT: dict[str, list[str]] = {"accountKey": []}
+NOBODY: dict[str, list[str]] = {}
+AUTH: dict[str, list[dict[str, list[str]]]] = {
+    **{op: [SEAT, NOBODY] for op in ("getGame", "getState", "getStateAt", "listMoves", "listEvents", "streamEvents")},
+    **{op: [SEAT] for op in ("postMove", "rematch", "resign", "abort", "leave", "claim", "listBotEvents",
+                             "streamBotEvents")},
+    **{op: [ACCOUNT, NOBODY] for op in ("createGame", "joinSeat", "getBot")},
+    **{op: [ACCOUNT] for op in (
+        "registerBot", "updateBot", "deleteBot", "rotateBotToken", "rotateBotSecret", "createTournament",
+        "getAccount", "listKeys", "createKey", "revokeKey", "rotateKey", "listAccountGames", "listAccountEvents",
+        "streamAccountEvents", "listAccounts", "disableAccount", "enableAccount", "grantAccount", "createInvite")},
 }
 # operation id -> the component its JSON request body really is (the parsing schema is looser)
 REQUEST_BODIES = {"createGame": "CreateGame", "postMove": "Move"}
@@ -98,7 +122,12 @@ SUCCESS_CONTENT = {
     "getTournamentPackage": {"application/zip": {"schema": {**BINARY, "description": "the audit package: see "
                                                                                    "docs/tournaments.md"}}},
     "streamBotEvents": {SSE: {"schema": {"type": "string", "description": "id = stream id; event = game_started, "
-                                                                          "your_turn, call, game_finished or resync"}}},
+                                                                          "your_turn, call, game_finished or resync"}},
+                        NDJSON: {"schema": {"type": "string", "description": "one {id, event, data} per line"}}},
+    "streamAccountEvents": {SSE: {"schema": {"type": "string", "description": "id = stream id; event = game_started, "
+                                                                              "your_turn, invite_received, "
+                                                                              "game_finished or resync"}},
+                            NDJSON: {"schema": {"type": "string", "description": "one {id, event, data} per line"}}},
 }
 VERIFY_REPORT: S.Schema = S.obj({
     "ok": S.BOOL, "game": S.nullable(S.STR), "game_id": S.nullable(S.STR), "lines": S.INT, "batches": S.INT,
@@ -304,9 +333,7 @@ def finish_operation(operation: dict[str, Any]) -> None:
         if isinstance(response, dict):
             response.setdefault("headers", {}).update(
                 {k: v for k, v in rate_headers().items() if k not in response["headers"]})
-    auth = AUTH.get(op_id)
-    operation["security"] = ([{"bearerAuth": []}] if auth == "required"
-                             else [{"bearerAuth": []}, {}] if auth == "optional" else [])
+    operation["security"] = AUTH.get(op_id, [])
     if op_id in REQUEST_CONTENT:
         operation["requestBody"] = {"required": True, "content": REQUEST_CONTENT[op_id]}
     body = REQUEST_BODIES.get(op_id)
@@ -328,8 +355,14 @@ def register(spec: APISpec) -> None:
         spec.components.schema(name, component=component)
     spec.components.security_scheme("bearerAuth", {
         "type": "http", "scheme": "bearer",
-        "description": "A seat's token (from creating the game, joining a seat or a rematch); "
-                       "without one you are a spectator where the operation allows it."})
+        "description": "A seat's token (from creating the game, joining a seat or a rematch), or a pull "
+                       "bot's own token (hgb_…, from registering it); without one you are a spectator where "
+                       "the operation allows it."})
+    spec.components.security_scheme("accountKey", {
+        "type": "http", "scheme": "bearer",
+        "description": "An account's API key (hga_…, from POST /api/v1/accounts or POST /api/v1/account/keys), "
+                       "with scopes play, bots, tournaments (and admin for the operator). Anonymous play "
+                       "needs none."})
 
 
 def tidy(document: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,12 @@ class BotRegisterSchema(Schema):
     url = fields.String(validate=validate.Length(1, 2048), metadata={"description": "http bots: on the allow-list"})
     secret = fields.String(validate=validate.Length(1, 256),
                            metadata={"description": "http bots: the HMAC key (32+ characters); left out: generated"})
+    open = fields.Boolean(load_default=False,
+                          metadata={"description": "anyone may enter the bot into games and tournaments"})
+
+
+class BotPatchSchema(Schema):
+    open = fields.Boolean(metadata={"description": "anyone may enter the bot (true), or only its owner (false)"})
 
 
 class BotSchema(Schema):
@@ -22,7 +28,10 @@ class BotSchema(Schema):
     name = fields.String(required=True)
     kind = fields.String(required=True)
     created = fields.String(required=True)
-    url = fields.String(metadata={"description": "shown to the bot itself (its token) only"})
+    owner = fields.String(allow_none=True, metadata={"description": "the owning account's id (null: registered "
+                                                                    "before accounts existed)"})
+    open = fields.Boolean(metadata={"description": "anyone may enter it; otherwise only its owner"})
+    url = fields.String(metadata={"description": "shown to its owner (and the bot's own token) only"})
 
 
 class BotCreatedSchema(BotSchema):

@@ -49,6 +49,9 @@ class SeatSpecSchema(Schema):
                                                                   "must be on the server's allow-list)"})
     clock = fields.Nested(ClockSchema, metadata={"description": "a chess clock for this seat, or a per-move clock"})
     private = fields.Boolean(metadata={"description": "open seats: only the invite token's holder may take it"})
+    invite_account = fields.String(validate=validate.Length(2, 32), metadata={
+        "description": "open seats: keep it for this account (its name or id), which hears of the invitation on its "
+                       "event stream and takes the seat with its own key (or anyone with the invite token)"})
     bot_id = fields.String(validate=validate.Length(1, 64), metadata={"description": "a registered bot (POST /api/v1/bots)"})
     deadline_s = fields.Float(validate=validate.Range(min=0.05, max=600),
                               metadata={"description": "bot_id seats: seconds per move (push: answer budget; pull: clock)"})

@@ -1,18 +1,18 @@
-"""Helpers shared by the blueprints: the request's GameService, the caller's seat, rate limits,
-and rendering events for one viewer. Views stay a few lines each by calling these.
+"""Helpers shared by the blueprints: the request's GameService, the caller's seat, headers, and
+rendering events for one viewer. Views stay a few lines each by calling these.
 """
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from typing import Any
 
-from flask import current_app, g, request
+from flask import current_app, request
 
 from core.games import Game, GameService, token_digest
 from core.store import StoredEntry
 from core.table import is_table_event
 from domain.core import SYSTEM, Rejected, RejectKind
+from service.auth import bearer, principal, unauthorized
 from service.problems import ApiProblem
 from service.schemas import MAX_SEQ
 
@@ -22,34 +22,47 @@ def service() -> GameService:
 
 
 def bearer_token() -> str | None:
-    header = request.headers.get("Authorization")
-    if header is None:
-        return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise ApiProblem(401, "UNAUTHORIZED", "Authorization must be 'Bearer <token>'",
-                         headers={"WWW-Authenticate": 'Bearer realm="hourglass"'})
-    return token.strip()
+    return bearer()
 
 
 def caller_seat(game: Game, *, required: bool = False) -> int | None:
     """The seat of the request's bearer token; None for a spectator (no token).
 
-    A token that is not one of this game's seat tokens is a 401, never a silent spectator.
-    Every request with a token counts against that token's rate limit.
+    A seat token of this game, a pull bot's token where it holds a seat, or an account key where
+    the account holds a seat (``account_seat``). Any other token is a 401, never a silent
+    spectator. (The request was counted against its requester's window before the view ran:
+    ``service.limits.admit``.)
     """
-    token = bearer_token()
+    token = bearer()
     if token is None:
         if required:
-            raise ApiProblem(401, "UNAUTHORIZED", "this endpoint needs a seat's bearer token",
-                             headers={"WWW-Authenticate": 'Bearer realm="hourglass"'})
+            raise unauthorized("this endpoint needs a seat's bearer token")
         return None
-    seat = service().seat_for_token(game.game_id, token)
+    caller = principal()
+    if caller.kind == "seat" and caller.game_id == game.game_id and caller.seat is not None:
+        # ``game`` was just loaded: a token withdrawn since the principal was resolved (a joined
+        # seat given back, core.seating.vacate) is gone from its meta copy, so it answers no more
+        if game.info.tokens.get(token_digest(token)) == caller.seat:
+            return caller.seat
+        raise unauthorized("the bearer token is not a seat token of this game", "invalid_token")
+    if caller.kind == "account":
+        return account_seat(game, required)
+    seat = service().seat_for_token(game.game_id, token) if caller.kind == "bot" else None
     if seat is None:
-        raise ApiProblem(401, "UNAUTHORIZED", "the bearer token is not a seat token of this game",
-                         headers={"WWW-Authenticate": 'Bearer realm="hourglass", error="invalid_token"'})
-    _rate_limit(game.game_id, token)
+        raise unauthorized("the bearer token is not a seat token of this game", "invalid_token")
     return seat
+
+
+def account_seat(game: Game, required: bool) -> int | None:
+    """The seat an account key (scope ``play``) speaks for in ``game``: the seat bound to the
+    account (of several, the first one to act, else the lowest); a spectator where it holds none."""
+    caller = principal()
+    mine = sorted(s for s, a in game.info.accounts.items() if a == caller.account_id)
+    if not mine or "play" not in caller.scopes:
+        if required:
+            raise unauthorized("the account holds no seat in this game (or the key lacks the play scope)")
+        return None
+    return next((s for s in mine if s in game.to_act), mine[0])
 
 
 def acting_seat(game: Game) -> int:
@@ -77,25 +90,6 @@ ACTION_HEADERS = [
      "description": 'the version the move was chosen at (3, "3" or W/"3"); 412 if the game moved on'},
     IDEMPOTENCY_KEY,
 ]
-
-
-def _rate_limit(game_id: str, token: str) -> None:
-    """Fixed-window counter per token in Redis (shared by every web process)."""
-    limit = int(current_app.config["RATE_LIMIT"])
-    if limit <= 0:
-        return
-    window = float(current_app.config["RATE_LIMIT_WINDOW"])
-    bucket = int(time.time() // window)
-    key = f"hg:{{{game_id}}}:rate:{token_digest(token)[:16]}:{bucket}"
-    pipe = service().store.conn.pipeline(transaction=False)
-    pipe.incr(key)
-    pipe.expire(key, int(window) + 1)
-    count = pipe.execute()[0]
-    g.token_window = (limit, limit - count, max(1, int((bucket + 1) * window - time.time())))
-    if count > limit:
-        retry = max(1, int((bucket + 1) * window - time.time()) + 1)
-        raise ApiProblem(429, "RATE_LIMITED", f"more than {limit} requests in {window:g} s for this token",
-                         headers={"Retry-After": str(retry)})
 
 
 def expected_version() -> int | None:

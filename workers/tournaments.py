@@ -31,7 +31,7 @@ from typing import Any
 import redis
 
 from core.connection import get_redis
-from core.games import Game, GameNotFound, GameService, StaleVersion
+from core.games import Game, GameNotFound, GameService, LiveCaps, StaleVersion, TooManyGames
 from core.leaderboard import Leaderboard
 from core.ratings import RatingModel
 from core.tournament_store import Loaded, TournamentNotFound, TournamentStore
@@ -196,7 +196,10 @@ class TournamentRunner:
             if game.started:
                 continue
             game_id = t.game_id(game.index)
-            commitment = self._create_game(tid, t, game.index, game_id)
+            try:
+                commitment = self._create_game(tid, t, game.index, game_id)
+            except TooManyGames:  # the organiser's other games fill its live cap: start more later
+                break
             events.append({"type": "GameStarted", "index": game.index, "game_id": game_id,
                            "seed_commitment": commitment})
             playing += 1
@@ -208,8 +211,10 @@ class TournamentRunner:
         entrants = {e.number: e for e in t.entrants}
         body = {"game": s.game, "edition": s.edition,
                 "seats": [entrants[n].seat(s.deadline_s) for n in t.games[index].seats]}
+        creator, cap = self.store.runner_caps(tid)  # its games count toward its organiser's live games
         try:
-            created = self.games.create(body, game_id=game_id, seed=seed, tournament=tid)
+            created = self.games.create(body, creator, game_id=game_id, seed=seed, tournament=tid,
+                                        caps=LiveCaps(per_creator=cap))
             commitment: str = created["seed_commitment"]
         except StaleVersion:  # created by an earlier attempt of this step
             commitment = self.games.load(game_id).info.seed_commitment
@@ -229,6 +234,9 @@ class TournamentRunner:
         """After TournamentFinished: the leaderboard takes the games (once), the runner lets go."""
         self.board.apply(t)
         self.store.finish(t.settings.tournament_id)
+        for entrant in t.entrants:
+            if entrant.bot_id:
+                self.games.bots.entered(entrant.bot_id, t.settings.tournament_id, running=False)
         self.conn.delete(seen_key(t.settings.tournament_id))
 
     def nudge(self, t: Tournament) -> None:

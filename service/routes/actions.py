@@ -1,4 +1,4 @@
-"""Game-level actions every game shares: resign, abort, and claims against an absent seat.
+"""Game-level actions every game shares: resign, abort, leave, and claims against an absent seat.
 
 Each is recorded as a table event in the game's log (``core.table``) and answered like a move:
 the new version and the events it caused.
@@ -61,10 +61,25 @@ def resign(game_id: str) -> Any:
 @blp.response(200, MoveResultSchema, headers=REPLAYED_HEADERS)
 def abort(game_id: str) -> Any:
     """Call the game off before its seats have made the configured number of moves (while seats
-    are open, always): it ends with status ``aborted`` and no result."""
+    are open, always): it ends with status ``aborted`` and no result. Only the seats the game was
+    created with may abort; a seat that joined gives its seat back instead (as ``leave``), and
+    only before the first move."""
     svc = service()
     seat = _seat(game_id)
     return _answer(game_id, seat, svc.abort(game_id, seat, idempotency_key(seat)))
+
+
+@blp.route("/<string:game_id>/leave", methods=["POST"])
+@blp.doc(operationId="leave", parameters=IDEMPOTENCY)
+@blp.response(200, MoveResultSchema, headers=REPLAYED_HEADERS)
+def leave(game_id: str) -> Any:
+    """Give back a seat you joined, before any seat has moved: the seat is open again, the game
+    waits for a player (and stays in the lobby), and your token stops working. After the first
+    move, resign instead. (Aborting as a joined seat does the same: only the seats a game was
+    created with may call it off.)"""
+    svc = service()
+    seat = _seat(game_id)
+    return _answer(game_id, seat, svc.leave(game_id, seat, idempotency_key(seat)))
 
 
 @blp.route("/<string:game_id>/claim", methods=["POST"])

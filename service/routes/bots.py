@@ -1,27 +1,28 @@
 """/api/v1/bots: register bots, rotate their token and secret, follow their event stream.
 
-The bot's bearer token (from registration) authenticates everything about the bot itself; a pull
-bot also uses it on the ordinary game endpoints of the games it sits in. Tokens and secrets are
-answered only by registration and rotation, never by any other response.
+A bot belongs to the account that registers it (an account key with the ``bots`` scope): only
+that account rotates its token or secret, opens it for entry by others, or deletes it
+(``core.bots``). The bot's own bearer token is its play credential: a pull bot uses it on the
+game endpoints of the games it sits in, and both kinds on their own event stream. Tokens and
+secrets are answered only by registration and rotation, never by any other response.
 """
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from typing import Any
 
-from flask import Response, current_app, request, stream_with_context
+from flask import Response, current_app
 from flask_smorest import Blueprint
 
-from core import clocks
-from core.botfeed import BotEvent, BotFeed, iso_ms
-from core.bots import BotNameTaken, BotNotFound, BotRegistry
+from core.bots import Bot, BotBusy, BotNameTaken, BotNotFound, BotRegistry
 from core.games import GameNotFound
+from service import feeds
+from service.auth import principal, require_account, unauthorized
 from service.platform_schemas import (
     BotCreatedSchema,
     BotEventsQuerySchema,
     BotEventsSchema,
     BotListSchema,
+    BotPatchSchema,
     BotRegisterSchema,
     BotSchema,
     BotStreamQuerySchema,
@@ -30,39 +31,46 @@ from service.platform_schemas import (
     TokenRotatedSchema,
 )
 from service.problems import ApiProblem
-from service.web import bearer_token, service
+from service.web import service
 
 blp = Blueprint("bots", __name__, url_prefix="/api/v1/bots", description="Registered bots and their event streams")
-STREAM_ID = r"^\d{1,20}(-\d{1,20})?$"
 
 
 def registry() -> BotRegistry:
     return service().bots
 
 
-def feed() -> BotFeed:
-    return service().feed
-
-
-def _unauthorized(detail: str) -> ApiProblem:
-    return ApiProblem(401, "UNAUTHORIZED", detail, headers={"WWW-Authenticate": 'Bearer realm="hourglass"'})
+def _bot(bot_id: str) -> Bot:
+    try:
+        return registry().get(bot_id)
+    except BotNotFound as exc:
+        raise ApiProblem(404, "NOT_FOUND", str(exc)) from None
 
 
 def authenticated_bot(bot_id: str) -> str:
     """The bot of the request's token, which must be ``bot_id``; 401 without a token, 403 for another bot's."""
-    try:
-        registry().get(bot_id)
-    except BotNotFound as exc:
-        raise ApiProblem(404, "NOT_FOUND", str(exc)) from None
-    token = bearer_token()
-    if token is None:
-        raise _unauthorized("this endpoint needs the bot's bearer token")
-    owner = registry().bot_for_token(token)
-    if owner is None:
-        raise _unauthorized("the bearer token is not a bot token")
-    if owner != bot_id:
+    _bot(bot_id)
+    caller = principal()
+    if caller.token is None:
+        raise unauthorized("this endpoint needs the bot's bearer token")
+    if caller.kind != "bot":
+        raise unauthorized("the bearer token is not a bot token")
+    if caller.bot_id != bot_id:
         raise ApiProblem(403, "FORBIDDEN", "the bearer token belongs to another bot")
     return bot_id
+
+
+def owned_bot(bot_id: str) -> Bot:
+    """The bot, when the caller's account key (scope ``bots``) is its owner's; a bot registered
+    before accounts existed (no owner) answers to its own token, as it always did."""
+    bot = _bot(bot_id)
+    if bot.owner is None and principal().kind == "bot":
+        authenticated_bot(bot_id)
+        return bot
+    caller, _ = require_account("bots")
+    if bot.owner != caller.account_id:
+        raise ApiProblem(403, "FORBIDDEN", f"bot {bot.name} belongs to another account")
+    return bot
 
 
 @blp.route("", methods=["POST"])
@@ -70,9 +78,13 @@ def authenticated_bot(bot_id: str) -> str:
 @blp.arguments(BotRegisterSchema)
 @blp.response(201, BotCreatedSchema)
 def register_bot(body: dict[str, Any]) -> dict[str, Any]:
-    """Register a bot once; its token (and a generated secret) are shown only in this response."""
+    """Register a bot for the calling account (a key with the ``bots`` scope); its token (and a
+    generated secret) are shown only in this response. ``open: true`` lets anyone enter it."""
+    caller, _ = require_account("bots")
     try:
-        return registry().register(body["name"], body["kind"], body.get("url"), body.get("secret"))
+        return registry().register(body["name"], body["kind"], body.get("url"), body.get("secret"),
+                                   owner=caller.account_id, open_entry=body.get("open", False),
+                                   max_per_owner=int(current_app.config["MAX_BOTS_PER_ACCOUNT"]))
     except BotNameTaken as exc:
         raise ApiProblem(409, "NAME_TAKEN", str(exc)) from None
 
@@ -89,22 +101,46 @@ def list_bots() -> dict[str, Any]:
 @blp.doc(operationId="getBot")
 @blp.response(200, BotSchema)
 def get_bot(bot_id: str) -> dict[str, Any]:
-    """A bot's public fields; with its own token, also its url."""
-    try:
-        bot = registry().get(bot_id)
-    except BotNotFound as exc:
-        raise ApiProblem(404, "NOT_FOUND", str(exc)) from None
-    token = bearer_token()
-    mine = token is not None and registry().bot_for_token(token) == bot_id
+    """A bot's public fields; to its owner (or its own token), also its url."""
+    bot = _bot(bot_id)
+    caller = principal()
+    mine = caller.bot_id == bot_id or (bot.owner is not None and caller.kind == "account"
+                                        and caller.account_id == bot.owner)
     return {**bot.public(), **({"url": bot.url} if mine and bot.url else {})}
+
+
+@blp.route("/<string:bot_id>", methods=["PATCH"])
+@blp.doc(operationId="updateBot")
+@blp.arguments(BotPatchSchema, error_status_code=400)
+@blp.response(200, BotSchema)
+def update_bot(body: dict[str, Any], bot_id: str) -> dict[str, Any]:
+    """The owner opens the bot for entry by anyone (``open: true``) or keeps it to itself."""
+    bot = owned_bot(bot_id)
+    if "open" in body:
+        bot = registry().set_open(bot_id, body["open"])
+    return {**bot.public(), **({"url": bot.url} if bot.url else {})}
+
+
+@blp.route("/<string:bot_id>", methods=["DELETE"])
+@blp.doc(operationId="deleteBot")
+@blp.response(204)
+def delete_bot(bot_id: str) -> Response:
+    """The owner deletes the bot: its name is free again and its token void. Refused (409) while
+    it sits in a live game or is entered in a running tournament."""
+    owned_bot(bot_id)
+    try:
+        registry().retire(bot_id, service().feed.live_games(bot_id))
+    except BotBusy as exc:
+        raise ApiProblem(409, "BOT_BUSY", str(exc), title="Conflict") from None
+    return Response(status=204)
 
 
 @blp.route("/<string:bot_id>/token", methods=["POST"])
 @blp.doc(operationId="rotateBotToken")
 @blp.response(200, TokenRotatedSchema)
 def rotate_token(bot_id: str) -> dict[str, Any]:
-    """A new bearer token; the one that made this request stops working at once."""
-    authenticated_bot(bot_id)
+    """A new bearer token for the bot (its owner's key); the old one stops working at once."""
+    owned_bot(bot_id)
     return {"id": bot_id, "token": registry().rotate_token(bot_id)}
 
 
@@ -113,8 +149,8 @@ def rotate_token(bot_id: str) -> dict[str, Any]:
 @blp.arguments(SecretRotateSchema)
 @blp.response(200, SecretRotatedSchema)
 def rotate_secret(body: dict[str, Any], bot_id: str) -> dict[str, Any]:
-    """A new HMAC secret for an http bot: the worker's next call is signed with it."""
-    authenticated_bot(bot_id)
+    """A new HMAC secret for an http bot (its owner's key): the worker's next call is signed with it."""
+    owned_bot(bot_id)
     secret = registry().rotate_secret(bot_id, body.get("secret"))
     return {"id": bot_id, "rotated": True, **({"secret": secret} if secret is not None else {})}
 
@@ -124,96 +160,39 @@ def rotate_secret(body: dict[str, Any], bot_id: str) -> dict[str, Any]:
 @blp.arguments(BotEventsQuerySchema, location="query")
 @blp.response(200, BotEventsSchema)
 def list_events(query: dict[str, Any], bot_id: str) -> dict[str, Any]:
-    """The bot's events after stream id ``after`` (a page; the stream endpoint is the live form)."""
+    """The bot's events after stream id ``after`` (a page; the stream endpoint is the live form);
+    a 400 for an ``after`` past the last event."""
     authenticated_bot(bot_id)
-    events = feed().read(bot_id, query["after"])
-    return {"events": [_event_json(e) for e in events], "last_id": events[-1].id if events else query["after"]}
+    return feeds.page(service().feed, bot_id, query["after"])
 
 
 @blp.route("/<string:bot_id>/events/stream", methods=["GET"])
 @blp.doc(operationId="streamBotEvents")
 @blp.arguments(BotStreamQuerySchema, location="query")
-@blp.doc(responses={200: {"description": "text/event-stream: id = stream id, event = game_started, your_turn, "
-                          "call, game_finished or resync; heartbeat comments"}},
-         parameters=[{"in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
-                      "description": "resume after this stream id"}])
+@blp.doc(responses=feeds.STREAM_RESPONSES, parameters=feeds.STREAM_PARAMETERS)
 def stream_events(query: dict[str, Any], bot_id: str) -> Response:
-    """One SSE stream for all the bot's games; reconnect with Last-Event-ID to miss nothing.
+    """One stream for all the bot's games (SSE, or NDJSON with ``Accept: application/x-ndjson``);
+    reconnect with Last-Event-ID to miss nothing (a 400 for an id past the last event).
 
     Without a resume point the stream begins with the bot's current situation: a ``resync``
     event, then ``game_started`` for each game it is playing and ``your_turn`` where it is to act.
     """
     authenticated_bot(bot_id)
-    after = request.headers.get("Last-Event-ID", query.get("after"))
-    if after is not None and not _valid_id(after):
-        raise ApiProblem(400, "MALFORMED", "Last-Event-ID must be a stream id such as 1767268802000-0")
-    heartbeat = float(current_app.config["SSE_HEARTBEAT"])
-    body = stream_with_context(_sse(bot_id, after, heartbeat))
-    return Response(body, mimetype="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return feeds.stream(service().feed, bot_id, query.get("after"), _resync)
 
 
-def _valid_id(text: str) -> bool:
-    head, _, tail = text.partition("-")
-    return head.isascii() and head.isdigit() and len(head) <= 20 and (not tail or (tail.isdigit() and len(tail) <= 20))
-
-
-def _event_json(event: BotEvent) -> dict[str, Any]:
-    return {"id": event.id, "event": event.event, "data": event.data}
-
-
-def _frame(event: BotEvent) -> str:
-    return f"id: {event.id}\nevent: {event.event}\ndata: {json.dumps(event.data, sort_keys=True)}\n\n"
-
-
-def _sse(bot_id: str, after: str | None, heartbeat: float) -> Iterator[str]:
-    bots = feed()
-    yield "retry: 2000\n\n"
-    first = bots.first_id(bot_id)
-    if after is None or (first is not None and _older(after, first)):
-        after = bots.last_id(bot_id)  # everything before it is summed up by the resync snapshot
-        yield from _resync(bot_id, after)
-    block_ms = max(50, int(heartbeat * 1000))
-    while True:
-        events = bots.read(bot_id, after, block_ms=block_ms)
-        if not events:
-            yield ": heartbeat\n\n"
-            continue
-        for event in events:
-            yield _frame(event)
-        after = events[-1].id
-
-
-def _older(stream_id: str, first: str) -> bool:
-    def key(text: str) -> tuple[int, int]:
-        head, _, tail = text.partition("-")
-        return int(head), int(tail or 0)
-
-    return key(stream_id) < key(first) and key(stream_id) != (0, 0)
-
-
-def _resync(bot_id: str, at: str) -> Iterator[str]:
-    """The bot's live games now, as events carrying the stream id ``at`` (resume from there)."""
+def _resync(bot_id: str, at: str) -> list[tuple[str, dict[str, Any]]]:
+    """The bot's live games now, as (event, data) pairs."""
     svc = service()
-    games = svc.feed.live_games(bot_id)
-    yield _frame(BotEvent(at, "resync", {"games": games}))
-    for game_id in games:
+    out: list[tuple[str, dict[str, Any]]] = []
+    for game_id in svc.feed.live_games(bot_id):
         try:
             game = svc.load(game_id)
         except GameNotFound:
             continue
+        if game.finished:
+            continue
         for seat, spec in enumerate(game.info.seats):
-            if spec.get("bot_id") != bot_id or game.finished:
-                continue
-            yield _frame(BotEvent(at, "game_started", {"game": game_id, "game_type": game.info.game, "seat": seat,
-                                                      "edition": game.info.config.get("edition")}))
-            if spec.get("kind") == "pull" and seat in game.to_act:
-                deadline_ms = _deadline(svc.store.conn, game_id, seat)
-                yield _frame(BotEvent(at, "your_turn", {
-                    "game": game_id, "seat": seat, "version": game.version, "deadline_ms": deadline_ms,
-                    "deadline": iso_ms(deadline_ms) if deadline_ms is not None else None}))
-
-
-def _deadline(conn: Any, game_id: str, seat: int) -> int | None:
-    current = clocks.load(conn, game_id)
-    clock = current.seats.get(seat) if current is not None else None
-    return clock.deadline_ms if clock is not None and clock.running else None
+            if spec.get("bot_id") == bot_id:
+                out += feeds.seat_snapshot(svc, game, seat, turns=spec.get("kind") == "pull")
+    return out

@@ -2,11 +2,12 @@
 
 A POST move takes one Redis round trip in the common case (:func:`_at_cached_version`): the game
 as this process last saw it, the token's seat from its cached meta, the command decided there and
-appended at that version by one script that also checks the token, counts its rate window and
-the Idempotency-Key (``core/append.lua``). Anything else (the game not cached here, a token or a
-move that does not check out locally, an If-Match for another version, the rules refusing the
-move at the cached version) takes the ordinary path: load, token, window, apply. A stale answer
-of the script reloads and decides again inside ``GameService.apply``; with If-Match it is a 412.
+appended at that version by one script that also checks the token, counts the requester's
+request window (``service.limits``) and the Idempotency-Key (``core/append.lua``). Anything else
+(the game not cached here, a token or a move that does not check out locally, an If-Match for
+another version, the rules refusing the move at the cached version) takes the ordinary path: load,
+token, window, apply. A stale answer of the script reloads and decides again inside
+``GameService.apply``; with If-Match it is a 412.
 """
 from __future__ import annotations
 
@@ -60,6 +61,7 @@ def post_move(move: dict[str, Any], game_id: str) -> Any:
     if fast is not None:
         game, seat, applied = fast
     else:
+        limits.count_deferred()  # the one-trip path would have counted it inside the append
         game = svc.load(game_id)
         seat = acting_seat(game)
         expected, key = expected_version(), idempotency_key(seat)
@@ -99,7 +101,7 @@ def _at_cached_version(svc: GameService, game_id: str, move: dict[str, Any]) -> 
         return None  # a 400 or a MALFORMED: answered by the ordinary path, in its order
     if expected is not None and expected != game.version:
         return None
-    window = limits.token_window(game_id, token)
+    window = limits.deferred_window()
     try:
         applied = svc.apply(game_id, seat, command, expected_version=expected, idempotency_key=key, base=game,
                             token_check=(f"token:{digest}", seat), window=window)

@@ -15,9 +15,11 @@ from flask import Response, current_app, send_from_directory
 from flask_smorest import Blueprint
 
 from core.leaderboard import Leaderboard
-from core.tournament_store import TournamentNotFound, TournamentStore
+from core.tournament_store import EntryRefused, TournamentNotFound, TournamentStore
 from core.tournaments import Tournament, TournamentRejected, standings
 from replays.tournament import package_from_store
+from service import limits
+from service.auth import require_account
 from service.platform_schemas import (
     CreateTournamentSchema,
     LeaderboardQuerySchema,
@@ -63,11 +65,24 @@ def _load(tid: str) -> Any:
 @blp.arguments(CreateTournamentSchema)
 @blp.response(201, TournamentSchema)
 def create_tournament(body: dict[str, Any]) -> dict[str, Any]:
-    """Create and start a tournament; its seed commitment is published now, the seed at the end."""
+    """Create and start a tournament organised by the calling account (a key with the
+    ``tournaments`` scope); its seed commitment is published now, the seed at the end. Every game
+    it will play is charged to the organiser's work budget now, and its games count toward the
+    organiser's live games while they run (``parallel`` may not exceed that cap). A registered
+    bot is entered by its owner's account only, unless it is open for entry."""
+    caller, _ = require_account("tournaments")
+    caps = limits.live_caps(current_app.config, caller)
+
+    def charge(games: int) -> None:
+        limits.charge(games, f"a tournament of {games} games")
+
     try:
-        created = store().create(body, service().bots, board())
+        created = store().create(body, service().bots, board(), organiser=caller.account_id,
+                                 live_cap=caps.per_creator if caps else 0, charge=charge)
     except TournamentRejected as exc:
         raise ApiProblem(422, "INVALID_CONFIG", str(exc), title="Invalid tournament") from None
+    except EntryRefused as exc:
+        raise ApiProblem(403, "FORBIDDEN", str(exc)) from None
     _wake(created["id"], created=True)
     return summary(_load(created["id"]))
 

@@ -40,8 +40,9 @@ def app_factory(conn: redis.Redis, created: list[str]) -> Iterator[Any]:
 
 
 def fresh_address() -> str:
-    """A documentation-range address of this run alone (counts of earlier runs may linger)."""
-    return f"2001:db8::{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}"
+    """A documentation-range address of this run alone (counts of earlier runs may linger): a /64
+    of its own, since an IPv6 requester is its /64 block (service.auth.client_address)."""
+    return f"2001:db8:{uuid.uuid4().hex[:4]}:{uuid.uuid4().hex[:4]}::1"
 
 
 ADDRESS = fresh_address()
@@ -74,7 +75,7 @@ def test_open_streams_are_capped_per_address_and_per_token(app_factory: Any, cre
     seat = [client.get(path, headers=auth, buffered=False) for _ in range(2)]
     assert [s.status_code for s in seat] == [200, 200]
     third = client.get(path, headers=auth, buffered=False)
-    assert third.status_code == 429 and "seat token" in third.json["detail"]
+    assert third.status_code == 429 and "this token" in third.json["detail"]
     for s in reversed(seat):
         s.close()
 

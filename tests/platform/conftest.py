@@ -11,6 +11,7 @@ import redis
 from cryptography.fernet import Fernet
 
 from core import clocks
+from core.accounts import Accounts
 from core.bots import BotRegistry
 from core.store import EventStore
 from core.tournament_store import TournamentStore
@@ -23,9 +24,10 @@ os.environ.setdefault("HOURGLASS_SECRET_KEY", SECRET_KEY)
 
 @pytest.fixture
 def made(conn: redis.Redis) -> Iterator[dict[str, list[str]]]:
-    """Ids to delete after the test: {"bots": [...], "games": [...], "tournaments": [...]}."""
-    ids: dict[str, list[str]] = {"bots": [], "games": [], "tournaments": []}
+    """Ids to delete after the test: {"bots": [...], "games": [...], "tournaments": [...], "accounts": [...]}."""
+    ids: dict[str, list[str]] = {"bots": [], "games": [], "tournaments": [], "accounts": []}
     yield ids
+    Accounts(conn).delete(ids["accounts"])
     store = TournamentStore(conn)
     for tid in ids["tournaments"]:
         try:
@@ -51,12 +53,25 @@ def client(app: Any) -> Any:
     return app.test_client()
 
 
+def new_account(conn: redis.Redis, made: dict[str, list[str]], prefix: str = "owner") -> dict[str, Any]:
+    """An account (``{id, name, key, …}``), deleted after the test."""
+    account = Accounts(conn).create(unique(prefix))
+    made["accounts"].append(account["id"])
+    return account
+
+
 @pytest.fixture
-def register(client: Any, made: dict[str, list[str]]) -> Callable[..., dict[str, Any]]:
-    """POST /api/v1/bots and remember the bot for clean-up."""
+def owner(conn: redis.Redis, made: dict[str, list[str]]) -> dict[str, Any]:
+    """The account the test's bots and tournaments belong to."""
+    return new_account(conn, made)
+
+
+@pytest.fixture
+def register(client: Any, made: dict[str, list[str]], owner: dict[str, Any]) -> Callable[..., dict[str, Any]]:
+    """POST /api/v1/bots with the ``owner`` account's key, and remember the bot for clean-up."""
 
     def make(name: str, kind: str = "pull", **extra: Any) -> dict[str, Any]:
-        response = client.post("/api/v1/bots", json={"name": name, "kind": kind, **extra})
+        response = client.post("/api/v1/bots", json={"name": name, "kind": kind, **extra}, headers=auth(owner["key"]))
         assert response.status_code == 201, response.get_data(as_text=True)
         made["bots"].append(response.json["id"])
         return response.json

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import redis
-from hourglass_client import Bot, Client, Turn
+from hourglass_client import ApiError, Bot, Client, Turn
 from hourglass_client.bot import PushServer
 
 from core.tournaments import fold, standings
@@ -64,8 +64,11 @@ def stack(conn: redis.Redis, push: dict[str, PushServer]) -> Iterator[Stack]:
 
 
 @pytest.fixture
-def api(stack: Stack) -> Client:
-    return Client(stack.url)
+def api(stack: Stack, made: dict[str, list[str]]) -> Client:
+    """A freshly signed-up account (over HTTP): it owns the test's bots and tournaments."""
+    account = Client(stack.url).sign_up(unique("live"))
+    made["accounts"].append(account["id"])
+    return Client(stack.url, account["key"])
 
 
 def register(api: Client, made: dict[str, list[str]], kind: str, server: PushServer | None = None) -> dict[str, Any]:
@@ -221,3 +224,46 @@ def test_each_starter_bot_plays_a_game_in_one_command_against_a_running_server(
         assert "everyone won together" in done.stdout or "everyone lost together" in done.stdout, done.stdout
     bot_id = done.stdout.split("(", 1)[1].split(")", 1)[0]
     BotRegistry(conn).delete([bot_id])
+
+
+def test_an_account_plays_three_games_at_once_from_one_stream_without_polling(
+        stack: Stack, api: Client, made: dict[str, list[str]]) -> None:
+    """Issue 22 ("your turn anywhere"): one account, three live games, one event stream. The client
+    reads a game only when its stream says it is the account's turn there, and never asks anything
+    else: every GET it makes follows a ``your_turn`` event, one each."""
+    games = []
+    for _ in range(3):
+        game = api.create_game("artificium", [{"name": "Me"}, {"name": "R", "kind": "bot", "bot": "random"}])
+        made["games"].append(game["id"])
+        games.append(game["id"])
+    reads: list[str] = []
+    finished: set[str] = set()
+    turns = 0
+
+    def take_turn(game_id: str, seat: int) -> None:
+        for _ in range(3):  # a bot's move may land between the read and the post: read again
+            moves = api.moves(game_id)
+            reads.append(game_id)
+            if moves["seat"] != seat or not moves["moves"]:
+                return
+            try:
+                api.post_move(game_id, random.Random(turns).choice(moves["moves"]), if_match=moves["version"])
+                return
+            except ApiError as exc:
+                if exc.status not in (412, 422):
+                    raise
+
+    for event in api.follow_account():
+        if event.event == "your_turn" and event.data["game"] in games:
+            turns += 1
+            take_turn(event.data["game"], event.data["seat"])
+        elif event.event == "game_finished" and event.data["game"] in games:
+            finished.add(event.data["game"])
+            if finished == set(games):
+                break
+    assert turns >= 3 and turns <= len(reads) <= 3 * turns  # reads follow notifications only: no polling
+    for game_id in games:
+        summary = api.game(game_id)
+        assert summary["status"] == "finished" and summary["result"]["ranking"]
+    listed = {g["id"]: g for g in api.account_games()}
+    assert set(games) <= set(listed) and all(listed[g]["status"] == "finished" for g in games)

@@ -198,3 +198,49 @@ def test_problems_parse_as_problems(api: Any, server: tuple[str, GameService]) -
     assert missing.status_code == 404 and isinstance(missing.parsed, m.Problem) and missing.parsed.kind == "NOT_FOUND"
     assert missing.headers["content-type"] == "application/problem+json"
     assert missing.content  # the raw body is there too
+
+
+def test_a_generated_client_uses_both_schemes_an_account_key_and_a_seat_token(
+        api: Any, server: tuple[str, GameService], conn: redis.Redis) -> None:
+    """Issue 22: the document declares the account scheme beside the seat scheme, and a client
+    generated from it uses both: it signs up, creates a game and registers a bot with the account
+    key, lists the account's games and events, and plays a seat with the seat's token."""
+    from core.accounts import Accounts
+
+    base, _ = server
+    m = module(api, "models")
+    anonymous = api.Client(base_url=base, raise_on_unexpected_status=True)
+    signed = op(api, "accounts.sign_up").sync(client=anonymous, body=m.Signup(name=f"gen-{random.randrange(10**9)}"))
+    assert isinstance(signed, m.SignedUp) and signed.key.startswith("hga_")
+    account = api.AuthenticatedClient(base_url=base, token=signed.key, raise_on_unexpected_status=True)
+    bot_id = game_id = None
+    try:
+        me = op(api, "accounts.get_account").sync(client=account)
+        assert isinstance(me, m.AccountView) and me.name == signed.name and "play" in me.scopes
+        bot = op(api, "bots.register_bot").sync(client=account, body=m.BotRegister(name=f"gb-{random.randrange(10**9)}",
+                                                                                    kind=m.BotRegisterKind("pull")))
+        bot_id = bot.id
+        assert isinstance(bot, m.BotCreated) and bot.owner == signed.id and bot.token.startswith("hgb_")
+        body = m.CreateArtificiumGame(game=m.CreateArtificiumGameGame("artificium"),
+                                      edition=m.CreateArtificiumGameEdition("standard"),
+                                      seats=[m.SeatSpec(name="Me"), m.SeatSpec(bot_id=bot.id)])
+        created = op(api, "games.create_game").sync(client=account, body=body)
+        game_id = created.id
+        mine = op(api, "accounts.list_account_games").sync(client=account)
+        assert isinstance(mine, m.AccountGames) and [(g.id, g.seat) for g in mine.games] == [(game_id, 0)]
+        events = op(api, "accounts.list_account_events").sync(client=account)
+        assert isinstance(events, m.BotEvents) and events.events[0].event == "game_started"
+        seat = api.AuthenticatedClient(base_url=base, token=created.seats[0].token, raise_on_unexpected_status=True)
+        view = op(api, "state.get_state").sync(game_id, client=seat)
+        assert isinstance(view.view, m.ArtificiumView) and view.seat == 0
+        refused = op(api, "bots.register_bot").sync_detailed(client=seat, body=m.BotRegister(
+            name="nope-seat", kind=m.BotRegisterKind("pull")))
+        assert refused.status_code == 401 and isinstance(refused.parsed, m.Problem)
+    finally:
+        if game_id:
+            EventStore(conn).delete([game_id])
+        if bot_id:
+            from core.bots import BotRegistry
+
+            BotRegistry(conn).delete([bot_id])
+        Accounts(conn).delete([signed.id])

@@ -65,13 +65,20 @@ def test_errors_are_problem_json_with_their_headers(spec: dict[str, Any]) -> Non
 
 
 def test_security_says_which_operations_read_a_token(spec: dict[str, Any]) -> None:
+    """Seat tokens (bearerAuth) and account keys (accountKey) are two declared schemes; an
+    operation that reads one declares it, and its 401."""
     for _path, _method, op in operations(spec):
-        expected = {"required": [{"bearerAuth": []}], "optional": [{"bearerAuth": []}, {}]}.get(
-            AUTH.get(op["operationId"], ""), [])
-        assert op["security"] == expected, op["operationId"]
+        assert op["security"] == AUTH.get(op["operationId"], []), op["operationId"]
         if op["security"]:
             assert "401" in op["responses"], op["operationId"]
-    assert spec["components"]["securitySchemes"]["bearerAuth"]["scheme"] == "bearer"
+    schemes = spec["components"]["securitySchemes"]
+    assert schemes["bearerAuth"]["scheme"] == schemes["accountKey"]["scheme"] == "bearer"
+    by_scheme = {name: {op["operationId"] for _p, _m, op in operations(spec)
+                        if any(name in requirement for requirement in op["security"])}
+                 for name in schemes}
+    assert {"postMove", "getState", "streamEvents"} <= by_scheme["bearerAuth"]
+    assert {"signUp"}.isdisjoint(by_scheme["accountKey"] | by_scheme["bearerAuth"])
+    assert {"registerBot", "createTournament", "streamAccountEvents", "createGame"} <= by_scheme["accountKey"]
 
 
 def test_headers_and_streams_are_declared(spec: dict[str, Any]) -> None:

@@ -30,6 +30,8 @@ from typing import Any
 import pytest
 import redis
 
+from core.accounts import ALL_KEY as ACCOUNTS
+from core.accounts import Accounts
 from core.games import GameService
 from core.lobby import PREFIX
 from core.store import EventStore
@@ -52,9 +54,16 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401",
                                                      "5xx"]
 
 [[operations]]
-include-operation-id = ["createGame", "resign", "abort", "claim", "joinSeat", "registerBot", "createTournament",
-                        "rotateBotSecret"]
+include-operation-id = ["createGame", "resign", "abort", "leave", "claim", "joinSeat", "registerBot", "createTournament",
+                        "rotateBotSecret", "signUp", "updateBot", "deleteBot", "rotateBotToken", "createKey",
+                        "grantAccount", "disableAccount", "enableAccount"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
+
+[[operations]]
+include-operation-id = ["getAccount", "listKeys", "revokeKey", "rotateKey", "listAccountGames", "listAccountEvents",
+                        "streamAccountEvents", "listAccounts", "createInvite", "getBot", "listBotEvents",
+                        "streamBotEvents"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
 
 [[operations]]
 include-operation-id = ["listGames", "streamEvents"]
@@ -69,6 +78,7 @@ def served(conn: redis.Redis, tmp_path: Path) -> Iterator[tuple[str, dict[str, A
     svc = GameService(conn, client_seeds="any")
     game = svc.create({"game": "orleans", "edition": "classic", "seats": [{"name": "Ann"}, {"name": "Bob"}]})
     before = {m.decode() for m in conn.zrange(f"{PREFIX}:all", 0, -1)}
+    accounts_before = {m.decode() for m in conn.zrange(ACCOUNTS, 0, -1)}
     port = free_port()
     env = {**os.environ, "REDIS_URL": REDIS_URL, "HOURGLASS_RATE_LIMIT": "0", "HOURGLASS_ADVANCE": "off",
            "HOURGLASS_SSE_HEARTBEAT": "0.2"}
@@ -88,6 +98,7 @@ def served(conn: redis.Redis, tmp_path: Path) -> Iterator[tuple[str, dict[str, A
         EventStore(conn).delete(made)
         for key in conn.scan_iter(f"{PREFIX}:*", count=1000):
             conn.zrem(key, *made)
+        Accounts(conn).delete({m.decode() for m in conn.zrange(ACCOUNTS, 0, -1)} - accounts_before)
 
 
 def test_schemathesis_finds_nothing(served: tuple[str, dict[str, Any]], tmp_path: Path) -> None:

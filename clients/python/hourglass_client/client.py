@@ -80,9 +80,21 @@ class RegisteredBot(TypedDict, total=False):
     name: str
     kind: str
     created: str
+    owner: str | None
+    open: bool
     url: str
     token: str
     secret: str
+
+
+class Account(TypedDict, total=False):
+    id: str
+    name: str
+    created: str
+    status: str
+    key: str
+    key_id: str
+    scopes: list[str]
 
 
 @dataclass(frozen=True)
@@ -95,7 +107,9 @@ class StreamEvent:
 
 
 class Client:
-    """The hourglass API at ``base_url`` (e.g. ``http://127.0.0.1:8000``), optionally as one token."""
+    """The hourglass API at ``base_url`` (e.g. ``http://127.0.0.1:8000``), optionally as one token:
+    an account key (``hga_…``, for bots, tournaments and the account's games), a seat token, or a
+    pull bot's token (``hgb_…``). ``with_token`` gives a client for another."""
 
     def __init__(self, base_url: str, token: str | None = None, *, timeout_s: float = 10.0, retries: int = 5,
                  session: requests.Session | None = None) -> None:
@@ -204,11 +218,63 @@ class Client:
         result: dict[str, Any] = response.json()
         return result
 
+    def join_seat(self, game_id: str, seat: int, name: str, invite: str | None = None) -> dict[str, Any]:
+        """Take an open seat (bound to this client's account when it holds an account key); the
+        answer's ``token`` plays the seat."""
+        body = {"name": name, **({"invite": invite} if invite else {})}
+        result: dict[str, Any] = self._json("POST", f"/api/v1/games/{game_id}/seats/{seat}/join", json_body=body)
+        return result
+
+    # -- accounts ----------------------------------------------------------------------------------
+
+    def sign_up(self, name: str, invite: str | None = None) -> Account:
+        """Create an account; keep the returned ``key`` (shown only now): ``with_token(key)``."""
+        body = {"name": name, **({"invite": invite} if invite else {})}
+        result: Account = self._json("POST", "/api/v1/accounts", json_body=body)
+        return result
+
+    def account(self) -> dict[str, Any]:
+        """This client's account: name, the key's scopes and what is left of each budget."""
+        result: dict[str, Any] = self._json("GET", "/api/v1/account")
+        return result
+
+    def create_key(self, scopes: list[str] | None = None, label: str = "") -> Account:
+        body: dict[str, Any] = {"label": label, **({"scopes": scopes} if scopes else {})}
+        result: Account = self._json("POST", "/api/v1/account/keys", json_body=body)
+        return result
+
+    def revoke_key(self, key_id: str) -> None:
+        self.request("DELETE", f"/api/v1/account/keys/{key_id}")
+
+    def account_games(self, status: str | None = None) -> list[dict[str, Any]]:
+        """Every seat bound to the account (all pages), newest game first."""
+        games: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while True:
+            params = {"limit": 200, **({"status": status} if status else {}), **({"cursor": cursor} if cursor else {})}
+            page = self._json("GET", "/api/v1/account/games", params=params)
+            games += page["games"]
+            cursor = page["next"]
+            if cursor is None:
+                return games
+
+    def account_events(self, after: str = "0") -> dict[str, Any]:
+        result: dict[str, Any] = self._json("GET", "/api/v1/account/events", params={"after": after})
+        return result
+
+    def follow_account(self, after: str | None = None) -> Iterator[StreamEvent]:
+        """The account's one stream for all its seats (game_started, your_turn, invite_received,
+        game_finished); reconnects by itself, resuming after the last id seen."""
+        yield from self.follow("/api/v1/account/events/stream", after)
+
     # -- bots --------------------------------------------------------------------------------------
 
-    def register_bot(self, name: str, kind: str, *, url: str | None = None, secret: str | None = None) -> RegisteredBot:
-        """Register a bot; keep the returned token (and generated secret): they are shown only now."""
-        body: dict[str, Any] = {"name": name, "kind": kind}
+    def register_bot(self, name: str, kind: str, *, url: str | None = None, secret: str | None = None,
+                     open_entry: bool = False) -> RegisteredBot:
+        """Register a bot for this client's account (its key needs the ``bots`` scope); keep the
+        returned token (and generated secret): they are shown only now. ``open_entry``: anyone may
+        enter it into games and tournaments (otherwise only this account)."""
+        body: dict[str, Any] = {"name": name, "kind": kind, "open": open_entry}
         if url is not None:
             body["url"] = url
         if secret is not None:
@@ -219,6 +285,14 @@ class Client:
     def bot(self, bot_id: str) -> RegisteredBot:
         result: RegisteredBot = self._json("GET", f"/api/v1/bots/{bot_id}")
         return result
+
+    def update_bot(self, bot_id: str, *, open_entry: bool) -> RegisteredBot:
+        result: RegisteredBot = self._json("PATCH", f"/api/v1/bots/{bot_id}", json_body={"open": open_entry})
+        return result
+
+    def delete_bot(self, bot_id: str) -> None:
+        """Delete the bot (its owner's key; refused while it plays a live game or a running tournament)."""
+        self.request("DELETE", f"/api/v1/bots/{bot_id}")
 
     def rotate_token(self, bot_id: str) -> str:
         token: str = self._json("POST", f"/api/v1/bots/{bot_id}/token")["token"]

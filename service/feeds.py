@@ -1,0 +1,134 @@
+"""The resumable subscriber streams over HTTP: a bot's and an account's (``core.botfeed``).
+
+Both are served the same way: a page (``GET …/events?after=<id>``) and a live stream
+(``GET …/events/stream``) as Server-Sent Events (``id`` = the stream id, ``event`` = its name) or,
+with ``Accept: application/x-ndjson``, one JSON object ``{id, event, data}`` per line (an empty
+line keeps an idle connection alive). ``Last-Event-ID`` (or ``?after=``) resumes after exactly
+that entry. A resume point past the stream's last entry is a 400 (it can only be a mistake, and
+answering it would skip everything up to it); one older than the oldest kept entry, or none,
+starts with ``resync`` and the subscriber's situation now.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flask import Response, current_app, request, stream_with_context
+
+from core import clocks
+from core.botfeed import BotEvent, Feed, iso_ms
+from core.games import Game, GameService
+from service.auth import principal
+from service.limits import counted, stream_slot
+from service.problems import ApiProblem
+from service.web import service
+
+SSE, NDJSON = "text/event-stream", "application/x-ndjson"
+STREAM_RESPONSES = {200: {"description": "text/event-stream (id = stream id, event = the event's name, data = its JSON; "
+                          "heartbeat comments) or, for Accept: application/x-ndjson, one {id, event, data} per line",
+                          "content": {SSE: {"schema": {"type": "string"}}, NDJSON: {"schema": {"type": "string"}}}}}
+STREAM_PARAMETERS = [{"in": "header", "name": "Last-Event-ID", "required": False,
+                      "schema": {"type": "string", "pattern": r"^\d{1,20}(-\d{1,20})?$"},
+                      "description": "resume after this stream id"}]
+Snapshot = Callable[[str, str], list[tuple[str, dict[str, Any]]]]
+
+
+def stream_key(text: str) -> tuple[int, int]:
+    head, _, tail = text.partition("-")
+    return int(head), int(tail or 0)
+
+
+def valid_id(text: str) -> bool:
+    head, _, tail = text.partition("-")
+    return head.isascii() and head.isdigit() and len(head) <= 20 and (not tail or (tail.isascii() and tail.isdigit()
+                                                                                   and len(tail) <= 20))
+
+
+def check_resume(feed: Feed, who: str, after: str) -> None:
+    """400 for a resume point the stream has not reached (it would silently skip what comes)."""
+    if not valid_id(after):
+        raise ApiProblem(400, "MALFORMED", "a resume point is a stream id such as 1767268802000-0")
+    if stream_key(after) > stream_key(feed.last_id(who)):
+        raise ApiProblem(400, "MALFORMED", f"{after} is past the end of this stream (its last id is "
+                         f"{feed.last_id(who)}); resume from an id you were sent, or from none for a resync",
+                         title="Malformed request")
+
+
+def page(feed: Feed, who: str, after: str) -> dict[str, Any]:
+    check_resume(feed, who, after)
+    events = feed.read(who, after)
+    return {"events": [_json(e) for e in events], "last_id": events[-1].id if events else after}
+
+
+def stream(feed: Feed, who: str, after_query: str | None, snapshot: Snapshot) -> Response:
+    """The live stream of ``who``'s feed, in the format the client accepts."""
+    best = request.accept_mimetypes.best_match([SSE, NDJSON]) if request.accept_mimetypes else SSE
+    if best is None:
+        raise ApiProblem(406, "NOT_ACCEPTABLE", f"the stream is {SSE} or {NDJSON}", title="Not acceptable")
+    after = request.headers.get("Last-Event-ID", after_query)
+    if after is not None:
+        check_resume(feed, who, after)
+    slot = stream_slot(service().store.conn, principal().token)
+    heartbeat = float(current_app.config["SSE_HEARTBEAT"])
+    frames = _frames(feed, who, after, heartbeat, snapshot, best == NDJSON)
+    response = Response(stream_with_context(counted(slot, frames)), mimetype=best,
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    if slot is not None:
+        response.call_on_close(slot.close)
+    return response
+
+
+def _frames(feed: Feed, who: str, after: str | None, heartbeat: float, snapshot: Snapshot,
+            ndjson: bool) -> Iterator[str]:
+    frame = _line if ndjson else _sse
+    if not ndjson:
+        yield "retry: 2000\n\n"
+    first = feed.first_id(who)
+    if after is None or (first is not None and stream_key(after) < stream_key(first) and stream_key(after) != (0, 0)):
+        after = feed.last_id(who)  # everything before it is summed up by the resync
+        games = feed.live_games(who)
+        yield frame(BotEvent(after, "resync", {"games": games}))
+        for name, data in snapshot(who, after):
+            yield frame(BotEvent(after, name, data))
+    block_ms = max(50, int(heartbeat * 1000))
+    keep_alive = "\n" if ndjson else ": heartbeat\n\n"
+    while True:
+        events = feed.read(who, after, block_ms=block_ms)
+        if not events:
+            yield keep_alive
+            continue
+        for event in events:
+            yield frame(event)
+        after = events[-1].id
+
+
+def _json(event: BotEvent) -> dict[str, Any]:
+    return {"id": event.id, "event": event.event, "data": event.data}
+
+
+def _sse(event: BotEvent) -> str:
+    return f"id: {event.id}\nevent: {event.event}\ndata: {json.dumps(event.data, sort_keys=True)}\n\n"
+
+
+def _line(event: BotEvent) -> str:
+    return json.dumps(_json(event), sort_keys=True) + "\n"
+
+
+def seat_snapshot(svc: GameService, game: Game, seat: int, *, turns: bool) -> list[tuple[str, dict[str, Any]]]:
+    """``game_started`` for a seat of a live game, and ``your_turn`` when it may act now (and ``turns``)."""
+    info = game.info
+    out: list[tuple[str, dict[str, Any]]] = [("game_started", {
+        "game": game.game_id, "game_type": info.game, "seat": seat, "edition": info.config.get("edition")})]
+    if turns and seat in game.to_act:
+        deadline_ms = _deadline(svc.store.conn, game.game_id, seat)
+        out.append(("your_turn", {"game": game.game_id, "seat": seat, "version": game.version,
+                                  "deadline_ms": deadline_ms,
+                                  "deadline": iso_ms(deadline_ms) if deadline_ms is not None else None}))
+    return out
+
+
+def _deadline(conn: Any, game_id: str, seat: int) -> int | None:
+    current = clocks.load(conn, game_id)
+    clock = current.seats.get(seat) if current is not None else None
+    return clock.deadline_ms if clock is not None and clock.running else None
