@@ -28,11 +28,11 @@ lint: install-test
 
 # The proof suites at full size (make test runs each in a quick, bounded form): >= 10,000 chaos
 # operations with worker and Redis kills, schemathesis with more cases per operation, more
-# generated game configurations. Loopback only; prints the counts.
+# generated game configurations, the hostile strangers of issue 22 at 4x. Loopback only; prints the counts.
 chaos: install-test
-	HOURGLASS_CHAOS_OPS=10000 HOURGLASS_ST_EXAMPLES=100 HOURGLASS_PROPERTY_EXAMPLES=300 \
+	HOURGLASS_CHAOS_OPS=10000 HOURGLASS_ST_EXAMPLES=100 HOURGLASS_PROPERTY_EXAMPLES=300 HOURGLASS_HOSTILE_SCALE=4 \
 		$(BIN)/python -m pytest -q -s -p no:cacheprovider tests/hardening/test_chaos.py \
-		tests/service/test_schemathesis.py tests/hardening/test_config_property.py
+		tests/service/test_schemathesis.py tests/hardening/test_config_property.py tests/hardening/test_hostile_clients.py
 
 selfplay: install
 	$(BIN)/hourglass selfplay --game orleans --edition classic --players 4 --games 5 --seed demo --bots random
