@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from core import clocks, table
 from core.store import StoredEntry
+from domain import games
 
 if TYPE_CHECKING:
     from core.games import Game, GameService
@@ -71,8 +72,9 @@ def figures(svc: GameService, game: Game) -> dict[str, Any] | None:
 def _batches(svc: GameService, game: Game, after: int) -> Iterator[clocks.Batch]:
     """Every batch after version ``after`` with its time and who was to act after it."""
     entries = svc.entries(game.game_id, after=after, until=game.version)
+    provisional = games.provisional(game.rules)
     if entries and entries[0].command is not None and all(e.command is None for e in entries[1:]):
-        yield _batch(entries, game.to_act)  # one batch missing: the game's to_act is the one after it
+        yield _batch(entries, game.to_act, provisional)  # one batch missing: the game's to_act is the one after it
     else:
         with _LOCK:
             known = _FOLDED.get(game.game_id)
@@ -86,7 +88,7 @@ def _batches(svc: GameService, game: Game, after: int) -> Iterator[clocks.Batch]
             if batch and (entry is None or entry.command is not None):
                 state, tbl = table.fold(rules, (e.data for e in batch), state, tbl)
                 if batch[-1].seq > after:
-                    yield _batch(batch, table.to_act(rules, state, tbl))
+                    yield _batch(batch, table.to_act(rules, state, tbl), provisional)
                 batch = []
             if entry is not None:
                 batch.append(entry)
@@ -103,7 +105,10 @@ def forget_folded() -> None:
         _FOLDED.clear()
 
 
-def _batch(batch: list[StoredEntry], to_act: frozenset[Any]) -> clocks.Batch:
-    command = batch[0].command or {}
+def _batch(batch: list[StoredEntry], to_act: frozenset[Any], provisional: frozenset[str]) -> clocks.Batch:
+    first = batch[0]
+    command = first.command or {}
     target = command.get("target") if command.get("type") == "ApplyTimeout" else None
-    return clocks.Batch(batch[-1].seq, entry_ms(batch[0].entry["time"]), batch[0].actor, target, to_act)
+    http = (first.entry.get("meta") or {}).get("http") or {}
+    return clocks.Batch(batch[-1].seq, entry_ms(first.entry["time"]), first.actor, target, to_act,
+                        command.get("type") in provisional, float(http.get("rtt_ms") or 0.0))

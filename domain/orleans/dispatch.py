@@ -358,6 +358,13 @@ DEFAULTS: tuple[type[SeatCommand], ...] = (
     SkipExclusion, FinishLoading, FinishPlanning, Pass, FinishSending, KeepTechnology,
 )
 
+# The commands after which a seat that stays to act is still in the same decision: its part of a
+# simultaneous phase is not over until it says so (FinishLoading, FinishPlanning) or it has
+# drawn without a tower to load. Clocks (core/clocks.py) run one stint over all of them.
+PROVISIONAL: frozenset[type[SeatCommand]] = frozenset({
+    RecallFollower, DrawFollowers, LoadTower, PlaceFollower, TakeBackFollower, MoveToTower,
+})
+
 
 def default_move(state: State, actor: Actor) -> Command:
     """The move a timeout applies: draw the most, else the first of ``DEFAULTS`` listed, else

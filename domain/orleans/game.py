@@ -223,6 +223,9 @@ class OrleansRules:
     """
 
     name = "orleans"
+    # Commands that do not end a seat's decision when it stays to act (dispatch.PROVISIONAL): a
+    # clock's stint, and a push bot's deadline_s, cover the whole of phase 3 or planning for a seat.
+    provisional: frozenset[str] = frozenset(c.__name__ for c in dispatch.PROVISIONAL)
 
     def __init__(self, rules_version: int = RULES_VERSION) -> None:
         self.rules_version = rules_version
