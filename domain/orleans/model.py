@@ -14,9 +14,8 @@ from domain.orleans.memo import memo_key
 SYSTEM = "system"
 # The rules a game is played by, recorded in its config. 3 (engine orleans-3): the expert exclusion
 # may be skipped, the census pays in turn order, the Gunpowder Tower is loaded in phase 3, planning
-# placements may be taken back until done. 4 (engine orleans-4): at most TAKE_BACKS_PER_PLANNING
-# take-backs per seat and planning phase (D13), and a timeout in phase 3 ends a Gunpowder Tower
-# loading it begins (D14). Games recorded before rules 3 carry no number and keep rules 2.
+# placements may be taken back until done. 4: at most 10 take-backs per planning phase (D13), one
+# timeout ends a tower loading (D14). Games recorded before rules 3 carry no number: rules 2.
 RULES_VERSION: Final = 4
 LEGACY_RULES_VERSION: Final = 2
 TECH = "tech"  # a technology tile on an action space
@@ -256,8 +255,7 @@ class PlaceFollower:
 
 @dataclass(frozen=True)
 class TakeBackFollower:
-    """Planning (rules 3): take a placement of this round back before declaring done (rules 4:
-    at most ``data.TAKE_BACKS_PER_PLANNING`` times per planning phase, D13)."""
+    """Planning (rules 3): take a placement of this round back before declaring done (D13)."""
 
     seat: int
     place: str
