@@ -362,6 +362,9 @@ def test_a_timeout_while_loading_leaves_the_tower_or_loads_what_must_go():
     assert isinstance(RULES.default_move(s, 0), LoadTower)
 
 
+# --- one timeout, one phase 3: a tower loading ends with the timeout (rules 4, D14; R14 l.675-677) ---------
+
+
 def test_one_timeout_draws_and_ends_the_tower_loading_D14():
     s = tower_state(market=(F, B), knights=0)  # draws 4: the market holds them all
     s, events = step(s, ApplyTimeout(0))
