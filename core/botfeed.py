@@ -10,10 +10,12 @@ repeats nothing. A stream keeps its last ``MAXLEN`` entries; a resume point olde
 Events (``data`` is JSON):
 
 - ``game_started`` {game, game_type, edition, seat, seats, tournament?}
-- ``your_turn`` {game, seat, version, deadline, deadline_ms}: sent when the seat's turn (a
-  *stint*, core/clocks.py) begins — to a pull bot, and to an account for each of its seats. The
-  deadline is that of the seat's clock, null when it has none. Moves are read and posted with
-  the ordinary game endpoints.
+- ``your_turn`` {game, seat, version, deadline, deadline_ms}: sent to a pull bot, and to an
+  account for each of its seats, when the seat is to act after a batch it did not act in before,
+  or after its own move (it acts again). The deadline is that of the seat's per-move clock, null
+  when it has none: a new one when the batch begins a *stint* (core/clocks.py), the stint's own
+  after a provisional move that keeps the seat in the same decision (an Orléans placement: the
+  deadline covers the whole planning). Moves are read and posted with the ordinary game endpoints.
 - ``call`` {game, seat, version, outcome, rtt_ms} (bots only): every request the worker sent a
   push bot, with its fixed outcome code (ok, timeout, bad_signature, illegal, garbage,
   http_status, error, too_large, rejected_url), during the game. Never the bot's answer.
@@ -40,6 +42,7 @@ from core.bots import bot_key
 from core.clocks import TimeControl
 from core.store import StoredEntry
 from domain.canonical import canonical_json
+from domain.games import provisional
 
 if TYPE_CHECKING:
     from core.games import Game
@@ -116,12 +119,30 @@ class Feed:
         if before is None or who not in _subscribers(before, self, seat):
             self.conn.sadd(f"{self.base(who)}:live", game_id)
             self.publish(who, "game_started", _started(after, seat), f"start:{game_id}", 1)
-        if turns and seat in after.to_act and _stint_begins(seat, before, entries):
-            self.publish(who, "your_turn", _turn(after, seat, after.info.seats[seat], entries), f"turn:{game_id}:{seat}",
-                         after.version)
+        if turns and seat in after.to_act and _prompted(seat, before, entries):
+            turn = self._turn(who, after, seat, after.info.seats[seat], entries,
+                              _stint_begins(seat, before, after, entries))
+            self.publish(who, "your_turn", turn, f"turn:{game_id}:{seat}", after.version)
         if after.finished and (before is None or not before.finished):
             self.publish(who, "game_finished", _finished(after, seat), f"end:{game_id}", 1)
             self.conn.srem(f"{self.base(who)}:live", game_id)
+
+    def _turn(self, who: str, game: Game, seat: int, spec: dict[str, Any], entries: Sequence[StoredEntry],
+              begins: bool) -> dict[str, Any]:
+        """The ``your_turn`` data; a per-move clock's deadline is kept (in the subscriber's ``sent``
+        hash) when a stint begins and read back while it goes on, so a provisional move does not renew it."""
+        deadline_ms = None
+        clock = spec.get("clock")
+        if clock and entries and TimeControl.from_json(clock).per_move:
+            field, sent = f"deadline:{game.game_id}:{seat}", f"{self.base(who)}:sent"
+            kept: Any = None if begins else self.conn.hget(sent, field)
+            if kept is not None:
+                deadline_ms = int(kept)
+            else:  # the same deadline the clock's timeout job fires at (core/clocks.py step)
+                deadline_ms = entry_ms(entries[0].entry["time"]) + TimeControl.from_json(clock).initial_ms
+                self.conn.hset(sent, field, str(deadline_ms))
+        return {"game": game.game_id, "seat": seat, "version": game.version,
+                "deadline_ms": deadline_ms, "deadline": iso_ms(deadline_ms) if deadline_ms is not None else None}
 
     def live_games(self, who: str) -> list[str]:
         found: Any = self.conn.smembers(f"{self.base(who)}:live")
@@ -216,23 +237,21 @@ def _decode(entry_id: Any, fields: Any) -> BotEvent:
     return BotEvent(_text(entry_id), values["event"], json.loads(values["data"]))
 
 
-def _stint_begins(seat: int, before: Game | None, entries: Sequence[StoredEntry]) -> bool:
-    """The seat starts a new turn with this batch: it was not to act, or it acted (or timed out) now."""
+def _prompted(seat: int, before: Game | None, entries: Sequence[StoredEntry]) -> bool:
+    """The seat is told to act after this batch: it was not to act, or it acted (or timed out) now."""
     if before is None or seat not in before.to_act or not entries:
         return True
     command = entries[0].command or {}
     return entries[0].actor == seat or (command.get("type") == "ApplyTimeout" and command.get("target") == seat)
 
 
-def _turn(game: Game, seat: int, spec: dict[str, Any], entries: Sequence[StoredEntry]) -> dict[str, Any]:
-    deadline_ms = None
-    clock = spec.get("clock")
-    if clock and entries:
-        control = TimeControl.from_json(clock)
-        if control.per_move:  # the same deadline the clock's timeout job fires at (core/clocks.py step)
-            deadline_ms = entry_ms(entries[0].entry["time"]) + control.initial_ms
-    return {"game": game.game_id, "seat": seat, "version": game.version,
-            "deadline_ms": deadline_ms, "deadline": iso_ms(deadline_ms) if deadline_ms is not None else None}
+def _stint_begins(seat: int, before: Game | None, after: Game, entries: Sequence[StoredEntry]) -> bool:
+    """The batch begins a new stint of the seat (core.clocks.Batch.ends): every prompt does but one
+    after the seat's own provisional move, which leaves it in the same decision."""
+    if before is None or seat not in before.to_act or not entries:
+        return True
+    command = entries[0].command or {}
+    return not (entries[0].actor == seat and command.get("type") in provisional(after.rules))
 
 
 def _started(game: Game, seat: int) -> dict[str, Any]:

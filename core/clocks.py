@@ -2,10 +2,15 @@
 
 The clocks are a pure function of the game log: every stored batch carries the time the store
 appended it, and folding the batches tells who was to act after each one. A seat's clock runs
-while the seat is in ``to_act``; it gains ``increment`` each time the seat ends a stint by
-acting (or by timing out). A *stint* starts when the seat becomes to-act, or acts and stays
-to-act (planning); its deadline is fixed for the whole stint, so one scheduled timeout job per
-stint is enough, and the job's id names the stint.
+while the seat is in ``to_act``. A *stint* is one decision of the seat: it starts when the seat
+becomes to-act, or ends a decision and stays to-act (a turn of its own right after another), and
+lasts until the seat ends its decision by acting or timing out. A command the game declares
+*provisional* (``domain.games.provisional``: an Orléans planning placement or take-back, a tower
+loading) does not end the decision while the seat stays to act: the stint, and its deadline, go
+on, and no increment is earned until the seat ends it (``FinishPlanning``). The deadline is fixed
+for the whole stint, so one scheduled timeout job per stint is enough, and the job's id names
+the stint. A per-move clock (``move_s``) starts each stint afresh; a chess clock keeps what is
+left and gains ``increment`` when the stint ends.
 
 The fold result is cached in Redis under the game's hash tag (``hg:{<id>}:clock``, a JSON
 document guarded by its version) so a worker only walks the batches appended since.
@@ -87,6 +92,15 @@ class Batch:
     actor: int | str
     timeout_target: int | None  # the seat an ApplyTimeout batch played for
     to_act_after: frozenset[int | str]
+    provisional: bool = False  # the command does not end the actor's decision if it stays to act
+    rtt_ms: float = 0.0  # a push bot's call that made the command (its entry's meta http.rtt_ms)
+
+    def ends(self, seat: int) -> bool:
+        """Does this batch end ``seat``'s decision (its stint)? It acted, with a command that is not
+        provisional or that left it out of ``to_act``, or it timed out."""
+        if self.timeout_target == seat:
+            return True
+        return self.actor == seat and not (self.provisional and seat in self.to_act_after)
 
 
 @dataclass(frozen=True)
@@ -113,11 +127,11 @@ def start(controls: Mapping[int, TimeControl]) -> Clocks:
 
 
 def step(clocks: Clocks, batch: Batch, controls: Mapping[int, TimeControl]) -> Clocks:
-    """Charge running seats up to the batch's time, credit the seat that acted, restart stints."""
+    """Charge running seats up to the batch's time, credit the seat whose decision ended, start stints."""
     seats = dict(clocks.seats)
     for seat, clock in seats.items():
         control = controls[seat]
-        ended = batch.actor == seat or batch.timeout_target == seat
+        ended = batch.ends(seat)
         remaining = clock.remaining_ms
         if clock.since_ms is not None:  # running
             remaining = max(0, remaining - max(0, batch.time_ms - clock.since_ms))

@@ -1,4 +1,5 @@
-"""Remaining clock time for readers: the summary, the state and the live streams.
+"""Time left for a decision: clocks for readers (the summary, the state, the live streams), and a
+push bot's answer budget for the worker.
 
 The worker keeps every clocked game's clocks folded in Redis (``core.clocks``, ``hg:{<id>}:clock``)
 and is asked to after every change; a reader that finds the cache behind the game folds the
@@ -7,23 +8,33 @@ missing batches itself, through the same :func:`current`. When only the last bat
 nothing is re-folded. Several missing batches (a worker that played a run of bot moves) are
 folded from the game state this process last folded the clocks to, when it still holds it
 (``FOLDED_MAX`` games, by game), else from the first event; the result is cached for everyone.
+
+A push bot's seat has no clock, only ``deadline_s``, and that covers a whole decision (a stint,
+``core.clocks.Batch.ends``) too: all the calls of one stint together may take no longer. What
+they took is folded from the same batches, each push decision's entry meta carrying its call's
+``http.rtt_ms`` (:func:`decision_spent_ms`), so it is the log's and survives a restart; this
+process keeps the fold per game (``STINTS_MAX`` games) and only adds the new batches to it.
 """
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from core import clocks, table
 from core.store import StoredEntry
+from domain import games
 
 if TYPE_CHECKING:
     from core.games import Game, GameService
 
 FOLDED_MAX = 256  # games whose state at their last clock fold this process keeps (~20 KB each)
+STINTS_MAX = 256  # games whose push-call stints this process keeps (a few seats each)
 _FOLDED: OrderedDict[str, tuple[int, Any, table.Table]] = OrderedDict()  # game -> (version, state, table)
+_STINTS: OrderedDict[str, tuple[int, dict[int, Stint]]] = OrderedDict()  # game -> (version, stints)
 _LOCK = threading.Lock()
 _UNREAD: Any = object()
 
@@ -68,11 +79,62 @@ def figures(svc: GameService, game: Game) -> dict[str, Any] | None:
     return clocks.public(found, now_ms)
 
 
+@dataclass(frozen=True)
+class Stint:
+    """A seat's running decision: the version of the batch that began it and what its push calls
+    have taken so far."""
+
+    start: int
+    spent_ms: float = 0.0
+
+
+def step_stints(stints: Mapping[int, Stint], batch: clocks.Batch) -> dict[int, Stint]:
+    """The stint of every seat to act after ``batch``: a new one where the batch began it, else the
+    same, charged with the call that made the seat's own provisional move."""
+    out: dict[int, Stint] = {}
+    for seat in batch.to_act_after:
+        if not isinstance(seat, int):
+            continue
+        known = stints.get(seat)
+        if known is None or batch.ends(seat):
+            out[seat] = Stint(batch.version)
+        elif batch.actor == seat:
+            out[seat] = Stint(known.start, known.spent_ms + batch.rtt_ms)
+        else:
+            out[seat] = known
+    return out
+
+
+def decision_spent_ms(svc: GameService, game: Game, seat: int) -> float:
+    """What the push calls of ``seat``'s running decision have taken, as the log records them
+    (0 when the seat is not to act)."""
+    with _LOCK:
+        known = _STINTS.get(game.game_id)
+    version, stints = known if known is not None and known[0] <= game.version else (0, {})
+    if version < game.version:
+        for batch in _batches(svc, game, version):
+            stints = step_stints(stints, batch)
+        with _LOCK:
+            _STINTS[game.game_id] = (game.version, stints)
+            _STINTS.move_to_end(game.game_id)
+            while len(_STINTS) > STINTS_MAX:
+                _STINTS.popitem(last=False)
+    stint = stints.get(seat)
+    return stint.spent_ms if stint is not None else 0.0
+
+
+def decision_left_s(svc: GameService, game: Game, seat: int, deadline_s: float) -> float:
+    """A push seat's answer budget for its next call: ``deadline_s`` less what its calls in this
+    decision took; 0.0 once nothing is left (then no call is made: the seat's default move)."""
+    return max(0.0, deadline_s - decision_spent_ms(svc, game, seat) / 1000)
+
+
 def _batches(svc: GameService, game: Game, after: int) -> Iterator[clocks.Batch]:
     """Every batch after version ``after`` with its time and who was to act after it."""
     entries = svc.entries(game.game_id, after=after, until=game.version)
+    provisional = games.provisional(game.rules)
     if entries and entries[0].command is not None and all(e.command is None for e in entries[1:]):
-        yield _batch(entries, game.to_act)  # one batch missing: the game's to_act is the one after it
+        yield _batch(entries, game.to_act, provisional)  # one batch missing: the game's to_act is the one after it
     else:
         with _LOCK:
             known = _FOLDED.get(game.game_id)
@@ -86,7 +148,7 @@ def _batches(svc: GameService, game: Game, after: int) -> Iterator[clocks.Batch]
             if batch and (entry is None or entry.command is not None):
                 state, tbl = table.fold(rules, (e.data for e in batch), state, tbl)
                 if batch[-1].seq > after:
-                    yield _batch(batch, table.to_act(rules, state, tbl))
+                    yield _batch(batch, table.to_act(rules, state, tbl), provisional)
                 batch = []
             if entry is not None:
                 batch.append(entry)
@@ -98,12 +160,16 @@ def _batches(svc: GameService, game: Game, after: int) -> Iterator[clocks.Batch]
 
 
 def forget_folded() -> None:
-    """Drop this process's folded states (tests that rewrite a log start from nothing)."""
+    """Drop this process's folded states and stints (tests that rewrite a log start from nothing)."""
     with _LOCK:
         _FOLDED.clear()
+        _STINTS.clear()
 
 
-def _batch(batch: list[StoredEntry], to_act: frozenset[Any]) -> clocks.Batch:
-    command = batch[0].command or {}
+def _batch(batch: list[StoredEntry], to_act: frozenset[Any], provisional: frozenset[str]) -> clocks.Batch:
+    first = batch[0]
+    command = first.command or {}
     target = command.get("target") if command.get("type") == "ApplyTimeout" else None
-    return clocks.Batch(batch[-1].seq, entry_ms(batch[0].entry["time"]), batch[0].actor, target, to_act)
+    http = (first.entry.get("meta") or {}).get("http") or {}
+    return clocks.Batch(batch[-1].seq, entry_ms(first.entry["time"]), first.actor, target, to_act,
+                        command.get("type") in provisional, float(http.get("rtt_ms") or 0.0))

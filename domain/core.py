@@ -54,7 +54,9 @@ class GameRules(Protocol):
     """What a game package exposes (see design.md, "domain/: the decider").
 
     States, events and commands are frozen dataclasses; the JSON helpers below are the only
-    way they cross the domain boundary.
+    way they cross the domain boundary. Optional, read through ``domain.games``: ``step``,
+    ``for_engine`` and ``provisional`` (the names of the commands that do not end a seat's
+    decision while it stays to act, e.g. a planning placement; empty when absent).
     """
 
     name: str

@@ -68,6 +68,14 @@ def for_engine(rules: GameRules, engine_version: str) -> GameRules:
     return chosen
 
 
+def provisional(rules: GameRules) -> frozenset[str]:
+    """The command types (by name) after which a seat that stays to act is still in the same
+    decision, as the game declares them in ``rules.provisional``; empty for a game that declares
+    none. Every other command a seat sends ends its decision (its clock's stint, core/clocks.py)."""
+    names: frozenset[str] = getattr(rules, "provisional", frozenset())
+    return names
+
+
 def fold(rules: GameRules, events: Iterable[Any], state: Any = None) -> Any:
     """Apply events in order; ``state=None`` starts from nothing (the setup events come first)."""
     for event in events:

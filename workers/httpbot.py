@@ -13,11 +13,13 @@ Protocol (one POST per decision)::
 The bot answers ``200`` with ``{"move": <one of moves>}`` (a bare move object is accepted too).
 The first valid answer before the deadline is played; anything else (timeout, an answer over
 ``MAX_RESPONSE_BYTES``, connection error, non-2xx, garbage, a move not in ``moves``) falls back to
-the seat's default move. Either way the round trip is reported as a :class:`BotCall`; the
-appended entry's meta (public: it is in the replay bundle) records only its fixed outcome code
-and latency. Nothing the bot sent (status, headers, body, the reason it was refused) leaves the
-worker except in a server log line, so an all-bot game cannot turn ``/replay`` into a printout
-of whatever answers on an internal port.
+the seat's default move. The deadline is what the seat's ``deadline_s`` leaves for its running
+decision (several calls when its moves do not end it, e.g. Orléans planning placements); with
+nothing left no request is sent and the call counts as a ``timeout``. Either way the round trip
+is reported as a :class:`BotCall`; the appended entry's meta (public: it is in the replay
+bundle) records only its fixed outcome code and latency. Nothing the bot sent (status, headers,
+body, the reason it was refused) leaves the worker except in a server log line, so an all-bot
+game cannot turn ``/replay`` into a printout of whatever answers on an internal port.
 
 The deadline is a hard bound on the whole exchange, not a per-read timeout: a watchdog timer shuts
 the socket down when it passes, so a bot that sends one byte a second, or its headers slowly,
@@ -224,6 +226,8 @@ def _exchange(url: str, secret: str, body: bytes, timeout_s: float,
     def call(outcome: str, detail: str, status: int | None = None, move: dict[str, Any] | None = None) -> BotCall:
         return BotCall(url, outcome, (time.monotonic() - started) * 1000, move=move, detail=detail, status=status)
 
+    if timeout_s <= 0:  # the decision's budget is used up (core.timing.decision_left_s): nothing is sent
+        return call("timeout", "no time left for this decision")
     try:
         target = resolve_bot_url(url)
     except BotUrlRejected as exc:

@@ -225,8 +225,13 @@ def http_endpoint(svc: GameService, game: Game, seat: int) -> tuple[str, str]:
 
 
 def _http_timeout(svc: GameService, game: Game, seat: int) -> float:
-    """The seat's answer budget: its ``deadline_s`` (else the default), cut to what is left on its clock."""
-    budget = float(game.info.seats[seat].get("deadline_s") or os.environ.get(DEADLINE_ENV) or httpbot.DEFAULT_DEADLINE_S)
+    """The seat's answer budget: what its ``deadline_s`` (else the default) leaves after the calls
+    of its running decision (core.timing.decision_left_s: a planning phase is one decision), cut
+    to what is left on its clock; 0.0 when nothing is left (httpbot then sends nothing: the
+    seat's default move)."""
+    deadline_s = float(game.info.seats[seat].get("deadline_s") or os.environ.get(DEADLINE_ENV)
+                       or httpbot.DEFAULT_DEADLINE_S)
+    budget = timing.decision_left_s(svc, game, seat, deadline_s)
     controls = timing.controls(game)
     current = clocks.load(svc.store.conn, game.game_id) if seat in controls else None
     if current is not None and seat in current.seats and current.seats[seat].running:

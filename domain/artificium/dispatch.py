@@ -58,6 +58,10 @@ RULES: dict[type, tuple[Validator, Applier, Candidates]] = {
 }
 
 RESOLVING = (ResolveCard, BuyResource, SellResource, DeclineCard, TakeCardBack)
+# After these the seat stays to act in the same step (resolving its card, or its turn end): they
+# do not end its decision (domain.games.provisional). A buy costs more than a sale pays and a
+# discard empties the hand, so none of them can be repeated for ever either.
+PROVISIONAL: frozenset[type] = frozenset({BuyResource, SellResource, DiscardFromHand})
 PHASE_COMMANDS: dict[Phase, tuple[type, ...]] = {
     Phase.MARKET: (ExchangeCard, RedrawHand, PassMarket),
     Phase.COMMIT: (CommitCard,),

@@ -133,6 +133,9 @@ class ArtificiumRules:
 
     name = "artificium"
     engine_version = ENGINE_VERSION
+    # Trading before a card resolves and selling or discarding at turn end never end the seat's
+    # step (ResolveCard, DeclineCard, TakeCardBack or FinishTurn do): one clock stint covers them.
+    provisional: frozenset[str] = frozenset(c.__name__ for c in dispatch.PROVISIONAL)
 
     config_from_json = staticmethod(config_from_json)
     config_to_json = staticmethod(config_to_json)

@@ -41,11 +41,12 @@ def canonical(state: State, seat: int) -> State:
 
 
 def unplanned(p: Player) -> Player:
-    """A seat's board as others see it while it plans: every sealed tile back on its market."""
-    if not (p.pending or p.tower_pending or p.planned):
+    """A seat's board as others see it while it plans: every sealed tile back on its market, and
+    no take-back counted (rules 4: how many it took back is as sealed as its plan)."""
+    if not (p.pending or p.tower_pending or p.planned or p.take_backs):
         return p
     market = sort_tiles(p.market + tuple(x.tile for x in p.pending) + p.tower_pending)
-    return replace(p, market=market, pending=(), tower_pending=(), planned=False)
+    return replace(p, market=market, pending=(), tower_pending=(), planned=False, take_backs=0)
 
 
 def sorted_within_levels(tiles: tuple[Hourglass, ...]) -> tuple[Hourglass, ...]:

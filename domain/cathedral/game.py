@@ -161,6 +161,10 @@ class CathedralRules:
 
     name = GAME
     engine_version = ENGINE_VERSION
+    # None: every command moves the turn on through the steps the rules ask for in order (draw,
+    # place, act, rewards) and none can be undone, so each ends a decision and a per-move clock
+    # starts afresh for the next (domain.games.provisional).
+    provisional: frozenset[str] = frozenset()
 
     config_from_json = staticmethod(config_from_json)
     config_to_json = staticmethod(config_to_json)

@@ -350,6 +350,9 @@ STARTING_COINS = 5  # F§7.4
 TRADING_STATIONS = 10  # F§7.4
 MARKET_SPACES = 8  # F§7.4
 TOWER_SPACES = 2  # F§7.4 (Gunpowder Tower +2)
+# D13 (rules 4): take-backs per seat and planning phase: every character a market and a full tower
+# hold, once each; bounds a planning phase for seats without a clock.
+TAKE_BACKS_PER_PLANNING = MARKET_SPACES + TOWER_SPACES
 CLASSIC_COIN_SUPPLY = 47  # D11
 CITIZENS = 14  # F§4.2
 ROUNDS = 18  # F§8.1

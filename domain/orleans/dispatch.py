@@ -275,6 +275,11 @@ def transact(state: State, command: Command, rng: Rng) -> Tx:
     else:
         move = command
     APPLY[type(move)](tx, move)
+    if isinstance(command, ApplyTimeout) and rules_at_least(state, 4):
+        target = command.target
+        while tx.state.players[target].loading:  # D14: one timeout ends a tower loading, begun by it or not
+            loading = default_move(tx.state, target)
+            APPLY[type(loading)](tx, loading)
     if state.phase is ACTIONS and move.seat != SYSTEM and not state.dues:
         actions.end_turn(tx)  # one action (with its choices) or a pass per turn
     if listed is not None and type(command) in RELIST and tx.state is not state:
@@ -347,10 +352,18 @@ def _plan(types: tuple[type[SeatCommand], ...]) -> Plan:
 # The move a timeout applies when the seat has no draw to make: skip the exclusion, leave the
 # tower as it is, finish planning, pass, or the finishing move of a choice; otherwise the first
 # listed (a compulsory exclusion: the first tile; goods: the most valuable; torture: the D12
-# order; food: grain first).
+# order; food: grain first; a market over its 8 spaces: its first tile onto the tower). Rules 4
+# (D14): a timeout plays the seat's default moves until its tower loading, if any, is over.
 DEFAULTS: tuple[type[SeatCommand], ...] = (
     SkipExclusion, FinishLoading, FinishPlanning, Pass, FinishSending, KeepTechnology,
 )
+
+# The commands after which a seat that stays to act is still in the same decision: its part of a
+# simultaneous phase is not over until it says so (FinishLoading, FinishPlanning) or it has
+# drawn without a tower to load. Clocks (core/clocks.py) run one stint over all of them.
+PROVISIONAL: frozenset[type[SeatCommand]] = frozenset({
+    RecallFollower, DrawFollowers, LoadTower, PlaceFollower, TakeBackFollower, MoveToTower,
+})
 
 
 def default_move(state: State, actor: Actor) -> Command:

@@ -277,7 +277,8 @@ def _(e: GameStarted, _state: None) -> State:
 # What a phase resets on every player as it begins (the others reset nothing)
 PHASE_RESETS: dict[Phase, dict[str, Any]] = {
     Phase.FOLLOWERS: {"drew": False, "recalls": 0},
-    Phase.PLANNING: {"planned": False, "pending": (), "tower_pending": (), "planned_from_tower": ()},
+    Phase.PLANNING: {"planned": False, "pending": (), "tower_pending": (), "planned_from_tower": (),
+                     "take_backs": 0},
     Phase.ACTIONS: {"passed": False},
 }
 
@@ -379,10 +380,11 @@ def _(e: FollowerPlaced, state: State) -> State:
 def _(e: FollowerTakenBack, state: State) -> State:
     p = state.players[e.seat]
     pending = tuple([x for x in p.pending if x.space != e.space or x.place != e.place])
+    counted = p.take_backs + 1 if rules_at_least(state, 4) else 0  # D13; rules 3 states keep their hashes
     if e.tile in p.planned_from_tower:  # back where it came from; the tower first, as placing takes the market first
         return with_player(state, e.seat, pending=pending, tower=sort_tiles(p.tower + (e.tile,)),
-                           planned_from_tower=without(p.planned_from_tower, e.tile))
-    return with_player(state, e.seat, pending=pending, market=sort_tiles(p.market + (e.tile,)))
+                           planned_from_tower=without(p.planned_from_tower, e.tile), take_backs=counted)
+    return with_player(state, e.seat, pending=pending, market=sort_tiles(p.market + (e.tile,)), take_backs=counted)
 
 
 @fold_rule

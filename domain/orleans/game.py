@@ -42,14 +42,15 @@ from domain.orleans.model import (
     Player,
     Slots,
     State,
+    rules_at_least,
     sort_tiles,
 )
 from domain.orleans.scoring import result, score
 from domain.orleans.setup import config_from_json, config_to_json, setup
 
-# orleans-2: the 2023 edition's Farmer-only technology tile (F§2.3, F§8.2). orleans-3: the rules
-# fixes of model.RULES_VERSION; a game records its rules version in its config, and games recorded
-# by orleans-1 or orleans-2 replay with rules 2.
+# orleans-2: the 2023 edition's Farmer-only technology tile (F§2.3, F§8.2). orleans-3 and
+# orleans-4: the rules of model.RULES_VERSION; a game records its rules version in its config, and
+# games recorded by orleans-1 or orleans-2 replay with rules 2, those by orleans-3 with rules 3.
 ENGINE_VERSION = f"orleans-{RULES_VERSION}"
 LEGACY_ENGINES = frozenset({"orleans-1", "orleans-2"})
 
@@ -155,6 +156,8 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
         "passed": p.passed,
     }
     if own:
+        if rules_at_least(state, 4) and state.phase is Phase.PLANNING:  # D13; hidden like the plan itself
+            out["take_backs_left"] = D.TAKE_BACKS_PER_PLANNING - p.take_backs
         out["bag"] = [t.value for t in p.bag]
         out["planned"] = [{"tile": x.tile.value, "place": x.place, "space": x.space} for x in p.pending]
         out["tower_planned"] = [t.value for t in p.tower_pending]
@@ -220,6 +223,9 @@ class OrleansRules:
     """
 
     name = "orleans"
+    # Commands that do not end a seat's decision when it stays to act (dispatch.PROVISIONAL): a
+    # clock's stint, and a push bot's deadline_s, cover the whole of phase 3 or planning for a seat.
+    provisional: frozenset[str] = frozenset(c.__name__ for c in dispatch.PROVISIONAL)
 
     def __init__(self, rules_version: int = RULES_VERSION) -> None:
         self.rules_version = rules_version
@@ -230,8 +236,11 @@ class OrleansRules:
 
     def for_engine(self, engine_version: str) -> OrleansRules:
         """The rules that set up a game recorded by ``engine_version`` again (a replay's verifier
-        reads it from the bundle header): rules 2 for orleans-1 and orleans-2, else the current."""
-        return LEGACY_RULES if engine_version in LEGACY_ENGINES else RULES
+        reads it from the bundle header): rules 2 for orleans-1 and orleans-2, rules 3 for
+        orleans-3, else the current."""
+        if engine_version in LEGACY_ENGINES:
+            return LEGACY_RULES
+        return RULES_3 if engine_version == RULES_3.engine_version else RULES
 
     config_to_json = staticmethod(config_to_json)
     setup = staticmethod(setup)
@@ -262,4 +271,5 @@ class OrleansRules:
 
 
 RULES = OrleansRules(RULES_VERSION)
+RULES_3 = OrleansRules(3)  # orleans-3: take-backs without a limit, two timeouts for a tower loading
 LEGACY_RULES = OrleansRules(LEGACY_RULES_VERSION)

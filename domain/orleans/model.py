@@ -14,8 +14,9 @@ from domain.orleans.memo import memo_key
 SYSTEM = "system"
 # The rules a game is played by, recorded in its config. 3 (engine orleans-3): the expert exclusion
 # may be skipped, the census pays in turn order, the Gunpowder Tower is loaded in phase 3, planning
-# placements may be taken back until done. Games recorded before carry no number and keep rules 2.
-RULES_VERSION: Final = 3
+# placements may be taken back until done. 4: at most 10 take-backs per planning phase (D13), one
+# timeout ends a tower loading (D14). Games recorded before rules 3 carry no number: rules 2.
+RULES_VERSION: Final = 4
 LEGACY_RULES_VERSION: Final = 2
 TECH = "tech"  # a technology tile on an action space
 CHARS = tuple(Char)
@@ -98,6 +99,7 @@ class Player:
     farmer_tech: bool = False  # 2023: holds the first Craftsmen-space tile, which only replaces a Farmer
     loading: bool = added(False)  # rules 3: drew in phase 3 and may now load the Gunpowder Tower
     planned_from_tower: tuple[Tile, ...] = added(())  # rules 3: pending tiles that left the tower
+    take_backs: int = added(0)  # rules 4: placements taken back in this planning phase (D13)
 
 
 PLACE_MAP = memo_key(Player, "_place_map", depends_on=("places",))
@@ -253,7 +255,7 @@ class PlaceFollower:
 
 @dataclass(frozen=True)
 class TakeBackFollower:
-    """Planning (rules 3): take a placement of this round back before declaring done."""
+    """Planning (rules 3): take a placement of this round back before declaring done (D13)."""
 
     seat: int
     place: str

@@ -1,6 +1,7 @@
 """Phase 4, sealed planning (R14 "Phase 4", R23 l.373-376, D10): place characters from the market
-(or the Gunpowder Tower) on action spaces of owned places, take placements back until done; the
-plans of every seat are revealed together once the last seat is done."""
+(or the Gunpowder Tower) on action spaces of owned places, take placements back until done (rules
+4: at most ``TAKE_BACKS_PER_PLANNING`` times per phase, D13); the plans of every seat are revealed
+together once the last seat is done."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -74,14 +75,18 @@ def relist_after_place(state: State, c: PlaceFollower, before: tuple[Command, ..
     moves: list[Command] = [
         m for m in before if type(m) is not PlaceFollower
         or (m.space != c.space or m.place != c.place) and not (gone and m.tile is c.tile)]
-    moves.insert(-1, _take_back(c.seat, c.place, c.space))  # FinishPlanning stays last
+    if may_take_back(state, p):
+        moves.insert(-1, _take_back(c.seat, c.place, c.space))  # FinishPlanning stays last
     return tuple(moves)
 
 
 def relist_after_take_back(state: State, c: TakeBackFollower, before: tuple[Command, ...]) -> tuple[Command, ...]:
     """The seat's legal moves in ``state``, just after take-back ``c``, from those listed before it
     (rules 3 only: only they take back): its placements afresh (a space and maybe a tile came
-    back), the other take-backs as they were, FinishPlanning last."""
+    back), the other take-backs as they were (none once the seat has used up its take-backs,
+    rules 4), FinishPlanning last."""
+    if not may_take_back(state, state.players[c.seat]):
+        return (*candidates_place(state, c.seat), before[-1])
     takebacks = [m for m in before if type(m) is TakeBackFollower and m is not c]
     return (*candidates_place(state, c.seat), *takebacks, before[-1])
 
@@ -153,9 +158,19 @@ def _placements(seat: int, tiles: tuple[Tile, ...], herb_garden: bool, school: b
     return tuple(moves)
 
 
+def may_take_back(state: State, p: Player) -> bool:
+    """Rules 4 (D13): a seat takes back at most ``TAKE_BACKS_PER_PLANNING`` placements per planning
+    phase, so a seat without a clock cannot keep a planning phase going by changing its mind."""
+    return p.take_backs < D.TAKE_BACKS_PER_PLANNING or not rules_at_least(state, 4)
+
+
 def validate_take_back(state: State, c: TakeBackFollower) -> Why:
-    if not any(x.place == c.place and x.space == c.space for x in state.players[c.seat].pending):
+    p = state.players[c.seat]
+    if not any(x.place == c.place and x.space == c.space for x in p.pending):
         return f"you placed nothing on space {c.space} of {c.place!r} this round"
+    if not may_take_back(state, p):
+        return (f"you have taken back {D.TAKE_BACKS_PER_PLANNING} placements in this planning phase, "
+                "the most allowed (D13): place, or finish planning")
     return None
 
 
@@ -170,8 +185,11 @@ def apply_take_back(tx: Tx, c: TakeBackFollower) -> None:
 
 
 def candidates_take_back(state: State, seat: int) -> list[TakeBackFollower]:
-    """Exact: every placement of this round."""
-    return [_take_back(seat, x.place, x.space) for x in state.players[seat].pending]
+    """Exact: every placement of this round, while the seat may still take back (D13)."""
+    p = state.players[seat]
+    if not may_take_back(state, p):
+        return []
+    return [_take_back(seat, x.place, x.space) for x in p.pending]
 
 
 @lru_cache(maxsize=4096)

@@ -64,6 +64,8 @@ SEAT_VIEW = obj({
     "bag": {**array(TILE), "description": "your own seat only"},
     "planned": {**array(obj({"tile": TILE, "place": PLACE_ID, "space": INT})), "description": "your own seat only"},
     "tower_planned": {**array(TILE), "description": "your own seat only"},
+    "take_backs_left": {**INT, "description": "your own seat only, while planning (rules 4): how many more "
+                                              "placements you may take back this planning phase"},
     "score": {**PARTS, "description": "once the game is finished"},
 }, required=("seat", "coins", "goods", "tracks", "followers_per_round", "development_position",
              "development_status", "citizens", "trading_stations_built", "trading_stations_left",

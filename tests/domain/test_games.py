@@ -1,6 +1,8 @@
 """The registry helpers of domain.games: fold and step."""
 from __future__ import annotations
 
+import importlib
+
 from domain.games import fold, step
 from domain.orleans import RULES
 from domain.orleans.model import RevealHourglass
@@ -29,3 +31,21 @@ def test_orleans_step_equals_decide_then_fold():
     events, after = step(RULES, state, RevealHourglass(), Rng(b"s", "g", state.draws))
     assert events == RULES.decide(state, RevealHourglass(), Rng(b"s", "g", state.draws))
     assert after == fold(RULES, events, state) and after.round == 1
+
+
+def test_provisional_commands_are_what_each_game_declares_and_empty_by_default():
+    """The commands after which a seat that stays to act is still in the same decision (core/clocks.py
+    runs one stint over them): every name is a command of that game, and a game without the
+    declaration has none."""
+    from domain.games import get_game, provisional
+
+    assert provisional(Counter) == frozenset()
+    declared = {name: provisional(get_game(name)) for name in ("orleans", "artificium", "cathedral")}
+    assert declared == {
+        "orleans": {"RecallFollower", "DrawFollowers", "LoadTower", "PlaceFollower", "TakeBackFollower", "MoveToTower"},
+        "artificium": {"BuyResource", "SellResource", "DiscardFromHand"},
+        "cathedral": frozenset(),
+    }
+    for name, names in declared.items():  # real seat commands of that game
+        model = importlib.import_module(f"domain.{name}.model")
+        assert names <= {c.__name__ for c in model.SEAT_COMMANDS}

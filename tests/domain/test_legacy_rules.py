@@ -69,14 +69,15 @@ def test_a_game_recorded_before_the_bump_keeps_its_rules_when_loaded_today(name:
     assert RULES.result(state) == lines[-1]["result"]
 
 
-def test_new_games_record_rules_3_and_engine_orleans_3() -> None:
+def test_new_games_record_rules_4_and_engine_orleans_4() -> None:
     config = RULES.config_from_json({"edition": "classic", "players": 3})
-    assert config.rules_version == 3 and RULES.engine_version == "orleans-3"
-    assert RULES.config_to_json(config)["rules_version"] == 3
+    assert config.rules_version == 4 and RULES.engine_version == "orleans-4"
+    assert RULES.config_to_json(config)["rules_version"] == 4
     assert RULES.config_from_json(RULES.config_to_json(config)) == config
-    with pytest.raises(Rejected) as info:
-        RULES.config_from_json({"edition": "classic", "players": 3, "rules_version": 2})
-    assert info.value.kind is RejectKind.INVALID_CONFIG
+    for older in (2, 3):
+        with pytest.raises(Rejected) as info:
+            RULES.config_from_json({"edition": "classic", "players": 3, "rules_version": older})
+        assert info.value.kind is RejectKind.INVALID_CONFIG
 
 
 def test_an_old_config_without_a_rules_version_reads_as_rules_2_and_keeps_its_bytes() -> None:
@@ -89,7 +90,8 @@ def test_an_old_config_without_a_rules_version_reads_as_rules_2_and_keeps_its_by
     assert RULES.event_from_json(started).config.rules_version == 2
 
 
-@pytest.mark.parametrize("engine,rules_version", [("orleans-1", 2), ("orleans-2", 2), ("orleans-3", 3), ("orleans-9", 3)])
+@pytest.mark.parametrize("engine,rules_version",
+                         [("orleans-1", 2), ("orleans-2", 2), ("orleans-3", 3), ("orleans-4", 4), ("orleans-9", 4)])
 def test_the_engine_version_selects_the_rules_that_set_a_game_up(engine: str, rules_version: int) -> None:
     rules = get_game("orleans", engine)
     assert rules.config_from_json({"edition": "2023", "players": 2}).rules_version == rules_version

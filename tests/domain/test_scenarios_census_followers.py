@@ -8,10 +8,11 @@ import pytest
 
 from domain.core import SYSTEM, RejectKind
 from domain.orleans import RULES
-from domain.orleans.data import Char, Event, Hourglass
+from domain.orleans.data import Char, Event, Hourglass, Tile
 from domain.orleans.evolve import with_player
 from domain.orleans.model import (
     RULES_VERSION,
+    ApplyTimeout,
     CoinsChanged,
     DrawFollowers,
     DueAssigned,
@@ -26,6 +27,8 @@ from domain.orleans.model import (
     RecallFollower,
     RevealHourglass,
     TakeCensus,
+    TimeoutApplied,
+    TowerLoaded,
     TowerLoadingBegan,
     TowerLoadingEnded,
 )
@@ -48,6 +51,7 @@ from tests.domain.scenario_helpers import (
     play,
     rejected,
     slots,
+    step,
     system,
     with_goods,
     with_place,
@@ -356,6 +360,47 @@ def test_a_timeout_while_loading_leaves_the_tower_or_loads_what_must_go():
     s = tower_state()
     s, _ = play(s, DrawFollowers(0, 1))
     assert isinstance(RULES.default_move(s, 0), LoadTower)
+
+
+# --- one timeout, one phase 3: a tower loading ends with the timeout (rules 4, D14; R14 l.675-677) ---------
+
+
+def test_one_timeout_draws_and_ends_the_tower_loading_D14():
+    s = tower_state(market=(F, B), knights=0)  # draws 4: the market holds them all
+    s, events = step(s, ApplyTimeout(0))
+    assert [type(e) for e in events][:3] == [TimeoutApplied, FollowersDrawn, TowerLoadingBegan]
+    assert events[0] == TimeoutApplied(0, "DrawFollowers") and TowerLoadingEnded(0) in events
+    assert not of_type(events, TowerLoaded) and s.players[0].tower == ()  # within the market: nothing moves
+    assert not s.players[0].loading and 0 not in RULES.to_act(s)
+
+
+def test_a_timeout_puts_only_what_the_market_cannot_hold_on_the_tower_D14():
+    s = tower_state()  # a full market of 8; the draw of 2 overflows it
+    s, events = step(s, ApplyTimeout(0))
+    (drawn,) = of_type(events, FollowersDrawn)
+    assert len(drawn.tiles) == 2
+    loaded = [e.tile for e in of_type(events, TowerLoaded)]
+    assert len(loaded) == 2 and loaded[0] == min(FULL + drawn.tiles, key=list(Tile).index)  # market order
+    assert len(s.players[0].market) == 8 and not s.players[0].loading and 0 not in RULES.to_act(s)
+
+
+def test_a_timeout_while_loading_ends_the_loading_in_one_command_D14():
+    s = tower_state(knights=0)
+    s = with_place(s, 0, "monastery", (S, T))
+    s, _ = play(s, RecallFollower(0, "monastery", 0))
+    s, _ = play(s, DrawFollowers(0, 1))  # the market holds 10: two must go
+    s, events = step(s, ApplyTimeout(0))
+    assert events[0] == TimeoutApplied(0, "LoadTower") and len(of_type(events, TowerLoaded)) == 2
+    assert not s.players[0].loading and len(s.players[0].market) == 8
+
+
+def test_rules_3_games_took_a_timeout_per_loading_step():
+    s = tower_state(market=(F, B), knights=0, rules_version=3)
+    s, events = step(s, ApplyTimeout(0))
+    assert TowerLoadingBegan(0) in events and TowerLoadingEnded(0) not in events
+    assert s.players[0].loading and 0 in RULES.to_act(s)
+    s, events = step(s, ApplyTimeout(0))
+    assert events == [TimeoutApplied(0, "FinishLoading"), TowerLoadingEnded(0)]
 
 
 def test_rules_2_games_overflowed_onto_the_tower_by_themselves():

@@ -1,8 +1,11 @@
 """Scenario tests — phase 4 planning: exact types, Monks, substitutions, Town Hall, sealed plans."""
 from __future__ import annotations
 
+import dataclasses
+
 from domain.core import RejectKind
 from domain.orleans import RULES
+from domain.orleans import data as D
 from domain.orleans.evolve import with_player
 from domain.orleans.model import (
     RULES_VERSION,
@@ -271,3 +274,64 @@ def test_timeouts_draw_the_most_then_finish_planning_then_pass():
     assert len(s2.players[0].market) == 4
     assert RULES.default_move(planning((K,)), 0) == FinishPlanning(0)
     assert RULES.default_move(in_actions(fresh()), 0) == Pass(0)
+
+
+# --- at most 10 take-backs per planning phase (rules 4, D13) -----------------------------------------
+
+
+def take_back_loop(s, times):
+    """Place a Knight on the Ship and take it back, ``times`` times."""
+    for _ in range(times):
+        s, _ = play(s, PlaceFollower(0, K, "ship", 2))
+        s, _ = play(s, TakeBackFollower(0, "ship", 2))
+    return s
+
+
+def test_a_seat_takes_back_at_most_ten_placements_per_planning_phase_D13():
+    s = take_back_loop(planning((K, F, B)), D.TAKE_BACKS_PER_PLANNING)
+    assert D.TAKE_BACKS_PER_PLANNING == 10 and s.players[0].take_backs == 10
+    s, _ = play(s, PlaceFollower(0, K, "ship", 2))  # placing stays open
+    refusal = rejected(s, TakeBackFollower(0, "ship", 2))  # and no longer listed
+    assert "D13" in refusal.message and "finish planning" in refusal.message
+    assert RULES.view(s, 0)["seats"][0]["take_backs_left"] == 0
+    assert "take_backs_left" not in RULES.view(s, 1)["seats"][0]  # sealed (D10): seat 1 sees only its own
+    assert RULES.view(s, 1)["seats"][1]["take_backs_left"] == 10
+    assert all("take_backs_left" not in seat for seat in RULES.view(s, None)["seats"])
+    s, _ = play(s, PlaceFollower(0, F, "ship", 0))
+    s, _ = play(s, FinishPlanning(0))
+    assert s.players[0].planned
+
+
+def test_the_take_back_count_starts_afresh_each_planning_phase_D13():
+    s = take_back_loop(planning((K, F)), D.TAKE_BACKS_PER_PLANNING)
+    s = RULES.evolve(s, PhaseBegan(Phase.PLANNING))
+    assert s.players[0].take_backs == 0 and RULES.view(s, 0)["seats"][0]["take_backs_left"] == 10
+    take_back_loop(s, 1)
+
+
+def test_other_seats_keep_their_own_take_backs_D13():
+    s = take_back_loop(planning((K,)), D.TAKE_BACKS_PER_PLANNING)
+    s = with_player(s, 1, market=(K,))
+    s, _ = play(s, PlaceFollower(1, K, "ship", 2))
+    s, _ = play(s, TakeBackFollower(1, "ship", 2))
+    assert s.players[1].take_backs == 1
+
+
+def test_rules_3_games_take_back_without_a_limit():
+    s = take_back_loop(planning((K, F), rules_version=3), 2 * D.TAKE_BACKS_PER_PLANNING)
+    assert s.players[0].take_backs == 0  # nothing counted: rules 3 states keep their hashes
+    assert "take_backs_left" not in RULES.view(s, 0)["seats"][0]
+
+
+def test_moves_listed_after_a_take_back_follow_the_limit_D13():
+    """The moves a placement or take-back leaves on the new state (dispatch.RELIST) are the ones
+    legal_moves derives afresh, on both sides of the limit."""
+    s = planning((K, F, B))
+    for _ in range(2 * D.TAKE_BACKS_PER_PLANNING + 2):
+        moves = RULES.legal_moves(s, 0)
+        backs = [m for m in moves if isinstance(m, TakeBackFollower)]
+        command = backs[0] if backs else next(m for m in moves if isinstance(m, PlaceFollower))
+        s = RULES.step(s, command, None)[1]  # the very listed object: the relisting path
+        assert RULES.legal_moves(s, 0) == RULES.legal_moves(dataclasses.replace(s), 0)
+    assert s.players[0].take_backs == D.TAKE_BACKS_PER_PLANNING
+    assert not any(isinstance(m, TakeBackFollower) for m in RULES.legal_moves(s, 0))

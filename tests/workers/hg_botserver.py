@@ -1,9 +1,11 @@
 """A small local bot server for the HTTP-seat tests.
 
 Paths choose the behaviour: ``/good`` plays the last legal move offered (after checking the
-signature), ``/first`` the first one, ``/slow`` sleeps past any deadline, ``/garbage`` answers
-text that is not JSON, ``/illegal`` answers a move that is not on the list, ``/error`` answers
-HTTP 500, ``/redirect`` redirects elsewhere. Every request is recorded.
+signature), ``/first`` the first one, ``/slow`` sleeps past any deadline, ``/loop`` takes a
+planning placement back whenever it can and places otherwise, after ``loop_s`` (issue 23's
+looping bot), ``/garbage`` answers text that is not JSON, ``/illegal`` answers a move that is
+not on the list, ``/error`` answers HTTP 500, ``/redirect`` redirects elsewhere. Every request
+is recorded.
 """
 from __future__ import annotations
 
@@ -17,9 +19,10 @@ from workers.httpbot import SIGNATURE_HEADER, verify_signature
 
 
 class BotServer:
-    def __init__(self, secret: str, slow_s: float = 3.0) -> None:
+    def __init__(self, secret: str, slow_s: float = 3.0, loop_s: float = 0.0) -> None:
         self.secrets = {secret}  # plus any secret the service hands out at creation
         self.slow_s = slow_s
+        self.loop_s = loop_s
         self.requests: list[dict[str, Any]] = []
         self.bad_signatures = 0
         self._stop = threading.Event()
@@ -46,6 +49,12 @@ class BotServer:
                     return self._json({"move": payload["moves"][-1]})
                 if path == "/first":
                     return self._json(payload["moves"][0])
+                if path == "/loop":
+                    server._stop.wait(server.loop_s)
+                    moves = payload["moves"]
+                    loop = ([m for m in moves if m["type"] == "TakeBackFollower"]
+                            or [m for m in moves if m["type"] == "PlaceFollower"] or moves[-1:])
+                    return self._json({"move": loop[0]})
                 if path == "/slow":
                     server._stop.wait(server.slow_s)
                     return self._json({"move": payload["moves"][-1]})

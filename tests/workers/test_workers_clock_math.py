@@ -12,8 +12,9 @@ from core.clocks import Batch, TimeControl
 CONTROLS = {0: TimeControl(60_000, 5_000), 1: TimeControl(30_000, 0)}
 
 
-def batch(version: int, t: int, actor: int | str, to_act: set, target: int | None = None) -> Batch:
-    return Batch(version, t, actor, target, frozenset(to_act))
+def batch(version: int, t: int, actor: int | str, to_act: set, target: int | None = None,
+          provisional: bool = False) -> Batch:
+    return Batch(version, t, actor, target, frozenset(to_act), provisional)
 
 
 def test_time_control_parsing() -> None:
@@ -39,9 +40,41 @@ def test_turn_based_clocks_charge_the_seat_to_act_and_credit_its_increment() -> 
 def test_simultaneous_seats_run_together_and_a_move_restarts_the_stint() -> None:
     c = clocks.start(CONTROLS)
     c = clocks.step(c, batch(3, 0, "system", {0, 1}), CONTROLS)
-    c = clocks.step(c, batch(4, 4_000, 1, {0, 1}), CONTROLS)  # seat 1 planned one follower
+    c = clocks.step(c, batch(4, 4_000, 1, {0, 1}), CONTROLS)  # seat 1 ended a decision and has the next
     assert c.seats[0].stint == 3 and c.seats[0].remaining_ms == 56_000 and c.seats[0].deadline_ms == 60_000
     assert c.seats[1].stint == 4 and c.seats[1].remaining_ms == 26_000 and c.seats[1].deadline_ms == 30_000
+
+
+def test_a_provisional_move_keeps_the_stint_its_deadline_and_earns_no_increment() -> None:
+    """Planning placements and take-backs are one decision with FinishPlanning (issue 23): the
+    deadline set when planning began holds however many of them the seat makes."""
+    c = clocks.start(CONTROLS)
+    c = clocks.step(c, batch(3, 0, "system", {0, 1}), CONTROLS)
+    for version in range(4, 40):  # seat 0 places and takes back, one a second
+        c = clocks.step(c, batch(version, (version - 3) * 1_000, 0, {0, 1}, provisional=True), CONTROLS)
+        assert c.seats[0].stint == 3 and c.seats[0].deadline_ms == 60_000
+    assert c.remaining_at(0, 36_000) == 24_000 and c.remaining_at(1, 36_000) == 0  # seat 1 ran out at 30 s
+    c = clocks.step(c, batch(40, 50_000, 0, {1}), CONTROLS)  # FinishPlanning: the stint ends, +5 s
+    assert c.seats[0] == clocks.SeatClock(15_000)
+
+
+def test_a_per_move_clock_is_not_renewed_by_a_provisional_move() -> None:
+    controls = {0: TimeControl(5_000, 0, per_move=True)}
+    c = clocks.start(controls)
+    c = clocks.step(c, batch(2, 0, "system", {0}), controls)
+    c = clocks.step(c, batch(3, 4_000, 0, {0}, provisional=True), controls)
+    assert c.seats[0].deadline_ms == 5_000 and c.remaining_at(0, 4_500) == 500
+    c = clocks.step(c, batch(4, 4_900, 0, {0}), controls)  # a decision ended, the next begins at once
+    assert c.seats[0].stint == 4 and c.seats[0].deadline_ms == 9_900
+
+
+def test_a_provisional_move_that_leaves_to_act_ends_the_stint() -> None:
+    """An Orléans draw is provisional (a tower owner goes on loading), but a seat without a tower
+    is done with phase 3 when it draws: its stint ends with the increment."""
+    c = clocks.start(CONTROLS)
+    c = clocks.step(c, batch(3, 0, "system", {0, 1}), CONTROLS)
+    c = clocks.step(c, batch(4, 2_000, 0, {1}, provisional=True), CONTROLS)
+    assert c.seats[0] == clocks.SeatClock(63_000)
 
 
 def test_a_timeout_ends_the_stint_at_zero_plus_increment() -> None:

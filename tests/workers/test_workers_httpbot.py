@@ -97,6 +97,13 @@ def test_slow_bot_times_out_at_the_deadline(server: BotServer) -> None:
     assert time.monotonic() - started < 1.5
 
 
+def test_a_call_with_no_time_left_is_never_sent(server: BotServer) -> None:
+    """A decision whose deadline_s the seat's earlier calls used up (core.timing.decision_left_s):
+    the default move follows without asking the bot again."""
+    call = httpbot.ask_bot(server.url + "/good", "s3cret", body(0.0), 0.0, legal)
+    assert call.outcome == "timeout" and call.move is None and server.requests == []
+
+
 @pytest.mark.parametrize("path, outcome", [
     ("/garbage", "garbage"), ("/illegal", "illegal"), ("/error", "http_status"), ("/redirect", "http_status"),
 ])
