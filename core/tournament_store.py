@@ -20,6 +20,7 @@ import redis
 
 from core.bots import BotNotFound, BotRegistry, NotTheOwner
 from core.leaderboard import Leaderboard
+from core.retention import LiveCaps
 from core.store import AppendResult, EventStore, StaleVersion, StoredEntry, build_entries
 from core.tournaments import (
     MAX_ENTRANTS,
@@ -147,14 +148,15 @@ class TournamentStore:
     # -- creation ----------------------------------------------------------------------------
 
     def create(self, spec: Mapping[str, Any], bots: BotRegistry, board: Leaderboard, *,
-               organiser: str | None = None, live_cap: int = 0,
+               organiser: str | None = None, live_cap: int = 0, live_total: int = 0,
                charge: Callable[[int], None] | None = None) -> dict[str, Any]:
         """Validate ``spec`` (the POST body) and write the tournament's first events; returns its
         id, commitment and number of games.
 
         ``organiser`` (an account id) owns it; its registered-bot entrants must be the organiser's
         or open for entry (``core.bots``). ``live_cap``: the organiser's live games at once, which
-        the runner respects and ``parallel`` may not exceed (0: none). ``charge(games)`` is called
+        the runner respects and ``parallel`` may not exceed (0: none); ``live_total``: the service's
+        cap on live games overall, which the runner respects too. ``charge(games)`` is called
         with the number of games the tournament will play once it is valid, before anything is
         written (it raises to refuse). Raises TournamentRejected with a message naming what is wrong.
         """
@@ -188,7 +190,7 @@ class TournamentStore:
         entries = build_entries(0, GENESIS_HASH, events, actor="system", time=settings.created,
                                 command={"type": "CreateTournament"})
         self._write(tid, 0, entries, {"seed": seed.hex(), "status": "running", "created": settings.created,
-                                      "game": rules.name, "live_cap": str(live_cap),
+                                      "game": rules.name, "live_cap": str(live_cap), "live_total": str(live_total),
                                       **({"organiser": organiser} if organiser else {})})
         self.conn.zadd(ALL_KEY, {tid: datetime.now(UTC).timestamp()})
         self.conn.sadd(ACTIVE_KEY, tid)
@@ -197,10 +199,11 @@ class TournamentStore:
                 bots.entered(entrant["bot_id"], tid)
         return {"id": tid, "seed_commitment": settings.seed_commitment, "games": games}
 
-    def runner_caps(self, tid: str) -> tuple[str | None, int]:
-        """(the requester its games are charged to, the organiser's live cap) for the runner."""
-        organiser, cap = self.conn.hmget(meta_key(tid), ["organiser", "live_cap"])  # type: ignore[misc]
-        return (f"acct:{_text(organiser)}" if organiser else None), int(cap or 0)
+    def runner_caps(self, tid: str) -> tuple[str | None, LiveCaps]:
+        """(the requester its games are charged to, the caps they are created under) for the runner:
+        the organiser's live-game cap and the service's, as they were when it was accepted."""
+        organiser, cap, total = self.conn.hmget(meta_key(tid), ["organiser", "live_cap", "live_total"])  # type: ignore[misc]
+        return (f"acct:{_text(organiser)}" if organiser else None), LiveCaps(int(cap or 0), int(total or 0))
 
 
 def _game(spec: Mapping[str, Any], players: int) -> tuple[Any, str | None]:

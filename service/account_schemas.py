@@ -69,7 +69,8 @@ class AccountGameSchema(Schema):
     seat = fields.Integer(required=True)
     status = fields.String(required=True)
     to_act = fields.Boolean(required=True, metadata={"description": "this seat may act now"})
-    version = fields.Integer(required=True)
+    version = fields.Integer(allow_none=True, required=True,
+                             metadata={"description": "the game's version (open and active games; null once over)"})
     created = fields.String(required=True)
 
 

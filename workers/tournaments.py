@@ -31,7 +31,7 @@ from typing import Any
 import redis
 
 from core.connection import get_redis
-from core.games import Game, GameNotFound, GameService, LiveCaps, StaleVersion, TooManyGames
+from core.games import Game, GameNotFound, GameService, StaleVersion, TooManyGames
 from core.leaderboard import Leaderboard
 from core.ratings import RatingModel
 from core.tournament_store import Loaded, TournamentNotFound, TournamentStore
@@ -198,7 +198,7 @@ class TournamentRunner:
             game_id = t.game_id(game.index)
             try:
                 commitment = self._create_game(tid, t, game.index, game_id)
-            except TooManyGames:  # the organiser's other games fill its live cap: start more later
+            except TooManyGames:  # the organiser's (or the service's) live games are at a cap: start more later
                 break
             events.append({"type": "GameStarted", "index": game.index, "game_id": game_id,
                            "seed_commitment": commitment})
@@ -211,10 +211,9 @@ class TournamentRunner:
         entrants = {e.number: e for e in t.entrants}
         body = {"game": s.game, "edition": s.edition,
                 "seats": [entrants[n].seat(s.deadline_s) for n in t.games[index].seats]}
-        creator, cap = self.store.runner_caps(tid)  # its games count toward its organiser's live games
+        creator, caps = self.store.runner_caps(tid)  # its games count toward its organiser's live games
         try:
-            created = self.games.create(body, creator, game_id=game_id, seed=seed, tournament=tid,
-                                        caps=LiveCaps(per_creator=cap))
+            created = self.games.create(body, creator, game_id=game_id, seed=seed, tournament=tid, caps=caps)
             commitment: str = created["seed_commitment"]
         except StaleVersion:  # created by an earlier attempt of this step
             commitment = self.games.load(game_id).info.seed_commitment

@@ -78,7 +78,8 @@ def create_tournament(body: dict[str, Any]) -> dict[str, Any]:
 
     try:
         created = store().create(body, service().bots, board(), organiser=caller.account_id,
-                                 live_cap=caps.per_creator if caps else 0, charge=charge)
+                                 live_cap=caps.per_creator if caps else 0, live_total=caps.total if caps else 0,
+                                 charge=charge)
     except TournamentRejected as exc:
         raise ApiProblem(422, "INVALID_CONFIG", str(exc), title="Invalid tournament") from None
     except EntryRefused as exc:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import redis
 
-from core.retention import creator_key
+from core.retention import LiveCaps, creator_key
 from core.tournament_store import TournamentStore
 from service.app import create_app
 from tests.platform.conftest import auth, new_account, unique
@@ -74,4 +74,4 @@ def test_a_tournaments_games_count_toward_its_organisers_live_games(
     direct = limited.post("/api/v1/games", json={"game": "artificium", "seats": [{"name": "A"}, {"name": "B"}]},
                           headers=key)
     assert direct.status_code == 429 and direct.json["kind"] == "TOO_MANY_GAMES"
-    assert TournamentStore(conn).runner_caps(created["id"]) == (f"acct:{organiser['id']}", 4)
+    assert TournamentStore(conn).runner_caps(created["id"]) == (f"acct:{organiser['id']}", LiveCaps(4, 10_000))

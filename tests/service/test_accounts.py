@@ -204,3 +204,23 @@ def test_a_joiner_who_aborts_or_leaves_early_gives_the_seat_back_and_the_game_st
     assert client.post(f"{url}/leave", headers=auth(player["token"])).status_code == 422
     assert client.post(f"{url}/leave", headers=auth(creator)).status_code == 422  # not a joined seat
     assert client.get(url).json["status"] == "active"
+
+
+def test_listing_the_accounts_games_folds_only_the_live_ones(
+        conn: redis.Redis, accounts: list[str], created: list[str], trips: list[str]) -> None:
+    """What a page of ``GET /account/games`` costs: the game index, every game's meta in one
+    pipeline, and a fold only for the games still being played (a stranger cannot make a page
+    fold hundreds of finished games)."""
+    client = _app(conn)
+    key = sign_up(client, accounts).json["key"]
+    games = [client.post("/api/v1/games", json={**BODY, "seats": [{"name": "A"}, {"name": "B"}]},
+                         headers=auth(key)).json for _ in range(4)]
+    created.extend(g["id"] for g in games)
+    for game in games[1:]:
+        assert client.post(f"/api/v1/games/{game['id']}/abort", headers=auth(game["seats"][0]["token"])).status_code == 200
+    client.application.extensions["hourglass"]._cache.clear()  # a process that holds none of them
+    trips.clear()
+    listed = client.get("/api/v1/account/games", headers=auth(key)).json["games"]
+    assert len(listed) == 8 and {g["status"] for g in listed} == {"active", "aborted"}
+    assert [g["to_act"] for g in listed if g["status"] == "active"] == [True, True]
+    assert trips.count("XRANGE") == 1, trips  # the one live game, folded once for both of its seats
