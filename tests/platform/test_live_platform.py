@@ -210,10 +210,13 @@ def test_the_bot_stream_resumes_after_any_event_without_gaps_or_repeats(
                                            ("any_game_bot.py", ["--game", "cathedral", "--players", "2"])])
 def test_each_starter_bot_plays_a_game_in_one_command_against_a_running_server(
         stack: Stack, conn: redis.Redis, script: str, extra: list[str]) -> None:
+    import re
     import subprocess
     import sys
 
+    from core.accounts import Accounts
     from core.bots import BotRegistry
+    from core.store import EventStore
     from tests.platform.stack import ROOT
 
     done = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--server", stack.url, "--deadline", "20",
@@ -222,8 +225,11 @@ def test_each_starter_bot_plays_a_game_in_one_command_against_a_running_server(
     assert "finished: rank" in done.stdout and "/games/" in done.stdout
     if "cathedral" in extra:  # the shared outcome, not a rank that reads like a win after a loss
         assert "everyone won together" in done.stdout or "everyone lost together" in done.stdout, done.stdout
-    bot_id = done.stdout.split("(", 1)[1].split(")", 1)[0]
-    BotRegistry(conn).delete([bot_id])
+    # what the starter made is deleted: its bot, its games, the account it signed up
+    BotRegistry(conn).delete(re.findall(r"registered \w+ bot \S+ \((\w+)\)", done.stdout))
+    EventStore(conn).delete(re.findall(r"created game (\w+)", done.stdout))
+    registry = Accounts(conn)
+    registry.delete([registry.find(name).account_id for name in re.findall(r"signed up account (\S+);", done.stdout)])
 
 
 def test_an_account_plays_three_games_at_once_from_one_stream_without_polling(
