@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.streams import Batch, Sink, chunk, direct_socket, sender
+from service.streamsink import Batch, Offered, Sink, chunk, direct_socket, sender
 
 BIG = 256 * 1024  # far beyond the small buffers below: a frame this size is only part-sent
 
@@ -50,7 +50,7 @@ def read_exactly(sock: socket.socket, size: int) -> bytes:
 def test_a_frame_the_socket_takes_is_sent_at_once_by_the_feed(pair: tuple[socket.socket, socket.socket]) -> None:
     server, client = pair
     sink = Sink(server, framed)
-    assert sink.offer(batch(b"id: 1\n\n")) and not sink.pending and not sink.wake.is_set()
+    assert sink.offer(batch(b"id: 1\n\n")) is Offered.SENT and not sink.pending and not sink.wake.is_set()
     assert read_exactly(client, 7) == b"id: 1\n\n"
     assert not sink.done
 
@@ -61,7 +61,7 @@ def test_a_full_buffer_queues_the_rest_in_order_for_the_subscribers_own_writer(
     sink = Sink(server, framed)
     frames = [bytes([65 + i]) * BIG for i in range(3)] + [b"end\n"]
     for i, data in enumerate(frames):
-        assert sink.offer(batch(data, finished=i == len(frames) - 1))
+        assert sink.offer(batch(data, finished=i == len(frames) - 1)) is Offered.QUEUED
     assert sink.partial and len(sink.pending) == 4 and sink.wake.is_set()  # the first one only began
     assert not sink.claim()  # a keep-alive would cut into the frame: the queued bytes go first
     received: list[bytes] = []
@@ -78,20 +78,21 @@ def test_a_keep_alive_holds_the_socket_and_the_feed_queues_behind_it(pair: tuple
     sink = Sink(server, framed)
     assert sink.claim()  # the subscriber's own write (gunicorn writes the keep-alive)
     server.sendall(b": heartbeat\n\n")
-    assert sink.offer(batch(b"id: 2\n\n")) and list(sink.pending) == [b"id: 2\n\n"]  # not interleaved
+    assert sink.offer(batch(b"id: 2\n\n")) is Offered.QUEUED
+    assert [f.data for f in sink.pending] == [b"id: 2\n\n"]  # queued behind it, not interleaved
     sink.drain()
     assert not sink.busy and read_exactly(client, 20) == b": heartbeat\n\nid: 2\n\n"
 
 
 def test_a_subscriber_too_far_behind_is_cut_off_on_a_frame_boundary(
         pair: tuple[socket.socket, socket.socket], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("service.streams.QUEUE_BATCHES", 2)
+    monkeypatch.setattr("service.streamsink.QUEUE_BATCHES", 2)
     server, client = pair
     sink = Sink(server, framed)
     frames = [bytes([65 + i]) * BIG for i in range(4)]
-    assert sink.offer(batch(frames[0])) and sink.offer(batch(frames[1]))
-    assert not sink.offer(batch(frames[2]))  # pending was full: cut off
-    assert not sink.offer(batch(frames[3])) and sink.gone
+    assert sink.offer(batch(frames[0])) is Offered.QUEUED and sink.offer(batch(frames[1])) is Offered.QUEUED
+    assert sink.offer(batch(frames[2])) is Offered.GONE  # pending was full (and no resync line): cut off
+    assert sink.offer(batch(frames[3])) is Offered.GONE and sink.gone
     received: list[bytes] = []
     reader = threading.Thread(target=lambda: received.append(read_exactly(client, 4 * BIG)))
     reader.start()
@@ -106,7 +107,7 @@ def test_a_client_that_went_away_is_dropped(pair: tuple[socket.socket, socket.so
     client.close()
     sink = Sink(server, framed)
     offered = [sink.offer(batch(b"x" * 100)) for _ in range(3)]
-    assert offered[-1] is False and sink.gone and sink.done
+    assert offered[-1] is Offered.GONE and sink.gone and sink.done
 
 
 def send_now(sock: socket.socket, data: bytes) -> int:
