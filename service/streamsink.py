@@ -12,6 +12,8 @@ bound (``service.streamlag``), the frames behind the one being written are dropp
 by one **resync** line that carries the latest state, so a slow reader costs at most a frame and
 a resync in memory and is never a silent gap. A socket that takes nothing for
 :data:`~service.streamlag.STALL_S` is cut off (shut down; the client resumes with Last-Event-ID).
+The socket's own send buffer is set small (:data:`SEND_BUFFER`): left to the kernel it grows to
+megabytes for a reader that stalls, a backlog the bound could not see.
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 QUEUE_BATCHES = 1_000  # frames a subscriber may have waiting, whatever their age
+SEND_BUFFER = 32 * 1024  # SO_SNDBUF of a feed-written socket (Linux doubles it): bytes the kernel holds for a reader
 
 
 def appended_at(entry: StoredEntry) -> float:
@@ -160,6 +163,8 @@ class Sink:
                  stats: LagStats = STATS) -> None:
         self.sock, self.frame, self.key = sock, frame, key
         self.resync, self.bound, self.stats = resync, bound, stats
+        with contextlib.suppress(OSError):  # without it, a reader that stalls may have megabytes waiting in the kernel
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
         self._send = sender(sock)
         self.lock = threading.Lock()
         self.wake = threading.Event()

@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
 
+from service.streamlag import LagStats
 from service.streamsink import Batch, Offered, Sink, chunk, direct_socket, sender
 
 BIG = 256 * 1024  # far beyond the small buffers below: a frame this size is only part-sent
@@ -139,3 +141,61 @@ def test_the_feed_writes_only_to_sockets_it_can_write_without_waiting(pair: tupl
         assert direct_socket({"gunicorn.socket": server, "REQUEST_METHOD": "GET"}) is None  # a send could wait
     finally:
         green.close()
+
+
+def stale(data: bytes, appended: float, finished: bool = False) -> Batch:
+    """A batch whose first entry was appended at ``appended`` (s since the epoch)."""
+    return Batch((), finished, appended=appended, rendered={"frame": data})
+
+
+def test_a_backlog_older_than_the_bound_becomes_one_resync_of_the_latest(
+        pair: tuple[socket.socket, socket.socket]) -> None:
+    """Issue 23: a reader behind by more than the bound is caught up with the latest state, not
+    a backlog; the frame being written is finished first, so the stream stays well-formed."""
+    server, client = pair
+    stats = LagStats()
+    sink = Sink(server, framed, resync=lambda b: b"RESYNC " + b.rendered["frame"][:1], bound=1.0, stats=stats)
+    first, t0 = b"A" * BIG, time.time()
+    assert sink.offer(stale(first, t0), t0) is Offered.QUEUED and sink.partial  # the socket took part of it
+    assert sink.offer(stale(b"B" * 100, t0 + 0.1), t0 + 0.5) is Offered.QUEUED and len(sink.pending) == 2
+    for i, letter in enumerate(b"CDE"):  # 2 s on, the waiting frames are older than the bound
+        assert sink.offer(stale(bytes([letter]) * 100, t0 + 1.9 + i / 100), t0 + 2) is Offered.QUEUED
+    assert [f.resync for f in sink.pending] == [False, True] and sink.pending[-1].data == b"RESYNC E"
+    assert stats.resyncs == 1  # one backlog dropped; a newer resync replacing the waiting one is not another
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(read_exactly(client, BIG + 8)))
+    reader.start()
+    sink.drain()
+    reader.join(10)
+    assert received == [first + b"RESYNC E"] and not sink.pending and stats.writes == 2  # lag observed per frame
+
+
+def test_a_socket_that_takes_nothing_for_the_stall_time_is_cut_off(
+        pair: tuple[socket.socket, socket.socket], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("service.streamlag.STALL_S", 0.0)
+    server, client = pair
+    stats = LagStats()
+    sink = Sink(server, framed, resync=lambda b: b"RESYNC", stats=stats)
+    t0 = time.time()
+    assert sink.offer(stale(b"A" * BIG, t0), t0) is Offered.QUEUED
+    assert sink.offer(stale(b"B", t0), t0 + 0.01) is Offered.GONE and sink.gone and not sink.pending
+    assert stats.cuts == 1
+    client.settimeout(5)
+    while client.recv(65536):  # what the socket took, then the end: the connection was shut down
+        pass
+    sink.drain()
+    assert sink.done
+
+
+def test_the_lag_figures_are_a_histogram_with_the_worst_for_export() -> None:
+    stats = LagStats()
+    heard: list[tuple[float, int]] = []
+    stats.listen(on_lag=lambda seconds, count: heard.append((seconds, count)))
+    stats.observe(0.010, 98)
+    stats.observe(0.300, 1)
+    stats.observe(2.5, 1)
+    stats.dropped("resync")
+    figures = stats.snapshot(bound_s=1.0)
+    assert figures["writes"] == 100 and figures["worst_s"] == 2.5 and figures["resyncs"] == 1 and figures["cuts"] == 0
+    assert 0.010 <= figures["p50_s"] <= 0.0125 and 0.3 <= figures["p99_s"] <= 0.375 and figures["bound_s"] == 1.0
+    assert list(figures["buckets"].values()) == [98, 99, 100] and heard[0] == (0.010, 98)

@@ -150,3 +150,36 @@ def test_a_reader_behind_the_lag_bound_skips_to_one_resync_of_the_newest_batch(s
     assert isinstance(first, Resync) and first.batch.version == version and first.batch.game is not None
     assert first.batch.game.version == version and hub.stats.resyncs == before + 1
     joined.sub.close()
+
+
+def test_a_crowd_joining_at_once_loads_the_game_once_and_reads_no_gap(svc: GameService, new_game: Any,
+                                                                      monkeypatch: Any) -> None:
+    """Issue 23: the stream process spent a third of its time loading the game for each joining
+    stream. Thirty joining together: one load (the others wait for it), and their gaps (from seq
+    0 of a new game) come from the feed's memory, not from Redis."""
+    hub = Hub(svc)
+    gid = new_game(options={"rounds": 2})["id"]
+    svc._cache.clear()  # a process that has not seen the game yet
+    loads, reads = [], []
+    load, entries = svc.load, svc.entries
+    monkeypatch.setattr(svc, "load", lambda game_id: loads.append(game_id) or load(game_id))
+    monkeypatch.setattr(svc, "entries", lambda *a, **k: reads.append(a) or entries(*a, **k))
+    barrier = threading.Barrier(30)
+    joined: list[Joined | None] = []
+
+    def join() -> None:
+        barrier.wait()
+        joined.append(hub.subscribe(gid, after=0))
+
+    threads = [threading.Thread(target=join) for _ in range(30)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    version = load(gid).version
+    assert len(joined) == 30 and len(loads) == 1 and len(reads) == 1  # the load and the feed's primer
+    assert all(j is not None and [e.seq for b in j.gap for e in b.entries] == list(range(1, version + 1))
+               for j in joined)
+    for j in joined:
+        assert j is not None
+        j.sub.close()
