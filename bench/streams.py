@@ -261,20 +261,32 @@ class Crowd:
         return watchers
 
 
-def joined(hub_path: str, spectators: int, limit: float = 300.0) -> float:
+def joined(hub: subprocess.Popen[bytes], hub_path: str, spectators: int, limit: float = 300.0) -> float:
     """Seconds until the stream process holds ``spectators`` live subscribers (the web workers have
-    answered them all already; the hand-overs may still be on their way), at most ``limit``."""
+    answered them all already; the hand-overs may still be on their way), at most ``limit``. A
+    stream process that does not say (an older one) is asked the kernel: its open sockets, two per
+    stream (the client's, and the web worker's connection that waits for its end)."""
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < limit:
         figures = server_lag(hub_path)
-        if figures is None or figures.get("subscribers", spectators) >= spectators:
+        held = figures["subscribers"] if figures is not None else open_sockets(hub.pid) // 2
+        if held >= spectators:
             break
         time.sleep(0.2)
     return time.perf_counter() - t0
 
 
+def open_sockets(pid: int) -> int:
+    """Sockets process ``pid`` holds (Linux /proc)."""
+    count = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(FileNotFoundError):
+            count += os.readlink(fd).startswith("socket:")
+    return count
+
+
 def watched(base: str, port: int, svc: GameService, spectators: int, moves: int, procs: int,
-            cpu_s: Callable[[], float], pace: float,
+            cpu_s: Callable[[], float], pace: float, hub: subprocess.Popen[bytes] | None = None,
             hub_path: str = "") -> tuple[Spectators, list[float], dict[int, float], float]:
     """Connect the spectators (in ``procs`` processes of their own, so reading a thousand sockets
     does not slow the client that posts) to a new game, then play it (with a stream process,
@@ -285,8 +297,8 @@ def watched(base: str, port: int, svc: GameService, spectators: int, moves: int,
     created = create(base)
     t0 = time.perf_counter()
     crowd = Crowd(port, created["id"], spectators, procs)
-    if hub_path:
-        waited = joined(hub_path, crowd.count)
+    if hub is not None:
+        waited = joined(hub, hub_path, crowd.count)
         print(f"the stream process held every spectator {time.perf_counter() - t0:.1f} s after they began to "
               f"connect ({waited:.1f} s after the web had answered the last one)")
     time.sleep(1.0)
@@ -339,11 +351,13 @@ def fan_out_floor(spectators: int, moves: int, procs: int, pace: float) -> tuple
 
 def server_lag(path: str) -> dict[str, Any] | None:
     """The stream process's own lag figures, or None from a server that does not measure them."""
-    from service.streamhub import lag_figures
-
+    try:
+        from service.streamhub import lag_figures
+    except ImportError:  # an older tree: its stream process does not measure
+        return None
     try:
         return lag_figures(path)
-    except (OSError, ValueError):
+    except (OSError, ValueError):  # a stream process that does not measure (it closes the connection)
         return None
 
 
@@ -426,7 +440,7 @@ def run(args: argparse.Namespace) -> None:
         cpu_alone = cpu() - cpu_alone
         EventStore(svc.store.conn).delete([alone_game["id"]])
         watchers, crowded, sent, cpu_crowded = watched(base, stream_port, svc, args.spectators, args.moves,
-                                                       args.client_procs, cpu, args.pace, hub_path)
+                                                       args.client_procs, cpu, args.pace, hub, hub_path)
         lag = server_lag(hub_path) if hub_path else None
     finally:
         for server, _ in servers:

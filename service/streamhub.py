@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 
 HUB_ENV = "HOURGLASS_STREAM_HUB"
 LAG_REQUEST = {"op": "lag"}  # a message without a socket asking for the lag figures (lag_figures)
-DEFAULT_NICE = 5  # bench/streams.py --hub --burn 2 (both cores busy with other work): worst lag 0.2 s at 0, 0.4 s at 5, 1.2 s at 10
+DEFAULT_NICE = 5  # bench/streams.py --hub --burn 2 (cores busy with other work): worst lag 0.2 s at 0, 0.4 s at 5, 1.2 s at 10
 MAX_PARAMS = 4096
 
 

@@ -27,7 +27,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -267,8 +267,10 @@ class Feed:
         return now
 
     def _remember(self, batch: Batch) -> None:
-        """Keep ``batch`` for joining subscribers' gaps, forgetting the oldest beyond RECENT_ENTRIES."""
-        self.recent.append(batch)
+        """Keep ``batch`` for joining subscribers' gaps (its renderings shared, not the game after it,
+        which a gap does not need: a thousand folded states would outweigh the entries), forgetting
+        the oldest beyond RECENT_ENTRIES."""
+        self.recent.append(batch if batch.finished else replace(batch, game=None))
         self.recent_entries += len(batch.entries)
         while len(self.recent) > 1 and self.recent_entries - len(self.recent[0].entries) >= RECENT_ENTRIES:
             self.recent_entries -= len(self.recent.popleft().entries)

@@ -250,13 +250,12 @@ def _batch_text(svc: GameService, game: Game, seat: int | None, form: Any, clock
     game; rendered once per viewer and stream format, and the clocks computed once per batch."""
     def render() -> str:
         text = "".join(_frames(game, batch.entries, seat, form))
-        if clocked or batch.finished:
-            now = _game_after(svc, game, batch)
-            if clocked:
-                figures = batch.shared(CLOCKS, partial(timing.figures, svc, now))
-                text += form.named("clocks", {"version": now.version, "clocks": figures})
-            if batch.finished:
-                text += _end(now, form)
+        if clocked:  # the feed read them with the batch; a gap read from the store reads them now
+            figures = batch.shared(CLOCKS, lambda: timing.figures(svc, _game_after(svc, game, batch)))
+            version = batch.game.version if batch.game is not None else batch.version
+            text += form.named("clocks", {"version": version, "clocks": figures})
+        if batch.finished:
+            text += _end(_game_after(svc, game, batch), form)
         return text
     return batch.once((form.name, seat), render)
 
