@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-DEFAULT_LAG_S = 1.0  # bench/streams.py --hub --burn 2: 1,000 spectators, both cores busy, worst lag 0.1-0.6 s
+DEFAULT_LAG_S = 1.0  # bench/streams.py --hub --burn 2 (1,000 spectators, both cores busy): worst lag 0.42-0.50 s
 STALL_S = 20.0  # a socket that took no byte of a waiting frame for this long is cut off (the client resumes)
 EDGES: tuple[float, ...] = tuple(round(0.0005 * 1.25 ** i, 6) for i in range(56))  # 0.5 ms .. ~134 s, 25% steps
 
