@@ -1,7 +1,7 @@
 """Live-stream benchmark: one 4-seat game followed by many spectators over SSE.
 
     python bench/streams.py [--spectators 1000] [--moves 80] [--pace 0.01] [--worker-class gevent|gthread]
-                            [--client-procs 2] [--split] [--hub [--hub-nice N]]
+                            [--client-procs 2] [--split] [--hub [--hub-nice N]] [--burn N] [--lag-s S]
 
 Starts gunicorn on a free loopback port (2 workers; gevent by default, as in the Procfile, or
 the old gthread 2 x 8 threads for comparison), opens N spectator streams from ``--client-procs``
@@ -19,10 +19,15 @@ framework, no Redis): the floor of a fan-out on this machine.
 
 ``--hub`` hands the streams over to a stream process (``service.streamhub``), the layout
 ``hourglass serve`` runs by default, at serve's lower CPU priority (``--hub-nice``, 0 for the
-same priority as the web); its CPU is counted as the server's. ``--split`` serves the
+same priority as the web); its CPU is counted as the server's, and the bench then also prints
+the server's own lag figures (``service.streamlag``: append -> write on each socket, per batch
+and subscriber) next to the lag bound (``--lag-s``, the server's ``HOURGLASS_STREAM_LAG_S``),
+and the resync lines and cut-offs it sent. ``--split`` serves the
 streams from a second server of the same app (1 worker each, the same process count), as a proxy
 routing ``/events/stream`` to a pool of its own would: the fan-out then never queues in front of
-a move in one process. Never asserts timings.
+a move in one process. ``--burn N`` keeps N processes spinning on the CPU at normal priority for
+the whole run (baseline and floor included): "both CPUs busy with other work" is ``--burn 2`` on
+a 2-core machine. Never asserts timings.
 """
 from __future__ import annotations
 
@@ -69,12 +74,12 @@ def process_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_hub(url: str, nice: int) -> tuple[subprocess.Popen[bytes], str]:
+def start_hub(url: str, nice: int, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
     """The stream process (service.streamhub) that ``hourglass serve`` runs beside the web."""
     path = os.path.join(tempfile.mkdtemp(prefix="hourglass-bench-"), "streams.sock")
     hub = subprocess.Popen([sys.executable, "-m", "service.streamhub", "--socket", path, "--nice", str(nice)], cwd=ROOT,
-                           env={**os.environ, "REDIS_URL": url}, stdout=subprocess.DEVNULL)
-    for _ in range(300):
+                           env={**os.environ, **env, "REDIS_URL": url}, stdout=subprocess.DEVNULL)
+    for _ in range(1200):  # a minute: with --burn, a nice process imports the app slowly
         if os.path.exists(path):
             return hub, path
         time.sleep(0.05)
@@ -87,7 +92,8 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def start_server(url: str, worker_class: str, workers: int = 2, hub: str = "") -> tuple[subprocess.Popen[bytes], int]:
+def start_server(url: str, worker_class: str, workers: int = 2, hub: str = "",
+                 extra: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], int]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -95,7 +101,7 @@ def start_server(url: str, worker_class: str, workers: int = 2, hub: str = "") -
     command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
                "--worker-class", worker_class, *concurrency, "--timeout", "120", "--graceful-timeout", "3", "service.wsgi:app"]
     env = {**os.environ, "REDIS_URL": url, "HOURGLASS_ADVANCE": "off", "HOURGLASS_RATE_LIMIT": "0",
-           "HOURGLASS_SSE_HEARTBEAT": "15", "HOURGLASS_STREAM_HUB": hub}
+           "HOURGLASS_SSE_HEARTBEAT": "15", "HOURGLASS_STREAM_HUB": hub, **(extra or {})}
     log = open(os.environ.get("HOURGLASS_BENCH_LOG", os.devnull), "wb")  # noqa: SIM115
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
     for _ in range(150):
@@ -119,6 +125,7 @@ class Spectators:
         self.arrivals: dict[int, list[float]] = defaultdict(list)
         self.connected = 0
         self.failed = 0
+        self.resyncs = 0
 
     async def follow(self) -> None:
         loop = asyncio.get_running_loop()
@@ -154,6 +161,8 @@ class _Follower(asyncio.Protocol):
                 self.watchers.connected += 1
             elif line.startswith(b"id: "):
                 self.watchers.arrivals[int(line[4:])].append(now)
+            elif line.startswith(b"event: resync"):
+                self.watchers.resyncs += 1
             elif line.startswith(b"event: end"):
                 self.transport.close()
 
@@ -216,7 +225,7 @@ def spectate(port: int, game_id: str, count: int, ready: Any, done: Any, out: An
         return watchers
 
     watchers = asyncio.run(run())
-    out.put((watchers.connected, watchers.failed, dict(watchers.arrivals)))
+    out.put((watchers.connected, watchers.failed, watchers.resyncs, dict(watchers.arrivals)))
 
 
 class Crowd:
@@ -241,9 +250,10 @@ class Crowd:
         self.done.set()
         watchers = Spectators(self.port, self.game_id, self.count)
         for _ in self.procs:
-            connected, failed, arrivals = self.out.get(timeout=60)
+            connected, failed, resyncs, arrivals = self.out.get(timeout=60)
             watchers.connected += connected
             watchers.failed += failed
+            watchers.resyncs += resyncs
             for version, times in arrivals.items():
                 watchers.arrivals[version].extend(times)
         for proc in self.procs:
@@ -251,15 +261,46 @@ class Crowd:
         return watchers
 
 
+def joined(hub: subprocess.Popen[bytes], hub_path: str, spectators: int, limit: float = 300.0) -> float:
+    """Seconds until the stream process holds ``spectators`` live subscribers (the web workers have
+    answered them all already; the hand-overs may still be on their way), at most ``limit``. A
+    stream process that does not say (an older one) is asked the kernel: its open sockets, two per
+    stream (the client's, and the web worker's connection that waits for its end)."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < limit:
+        figures = server_lag(hub_path)
+        held = figures["subscribers"] if figures is not None else open_sockets(hub.pid) // 2
+        if held >= spectators:
+            break
+        time.sleep(0.2)
+    return time.perf_counter() - t0
+
+
+def open_sockets(pid: int) -> int:
+    """Sockets process ``pid`` holds (Linux /proc)."""
+    count = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(FileNotFoundError):
+            count += os.readlink(fd).startswith("socket:")
+    return count
+
+
 def watched(base: str, port: int, svc: GameService, spectators: int, moves: int, procs: int,
-            cpu_s: Callable[[], float], pace: float) -> tuple[Spectators, list[float], dict[int, float], float]:
+            cpu_s: Callable[[], float], pace: float, hub: subprocess.Popen[bytes] | None = None,
+            hub_path: str = "") -> tuple[Spectators, list[float], dict[int, float], float]:
     """Connect the spectators (in ``procs`` processes of their own, so reading a thousand sockets
-    does not slow the client that posts) to a new game, then play it.
+    does not slow the client that posts) to a new game, then play it (with a stream process,
+    once it holds every spectator: the lag of a steady audience, not of a crowd still arriving).
 
     Arrival and send times are ``time.perf_counter()``, which is CLOCK_MONOTONIC on Linux: one
     clock for every process of the machine."""
     created = create(base)
+    t0 = time.perf_counter()
     crowd = Crowd(port, created["id"], spectators, procs)
+    if hub is not None:
+        waited = joined(hub, hub_path, crowd.count)
+        print(f"the stream process held every spectator {time.perf_counter() - t0:.1f} s after they began to "
+              f"connect ({waited:.1f} s after the web had answered the last one)")
     time.sleep(1.0)
     cpu = cpu_s()
     latencies, sent = play(base, svc, created, moves, 2, pace)
@@ -308,6 +349,52 @@ def fan_out_floor(spectators: int, moves: int, procs: int, pace: float) -> tuple
     return watchers, sent
 
 
+def server_lag(path: str) -> dict[str, Any] | None:
+    """The stream process's own lag figures, or None from a server that does not measure them."""
+    try:
+        from service.streamhub import lag_figures
+    except ImportError:  # an older tree: its stream process does not measure
+        return None
+    try:
+        return lag_figures(path)
+    except (OSError, ValueError):  # a stream process that does not measure (it closes the connection)
+        return None
+
+
+def print_lag(lag: dict[str, Any]) -> None:
+    def ms(seconds: float | None) -> str:
+        return "n/a" if seconds is None else f"{seconds * 1000:.1f} ms"
+
+    within = "every write within it" if lag["worst_s"] <= lag["bound_s"] else "NOT within it"
+    print(f"server lag, append -> write on each spectator's socket ({lag['writes']} writes): p50 <= {ms(lag['p50_s'])}, "
+          f"p99 <= {ms(lag['p99_s'])}, worst {ms(lag['worst_s'])}; bound {lag['bound_s']:g} s: {within}; "
+          f"{lag['resyncs']} resyncs, {lag['cuts']} cut-offs")
+
+
+def _spin(stop: Any) -> None:
+    """A CPU burner: pure Python arithmetic until ``stop`` is set (checked every ~10 ms)."""
+    count = 0
+    while not stop.is_set():
+        for _ in range(20_000):
+            count += 1
+
+
+@contextlib.contextmanager
+def burners(count: int) -> Any:
+    """``count`` processes at the bench's own priority, each keeping a core busy while inside."""
+    ctx = multiprocessing.get_context("fork")
+    stop = ctx.Event()
+    procs = [ctx.Process(target=_spin, args=(stop,), daemon=True) for _ in range(count)]
+    for proc in procs:
+        proc.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        for proc in procs:
+            proc.join(5)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spectators", type=int, default=1000)
@@ -322,13 +409,25 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=0.01,
                         help="seconds between the batches before a move and its POST (a seat's thinking time)")
     parser.add_argument("--client-procs", type=int, default=2, help="spectator processes (each one asyncio loop)")
+    parser.add_argument("--burn", type=int, default=0,
+                        help="processes spinning on the CPU for the whole run (other work on the machine)")
+    parser.add_argument("--lag-s", type=float, default=None,
+                        help="the servers' lag bound (HOURGLASS_STREAM_LAG_S; default: the app's)")
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args()
+    with burners(args.burn):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    """The bench proper (see the module's docstring), under whatever load the caller set up."""
     svc = GameService(redis.Redis.from_url(args.redis_url))
-    hub, hub_path = start_hub(args.redis_url, args.hub_nice) if args.hub else (None, "")
-    servers = [start_server(args.redis_url, args.worker_class, 1 if args.split else 2, hub_path)]
+    extra = {} if args.lag_s is None else {"HOURGLASS_STREAM_LAG_S": str(args.lag_s)}
+    hub, hub_path = start_hub(args.redis_url, args.hub_nice, extra) if args.hub else (None, "")
+    servers = [start_server(args.redis_url, args.worker_class, 1 if args.split else 2, hub_path, extra)]
     if args.split:  # a second server of the same app, for the streams only (a proxy would route by path)
-        servers.append(start_server(args.redis_url, args.worker_class, 1))
+        servers.append(start_server(args.redis_url, args.worker_class, 1, extra=extra))
+    lag: dict[str, Any] | None = None
     port, stream_port = servers[0][1], servers[-1][1]
     base = f"http://127.0.0.1:{port}"
 
@@ -341,7 +440,8 @@ def main() -> None:
         cpu_alone = cpu() - cpu_alone
         EventStore(svc.store.conn).delete([alone_game["id"]])
         watchers, crowded, sent, cpu_crowded = watched(base, stream_port, svc, args.spectators, args.moves,
-                                                       args.client_procs, cpu, args.pace)
+                                                       args.client_procs, cpu, args.pace, hub, hub_path)
+        lag = server_lag(hub_path) if hub_path else None
     finally:
         for server, _ in servers:
             server.terminate()
@@ -359,7 +459,8 @@ def main() -> None:
     layout = ("1 worker for the API + 1 for the streams (--split)" if args.split else
               f"2 workers handing the streams to a stream process (--hub, nice {args.hub_nice})" if args.hub
               else "2 workers serving both")
-    print(f"gunicorn {args.worker_class}, {layout}; a move every {args.pace * 1000:.0f} ms + its requests; "
+    busy = f"; {args.burn} CPU burners" if args.burn else ""
+    print(f"gunicorn {args.worker_class}, {layout}{busy}; a move every {args.pace * 1000:.0f} ms + its requests; "
           f"{args.spectators} spectators: {watchers.connected} connected, "
           f"{watchers.failed} failed")
     print(f"POST move (baseline, no spectator): p50 {statistics.median(alone) * 1000:.2f} ms, "
@@ -377,6 +478,10 @@ def main() -> None:
         print(f"move -> every spectator: p50 {percentile(delays, 0.5) * 1000:.1f} ms, "
               f"p99 {percentile(delays, 0.99) * 1000:.1f} ms, max {max(delays) * 1000:.1f} ms; "
               f"{complete}/{len(sent)} batches reached every connected spectator")
+    if watchers.resyncs:
+        print(f"resync lines received by the spectators: {watchers.resyncs}")
+    if lag is not None:
+        print_lag(lag)
     if floor_delays:
         print(f"floor, the same spectators fed by a bare non-blocking send loop: p50 "
               f"{percentile(floor_delays, 0.5) * 1000:.1f} ms, p99 {percentile(floor_delays, 0.99) * 1000:.1f} ms, "

@@ -14,6 +14,9 @@
 - ``SIGNUP``: who may create an account: ``open`` (default), ``invite`` or ``closed``
   (``core.accounts``); env ``HOURGLASS_SIGNUP``;
 - ``SSE_HEARTBEAT`` seconds between heartbeats on an idle stream (15);
+- ``STREAM_LAG_S``: the live streams' lag bound in seconds (1): a subscriber whose waiting
+  batches are older than this gets one resync line with the latest state instead
+  (``service.streamlag``); env ``HOURGLASS_STREAM_LAG_S``;
 - ``STREAM_DIRECT``: under gunicorn, the game's feed writes live batches straight onto each
   stream's socket (``service.streams.Sink``; on by default); ``0`` serves every batch through
   the response iterator instead; env ``HOURGLASS_STREAM_DIRECT``;
@@ -105,6 +108,7 @@ DEFAULTS: dict[str, Any] = {
     **limits.DEFAULTS,
     "SIGNUP": "open",
     "SSE_HEARTBEAT": 15.0,
+    "STREAM_LAG_S": 1.0,
     "STREAM_DIRECT": True,
     "STREAM_HUB": "",
     "ADVANCE": "rq",
@@ -126,7 +130,7 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
         "HOURGLASS_RATE_LIMIT": ("RATE_LIMIT", int), "HOURGLASS_RATE_LIMIT_WINDOW": ("RATE_LIMIT_WINDOW", float),
         "HOURGLASS_ADVANCE": ("ADVANCE", str), "HOURGLASS_CLIENT_SEEDS": ("CLIENT_SEEDS", str),
         "HOURGLASS_CORS_ORIGINS": ("CORS_ORIGINS", str),
-        "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float),
+        "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float), "HOURGLASS_STREAM_LAG_S": ("STREAM_LAG_S", float),
         "HOURGLASS_STREAM_DIRECT": ("STREAM_DIRECT", _switch),
         "HOURGLASS_STREAM_HUB": ("STREAM_HUB", str),
         "HOURGLASS_ABORT_MOVES": ("ABORT_MOVES", int), "HOURGLASS_INACTIVITY_S": ("INACTIVITY_S", float),

@@ -17,8 +17,9 @@ a capped exponential backoff (one line on stderr each time); Ctrl-C (or SIGTERM)
 ``--no-worker`` and ``--no-web`` supervise just one of the two (the Procfile runs one of each).
 Beside the web, a stream process (``service.streamhub``) serves the live event streams the web
 workers hand over to it, so no fan-out to spectators runs in a process that answers moves;
-``--no-stream-hub`` leaves it out. It runs at a lower CPU priority (``--stream-nice``, 10 by
-default; env ``HOURGLASS_STREAM_NICE``), so on shared cores a move goes before the fan-out.
+``--no-stream-hub`` leaves it out. It runs at a lower CPU priority (``--stream-nice``, 5 by
+default; env ``HOURGLASS_STREAM_NICE``), so on shared cores a move goes before the fan-out, yet
+the fan-out keeps within its lag bound when other work fills the cores.
 With ``REDIS_URL=redis+cluster://…`` the events live on a Redis Cluster and the RQ queues on the
 plain server ``HOURGLASS_QUEUE_URL`` names (docs/topology.md); serve refuses to start without it.
 
@@ -74,7 +75,7 @@ def serve(argv: Sequence[str]) -> int:
     hub.add_argument("--no-stream-hub", action="store_true",
                      help="each web worker serves its own live streams (no stream process)")
     hub.add_argument("--stream-nice", type=niceness, default=None,
-                     help="lower the stream process's CPU priority by N, 0-19 (default 10: moves go first)")
+                     help="lower the stream process's CPU priority by N, 0-19 (default 5: moves go first)")
     args = parser.parse_args(argv)
     nice = args.stream_nice
     if nice is None:

@@ -165,12 +165,17 @@ PROBLEM_HEADERS = {
 
 CLOCK_FIGURES: S.Schema = S.mapping(S.obj({"remaining_ms": S.INT, "running": S.BOOL, "deadline_ms": S.nullable(S.INT)}))
 STREAM_LINE: S.Schema = {
-    "description": "one line of the NDJSON stream: an event, the clocks after a batch, or the end",
+    "description": "one line of the NDJSON stream: an event, the clocks after a batch, the end, or a resync "
+                   "(the latest state, instead of the events of a client that fell behind; moves only for a seat)",
     "oneOf": [
         S.obj({"kind": S.enum(["event"]), "seq": S.INT, "type": S.STR, "actor": S.ACTOR, "time": S.STR,
                "data": {"type": "object"}}),
         S.obj({"kind": S.enum(["clocks"]), "version": S.INT, "clocks": S.nullable(CLOCK_FIGURES)}),
         S.obj({"kind": S.enum(["end"]), "version": S.INT, "status": S.enum(["finished", "aborted"])}),
+        S.obj({"kind": S.enum(["resync"]), "reason": S.enum(["behind"]), "version": S.INT, "status": S.STR,
+               "seat": S.nullable(S.INT), "to_act": S.array(S.ACTOR), "view": {"$ref": REF + "GameView"},
+               "clocks": S.nullable(CLOCK_FIGURES), "moves": S.array({"$ref": REF + "Move"})},
+              required=["kind", "reason", "version", "status", "seat", "to_act", "view", "clocks"]),
     ],
     "discriminator": {"propertyName": "kind"},
 }

@@ -7,7 +7,9 @@ web workers its Unix socket (``HOURGLASS_STREAM_HUB``). A web worker that accept
 opening frame) passes the client's socket to this process (``SCM_RIGHTS``) with what the stream
 needs: game, seat, resume point, format, framing and heartbeat. This process serves it exactly
 as a web worker would have (``service.routes.events._stream``: the gap, then the feed writing
-each batch onto the socket, keep-alives between), writing what gunicorn would have written.
+each batch onto the socket, keep-alives between), writing what gunicorn would have written. A
+joining stream never loads its game: the process holds one folded game per game id, shared by
+its streams and extended from the feed (``service.streams.Hub``).
 
 The web worker keeps one idle greenlet per handed-over stream, waiting on the control
 connection (and renewing the stream's slot); when this process closes that connection the
@@ -18,7 +20,9 @@ and the clients resume with ``Last-Event-ID``; the supervisor starts it again.
 ``--nice N`` lowers this process's CPU priority by N (``hourglass serve`` passes
 :data:`DEFAULT_NICE`): where the web and the fan-out share cores, the kernel then runs a move
 first and the fan-out in the time left, so a crowd of spectators does not slow the seats'
-POSTs; the streams lag instead, and a subscriber that falls far behind is cut off and resumes.
+POSTs; the streams lag instead, within the lag bound (``STREAM_LAG_S``): a subscriber further
+behind is caught up with a resync line. :func:`lag_figures` asks a running stream process for
+its measured lag (``service.streamlag``).
 
     python -m service.streamhub --socket PATH [--app service.wsgi:app] [--nice N]
 """
@@ -36,7 +40,8 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 HUB_ENV = "HOURGLASS_STREAM_HUB"
-DEFAULT_NICE = 10  # bench/streams.py --hub: the POST's slowdown from 1,000 spectators, 1.24-2.6x at 0, 1.05-1.08x at 10
+LAG_REQUEST = {"op": "lag"}  # a message without a socket asking for the lag figures (lag_figures)
+DEFAULT_NICE = 5  # bench/streams.py --hub --burn 2 (cores busy with other work): worst lag 0.2 s at 0, 0.4 s at 5, 1.2 s at 10
 MAX_PARAMS = 4096
 
 
@@ -71,33 +76,56 @@ def wait_until_served(control: socket.socket, renew: Callable[[], None], every: 
         control.close()
 
 
-def _received(conn: socket.socket) -> tuple[dict[str, Any], int]:
+def _received(conn: socket.socket) -> tuple[dict[str, Any], int | None]:
     message, fds, _, _ = socket.recv_fds(conn, MAX_PARAMS, 1)
     while not message.endswith(b"\n") and len(message) < MAX_PARAMS:
         more = conn.recv(MAX_PARAMS)
         if not more:
             break
         message += more
+    params = json.loads(message)
+    if params == LAG_REQUEST and not fds:
+        return params, None
     if len(fds) != 1:
         for fd in fds:
             os.close(fd)
         raise ValueError("a hand-over carries exactly one socket")
-    return json.loads(message), fds[0]
+    return params, fds[0]
+
+
+def lag_figures(path: str, timeout: float = 10.0) -> dict[str, Any]:
+    """The stream process's lag figures (``service.streamlag.LagStats.snapshot``, with its bound)
+    and ``subscribers``, the live subscribers it holds."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as control:
+        control.settimeout(timeout)
+        control.connect(path)
+        control.sendall(json.dumps(LAG_REQUEST).encode() + b"\n")
+        answer = b""
+        while chunk := control.recv(65536):
+            answer += chunk
+    figures: dict[str, Any] = json.loads(answer)
+    return figures
 
 
 def serve_one(app: Any, conn: socket.socket) -> None:
-    """One handed-over stream, start to end; closing ``conn`` tells the web worker it is over."""
+    """One handed-over stream, start to end; closing ``conn`` tells the web worker it is over.
+    A message without a socket that asks for the lag figures gets them (the Unix socket is the
+    operator's: mode 0600)."""
     from service.routes.events import FORMATS, _stream
-    from service.streams import chunk
+    from service.streamlag import STATS
+    from service.streamsink import chunk
 
     client = None
     try:
         params, fd = _received(conn)
+        if fd is None:
+            streams = app.extensions["hourglass.streams"]
+            figures = {**STATS.snapshot(streams.bound), "subscribers": streams.subscribers()}
+            conn.sendall(json.dumps(figures).encode())
+            return
         client = socket.socket(fileno=fd)
         with app.app_context():
-            svc = app.extensions["hourglass"]
-            game = svc.load(params["game"])
-            frames = _stream(game, params["seat"], int(params["after"]), float(params["heartbeat"]),
+            frames = _stream(params["game"], params["seat"], int(params["after"]), float(params["heartbeat"]),
                              FORMATS[params["form"]], client, bool(params["chunked"]))
             next(frames)  # the opening: the web worker sent it with the headers
             for text in frames:  # the gap and keep-alives, written as gunicorn would have
@@ -120,8 +148,12 @@ def serve(path: str, app_spec: str = "service.wsgi:app") -> None:
 
     import gevent
 
+    from service.streams import Hub
+
     module, _, attribute = app_spec.partition(":")
     app = getattr(importlib.import_module(module), attribute or "app")
+    app.extensions["hourglass.streams"] = Hub(app.extensions["hourglass"], float(app.config["STREAM_LAG_S"]),
+                                              yielding=False)  # nothing here waits on a fan-out but joins
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     binding = f"{path}.{os.getpid()}"
     listener.bind(binding)

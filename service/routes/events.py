@@ -4,13 +4,15 @@ The live stream is Server-Sent Events by default, or NDJSON (one JSON object per
 Lichess-style) for ``Accept: application/x-ndjson``. Both carry every event once, in order, as
 the caller may see it; for games with clocks, the remaining times after each batch; an end
 marker when the game is over; and keep-alives while nothing happens (an SSE comment, an empty
-NDJSON line).
+NDJSON line). A client whose live batches wait longer than the lag bound (``STREAM_LAG_S``) gets
+one resync line with the latest state (version, status, its view, who is to act, the clocks and
+a seat's legal moves) instead of them, and goes on from there: never a silent gap.
 """
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Hashable, Iterable, Iterator
 from functools import partial
 from typing import Any
 
@@ -24,15 +26,17 @@ from service.limits import counted, stream_slot
 from service.problems import ApiProblem
 from service.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
 from service.streamhub import hand_over, wait_until_served
-from service.streams import CUT_OFF, Batch, Hub, Sink, Subscription, chunk, direct_socket
-from service.web import bearer_token, caller_seat, event_view, event_views, header_number, service
+from service.streams import Hub, Resync, Subscription
+from service.streamsink import CLOCKS, CUT_OFF, Batch, Sink, chunk, direct_socket
+from service.web import bearer_token, caller_seat, event_view, event_views, header_number, service, to_act_list
 
 blp = Blueprint("events", __name__, url_prefix="/api/v1/games", description="Event log and live stream")
 
 SSE, NDJSON = "text/event-stream", "application/x-ndjson"
 SSE_EVENT = {"type": "object", "description": "one Server-Sent Event; data is the JSON text of an Event, or of "
-             "{version, clocks} for event 'clocks', or {version, status} for event 'end'",
-             "properties": {"event": {"type": "string", "enum": ["message", "clocks", "end"]},
+             "{version, clocks} for event 'clocks', {version, status} for event 'end', or for event 'resync' "
+             "(id = version) the latest state: {reason, version, status, seat, to_act, view, clocks, moves}",
+             "properties": {"event": {"type": "string", "enum": ["message", "clocks", "end", "resync"]},
                             "data": {"type": "string"}, "id": {"type": "string"}, "retry": {"type": "integer"}}}
 STREAM_DOC = {
     SSE: {"schema": SSE_EVENT, "example": 'retry: 2000\n\nid: 8\ndata: {"seq":8,"type":"...",...}\n\n'
@@ -60,9 +64,11 @@ def list_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 @blp.route("/<string:game_id>/events/stream", methods=["GET"])
 @blp.doc(operationId="streamEvents",
-         responses={200: {"description": "the live stream: Server-Sent Events (id = seq; events 'clocks' and "
-                          "'end'; comment heartbeats) or, for Accept: application/x-ndjson, one JSON object per "
-                          "line (kind event, clocks or end; empty keep-alive lines)", "content": STREAM_DOC}},
+         responses={200: {"description": "the live stream: Server-Sent Events (id = seq; events 'clocks', 'end' "
+                          "and 'resync'; comment heartbeats) or, for Accept: application/x-ndjson, one JSON object "
+                          "per line (kind event, clocks, end or resync; empty keep-alive lines). A resync replaces "
+                          "the events of a client that fell behind by more than the server's lag bound with the "
+                          "latest state; go on (or resume) after its version", "content": STREAM_DOC}},
          parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
                       "schema": {"type": "integer", "minimum": 0, "maximum": 10**12},
                       "description": "resume after this seq (at most the game's version)"}])
@@ -81,7 +87,7 @@ def stream_events(query: dict[str, Any], game_id: str) -> Response:
     slot = stream_slot(svc.store.conn, bearer_token())  # 429 past the open-stream caps
     sock = direct_socket(request.environ) if current_app.config["STREAM_DIRECT"] else None
     chunked = request.environ.get("SERVER_PROTOCOL") != "HTTP/1.0"
-    here = _stream(game, seat, after, heartbeat, FORMATS[form], sock, chunked)
+    here = _stream(game_id, seat, after, heartbeat, FORMATS[form], sock, chunked, game)
     frames: Iterator[str] = here
     hub_path = current_app.config["STREAM_HUB"]
     if hub_path and sock is not None and not game.finished:  # the stream process serves it (service.streamhub)
@@ -123,6 +129,11 @@ class _Sse:
     def named(kind: str, data: dict[str, Any]) -> str:
         return f"event: {kind}\ndata: {json.dumps(data, sort_keys=True)}\n\n"
 
+    @staticmethod
+    def resync(data: dict[str, Any]) -> str:
+        """A resync carries the version it brings the client to as its id: Last-Event-ID resumes after it."""
+        return f"event: resync\nid: {data['version']}\ndata: {json.dumps(data, sort_keys=True)}\n\n"
+
 
 class _Ndjson:
     name = "ndjson"
@@ -137,48 +148,68 @@ class _Ndjson:
     def named(kind: str, data: dict[str, Any]) -> str:
         return json.dumps({"kind": kind, **data}, sort_keys=True) + "\n"
 
+    @staticmethod
+    def resync(data: dict[str, Any]) -> str:
+        return json.dumps({"kind": "resync", **data}, sort_keys=True) + "\n"
+
 
 FORMATS: dict[str, Any] = {SSE: _Sse, NDJSON: _Ndjson}
 
 
-def _stream(game: Game, seat: int | None, after: int, heartbeat: float, form: Any,
-            sock: Any | None = None, chunked: bool = True) -> Generator[str, None, None]:
-    """Every entry after ``after`` once, in order, for ``seat``; keep-alives while idle; ``end`` last.
+def _stream(game_id: str, seat: int | None, after: int, heartbeat: float, form: Any,
+            sock: Any | None = None, chunked: bool = True, game: Game | None = None) -> Generator[str, None, None]:
+    """Every entry after ``after`` once, in order, for ``seat``; keep-alives while idle; ``end`` last;
+    a resync line instead of a backlog older than the lag bound.
 
-    With ``sock`` (the client's socket under gunicorn), once the gap is sent the feed writes the
-    live batches onto the socket itself (:class:`service.streams.Sink`), framed as gunicorn would
-    frame them (``chunked``); this generator then only writes keep-alives and what the feed left
-    queued."""
+    ``game`` is the game when the caller holds it (the route: a game over needs no feed); the
+    stream process passes None and shares the feed's game (``service.streams.Hub``). With ``sock`` (the client's socket
+    under gunicorn), once the gap is sent the feed writes the live batches onto the socket itself
+    (:class:`service.streamsink.Sink`), framed as gunicorn would frame them (``chunked``); this
+    generator then only writes keep-alives and what the feed left queued."""
     yield form.opening.format(after=after)
     svc = service()
-    clocked = bool(timing.controls(game))
-    if game.finished:
-        yield from _frames(game, svc.entries(game.game_id, after=after), seat, form)
-        yield _end(game, form)
+    streams = hub()
+    joined = None if game is not None and game.finished else streams.subscribe(game_id, after)
+    if joined is None:  # the game is over: the log and the end
+        over = game if game is not None and game.finished else svc.load(game_id)
+        yield from _frames(over, svc.entries(game_id, after=after), seat, form)
+        yield _end(over, form)
         return
-    sub, gap, live = hub().subscribe(game, after)
-    text = partial(_batch_text, svc, game, seat, form, clocked)
+    sub, gap, live = joined
+    text = partial(_batch_text, svc, live, seat, form, bool(timing.controls(live)))
+    resync = partial(_resync_text, svc, seat, form)
     try:
-        if sock is None:
-            for batch in sub.batches(gap, live, heartbeat):
-                if batch is None:
-                    yield form.keep_alive
-                elif batch is CUT_OFF:
-                    return  # too far behind, or the feed failed: the client resumes with Last-Event-ID
-                else:
-                    yield text(batch)
-                    if batch.finished:
-                        return
-            return
-        if gap:
-            first = Batch(tuple(gap), live.finished and gap[-1].seq >= live.version)
-            yield text(first)
-            if first.finished:
+        for batch in gap:
+            yield text(batch)
+            if batch.finished:
                 return
-        sink = Sink(sock, partial(_batch_bytes, text, form.name, seat, chunked), key=(form.name, seat, chunked))
+        if sock is None:
+            yield from _queued(sub, heartbeat, form, text, resync, streams)
+            return
+        sink = Sink(sock, partial(_batch_bytes, text, (form.name, seat, chunked), chunked),
+                    key=(form.name, seat, chunked), bound=streams.bound, stats=streams.stats,
+                    resync=partial(_batch_bytes, resync, ("resync", form.name, seat, chunked), chunked))
         yield from _direct(sub, sink, heartbeat, form)
     finally:
         sub.close()
+
+
+def _queued(sub: Subscription, heartbeat: float, form: Any, text: Callable[[Batch], str],
+            resync: Callable[[Batch], str], streams: Hub) -> Iterator[str]:
+    """The live part of a stream served through the response iterator (no direct socket): each
+    batch (or resync) as the server asks for the next piece, its lag observed once it was written."""
+    for item in sub.batches(heartbeat):
+        if item is None:
+            yield form.keep_alive
+            continue
+        if item is CUT_OFF:
+            return  # the feed failed: the client resumes with Last-Event-ID
+        batch = item.batch if isinstance(item, Resync) else item
+        yield resync(batch) if isinstance(item, Resync) else text(batch)
+        if batch.appended:  # the server asks for the next piece once this one is written
+            streams.stats.observe(time.time() - batch.appended)
+        if batch.finished:
+            return
 
 
 def _handed_over(path: str, sock: Any, params: dict[str, Any], renew: Callable[[], None], every: float,
@@ -216,26 +247,57 @@ def _direct(sub: Subscription, sink: Sink, heartbeat: float, form: Any) -> Itera
 
 def _batch_text(svc: GameService, game: Game, seat: int | None, form: Any, clocked: bool, batch: Batch) -> str:
     """A batch as ``seat`` sees it: its events, the clocks after it, the end if it finished the
-    game; rendered once per viewer and stream format, and the game and clocks read once per batch."""
+    game; rendered once per viewer and stream format, and the clocks computed once per batch."""
     def render() -> str:
         text = "".join(_frames(game, batch.entries, seat, form))
-        if clocked or batch.finished:
-            now = batch.once("game", lambda: svc.load(game.game_id))
-            if clocked:
-                figures = batch.once("clocks", partial(timing.figures, svc, now))
-                text += form.named("clocks", {"version": now.version, "clocks": figures})
-            if batch.finished:
-                text += _end(now, form)
+        if clocked:  # the feed read them with the batch; a gap read from the store reads them now
+            figures = batch.shared(CLOCKS, lambda: timing.figures(svc, _game_after(svc, game, batch)))
+            version = batch.game.version if batch.game is not None else batch.version
+            text += form.named("clocks", {"version": version, "clocks": figures})
+        if batch.finished:
+            text += _end(_game_after(svc, game, batch), form)
         return text
     return batch.once((form.name, seat), render)
 
 
-def _batch_bytes(text: Callable[[Batch], str], form_name: str, seat: int | None, chunked: bool, batch: Batch) -> bytes:
-    """The bytes the feed writes for a batch: its text, encoded and framed once per viewer."""
+def _resync_text(svc: GameService, seat: int | None, form: Any, batch: Batch) -> str:
+    """The resync line bringing ``seat`` to the state after ``batch`` (and the end, if it
+    finished the game); rendered once per viewer and stream format."""
+    def render() -> str:
+        now = _game_after(svc, None, batch)
+        figures = batch.shared(CLOCKS, partial(timing.figures, svc, now))
+        text = form.resync({"reason": "behind", **snapshot(now, seat, figures)})
+        return text + _end(now, form) if batch.finished else text
+    return batch.once(("resync", form.name, seat), render)
+
+
+def _game_after(svc: GameService, game: Game | None, batch: Batch) -> Game:
+    """The game after ``batch``: the feed's fold it carries, else read once per batch."""
+    if batch.game is not None:
+        return batch.game
+    game_id = game.game_id if game is not None else ""
+    return batch.shared("game", lambda: svc.load(game_id))
+
+
+def snapshot(game: Game, seat: int | None, clocks: dict[str, Any] | None) -> dict[str, Any]:
+    """What a client needs to go on from ``game`` without a GET: the version, the status, the
+    caller's seat, who is to act, the caller's view (hidden information only through the view),
+    the clocks and, for a seat still playing an active game, its legal moves: the same as
+    ``GET .../state`` and ``GET .../moves`` at that version."""
+    out = {"version": game.version, "status": game.status(), "seat": seat, "to_act": to_act_list(game),
+           "view": game.rules.view(game.state, seat), "clocks": clocks}
+    if seat is not None:
+        playing = seat not in game.table.left and game.status() == "active"
+        out["moves"] = [game.rules.move_to_json(m) for m in game.rules.legal_moves(game.state, seat)] if playing else []
+    return out
+
+
+def _batch_bytes(text: Callable[[Batch], str], key: Hashable, chunked: bool, batch: Batch) -> bytes:
+    """The bytes the feed writes for a batch (or a resync): its text, encoded and framed once per viewer."""
     def encode() -> bytes:
         data = text(batch).encode("utf-8")
         return chunk(data) if chunked else data
-    return batch.once((form_name, seat, chunked), encode)
+    return batch.once(key, encode)
 
 
 def _frames(game: Game, entries: Iterable[StoredEntry], seat: int | None, form: Any) -> Iterator[str]:
@@ -248,6 +310,10 @@ def _end(game: Game, form: Any) -> str:
 
 
 def hub() -> Hub:
-    """This app's stream hub (one per process and app)."""
-    found: Hub = current_app.extensions.setdefault("hourglass.streams", Hub(service()))
+    """This app's stream hub (one per process and app), with the app's lag bound."""
+    found = current_app.extensions.get("hourglass.streams")
+    if found is None:
+        found = current_app.extensions.setdefault("hourglass.streams",
+                                                  Hub(service(), float(current_app.config["STREAM_LAG_S"])))
+    assert isinstance(found, Hub)
     return found

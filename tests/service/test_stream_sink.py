@@ -10,11 +10,13 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
 
-from service.streams import Batch, Sink, chunk, direct_socket, sender
+from service.streamlag import LagStats
+from service.streamsink import Batch, Offered, Sink, chunk, direct_socket, sender
 
 BIG = 256 * 1024  # far beyond the small buffers below: a frame this size is only part-sent
 
@@ -50,7 +52,7 @@ def read_exactly(sock: socket.socket, size: int) -> bytes:
 def test_a_frame_the_socket_takes_is_sent_at_once_by_the_feed(pair: tuple[socket.socket, socket.socket]) -> None:
     server, client = pair
     sink = Sink(server, framed)
-    assert sink.offer(batch(b"id: 1\n\n")) and not sink.pending and not sink.wake.is_set()
+    assert sink.offer(batch(b"id: 1\n\n")) is Offered.SENT and not sink.pending and not sink.wake.is_set()
     assert read_exactly(client, 7) == b"id: 1\n\n"
     assert not sink.done
 
@@ -61,7 +63,7 @@ def test_a_full_buffer_queues_the_rest_in_order_for_the_subscribers_own_writer(
     sink = Sink(server, framed)
     frames = [bytes([65 + i]) * BIG for i in range(3)] + [b"end\n"]
     for i, data in enumerate(frames):
-        assert sink.offer(batch(data, finished=i == len(frames) - 1))
+        assert sink.offer(batch(data, finished=i == len(frames) - 1)) is Offered.QUEUED
     assert sink.partial and len(sink.pending) == 4 and sink.wake.is_set()  # the first one only began
     assert not sink.claim()  # a keep-alive would cut into the frame: the queued bytes go first
     received: list[bytes] = []
@@ -78,20 +80,21 @@ def test_a_keep_alive_holds_the_socket_and_the_feed_queues_behind_it(pair: tuple
     sink = Sink(server, framed)
     assert sink.claim()  # the subscriber's own write (gunicorn writes the keep-alive)
     server.sendall(b": heartbeat\n\n")
-    assert sink.offer(batch(b"id: 2\n\n")) and list(sink.pending) == [b"id: 2\n\n"]  # not interleaved
+    assert sink.offer(batch(b"id: 2\n\n")) is Offered.QUEUED
+    assert [f.data for f in sink.pending] == [b"id: 2\n\n"]  # queued behind it, not interleaved
     sink.drain()
     assert not sink.busy and read_exactly(client, 20) == b": heartbeat\n\nid: 2\n\n"
 
 
 def test_a_subscriber_too_far_behind_is_cut_off_on_a_frame_boundary(
         pair: tuple[socket.socket, socket.socket], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("service.streams.QUEUE_BATCHES", 2)
+    monkeypatch.setattr("service.streamsink.QUEUE_BATCHES", 2)
     server, client = pair
     sink = Sink(server, framed)
     frames = [bytes([65 + i]) * BIG for i in range(4)]
-    assert sink.offer(batch(frames[0])) and sink.offer(batch(frames[1]))
-    assert not sink.offer(batch(frames[2]))  # pending was full: cut off
-    assert not sink.offer(batch(frames[3])) and sink.gone
+    assert sink.offer(batch(frames[0])) is Offered.QUEUED and sink.offer(batch(frames[1])) is Offered.QUEUED
+    assert sink.offer(batch(frames[2])) is Offered.GONE  # pending was full (and no resync line): cut off
+    assert sink.offer(batch(frames[3])) is Offered.GONE and sink.gone
     received: list[bytes] = []
     reader = threading.Thread(target=lambda: received.append(read_exactly(client, 4 * BIG)))
     reader.start()
@@ -106,7 +109,7 @@ def test_a_client_that_went_away_is_dropped(pair: tuple[socket.socket, socket.so
     client.close()
     sink = Sink(server, framed)
     offered = [sink.offer(batch(b"x" * 100)) for _ in range(3)]
-    assert offered[-1] is False and sink.gone and sink.done
+    assert offered[-1] is Offered.GONE and sink.gone and sink.done
 
 
 def send_now(sock: socket.socket, data: bytes) -> int:
@@ -138,3 +141,61 @@ def test_the_feed_writes_only_to_sockets_it_can_write_without_waiting(pair: tupl
         assert direct_socket({"gunicorn.socket": server, "REQUEST_METHOD": "GET"}) is None  # a send could wait
     finally:
         green.close()
+
+
+def stale(data: bytes, appended: float, finished: bool = False) -> Batch:
+    """A batch whose first entry was appended at ``appended`` (s since the epoch)."""
+    return Batch((), finished, appended=appended, rendered={"frame": data})
+
+
+def test_a_backlog_older_than_the_bound_becomes_one_resync_of_the_latest(
+        pair: tuple[socket.socket, socket.socket]) -> None:
+    """Issue 23: a reader behind by more than the bound is caught up with the latest state, not
+    a backlog; the frame being written is finished first, so the stream stays well-formed."""
+    server, client = pair
+    stats = LagStats()
+    sink = Sink(server, framed, resync=lambda b: b"RESYNC " + b.rendered["frame"][:1], bound=1.0, stats=stats)
+    first, t0 = b"A" * BIG, time.time()
+    assert sink.offer(stale(first, t0), t0) is Offered.QUEUED and sink.partial  # the socket took part of it
+    assert sink.offer(stale(b"B" * 100, t0 + 0.1), t0 + 0.5) is Offered.QUEUED and len(sink.pending) == 2
+    for i, letter in enumerate(b"CDE"):  # 2 s on, the waiting frames are older than the bound
+        assert sink.offer(stale(bytes([letter]) * 100, t0 + 1.9 + i / 100), t0 + 2) is Offered.QUEUED
+    assert [f.resync for f in sink.pending] == [False, True] and sink.pending[-1].data == b"RESYNC E"
+    assert stats.resyncs == 1  # one backlog dropped; a newer resync replacing the waiting one is not another
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(read_exactly(client, BIG + 8)))
+    reader.start()
+    sink.drain()
+    reader.join(10)
+    assert received == [first + b"RESYNC E"] and not sink.pending and stats.writes == 2  # lag observed per frame
+
+
+def test_a_socket_that_takes_nothing_for_the_stall_time_is_cut_off(
+        pair: tuple[socket.socket, socket.socket], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("service.streamlag.STALL_S", 0.0)
+    server, client = pair
+    stats = LagStats()
+    sink = Sink(server, framed, resync=lambda b: b"RESYNC", stats=stats)
+    t0 = time.time()
+    assert sink.offer(stale(b"A" * BIG, t0), t0) is Offered.QUEUED
+    assert sink.offer(stale(b"B", t0), t0 + 0.01) is Offered.GONE and sink.gone and not sink.pending
+    assert stats.cuts == 1
+    client.settimeout(5)
+    while client.recv(65536):  # what the socket took, then the end: the connection was shut down
+        pass
+    sink.drain()
+    assert sink.done
+
+
+def test_the_lag_figures_are_a_histogram_with_the_worst_for_export() -> None:
+    stats = LagStats()
+    heard: list[tuple[float, int]] = []
+    stats.listen(on_lag=lambda seconds, count: heard.append((seconds, count)))
+    stats.observe(0.010, 98)
+    stats.observe(0.300, 1)
+    stats.observe(2.5, 1)
+    stats.dropped("resync")
+    figures = stats.snapshot(bound_s=1.0)
+    assert figures["writes"] == 100 and figures["worst_s"] == 2.5 and figures["resyncs"] == 1 and figures["cuts"] == 0
+    assert 0.010 <= figures["p50_s"] <= 0.0125 and 0.3 <= figures["p99_s"] <= 0.375 and figures["bound_s"] == 1.0
+    assert list(figures["buckets"].values()) == [98, 99, 100] and heard[0] == (0.010, 98)

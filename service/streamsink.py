@@ -1,0 +1,292 @@
+"""A live batch, and a subscriber's socket that the feed writes batches onto (``service.streams``).
+
+Under gunicorn, a subscriber that has caught up hands its socket to the feed (:class:`Sink`): the
+feed then writes each batch's bytes, rendered once per viewer and framed once, straight onto every
+socket with a send that never waits. That is one system call per subscriber per batch, instead of
+waking the subscriber's greenlet to run the response iterator, gunicorn's chunked write and
+gevent's ``sendall``. A socket whose buffer is full gets the rest of its bytes from its own
+greenlet instead (a blocking write there), and later batches queue behind them in order.
+
+The queue is bounded in time, not only in length: when its oldest frame is older than the lag
+bound (``service.streamlag``), the frames behind the one being written are dropped and replaced
+by one **resync** line that carries the latest state, so a slow reader costs at most a frame and
+a resync in memory and is never a silent gap. A socket that takes nothing for
+:data:`~service.streamlag.STALL_S` is cut off (shut down; the client resumes with Last-Event-ID).
+The socket's own send buffer is set small (:data:`SEND_BUFFER`): left to the kernel it grows to
+megabytes for a reader that stalls, a backlog the bound could not see.
+"""
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+
+from core.store import StoredEntry
+from core.timing import entry_ms
+from service import streamlag
+from service.streamlag import STATS, LagStats
+
+if TYPE_CHECKING:
+    from core.games import Game
+
+T = TypeVar("T")
+QUEUE_BATCHES = 1_000  # frames a subscriber may have waiting, whatever their age
+SEND_BUFFER = 32 * 1024  # SO_SNDBUF of a feed-written socket (Linux doubles it): bytes the kernel holds for a reader
+
+
+def appended_at(entry: StoredEntry) -> float:
+    """When ``entry`` was appended (s since the epoch, the appender's clock, ms precision)."""
+    return entry_ms(entry.entry["time"]) / 1000
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Entries appended together, whether the game is over after them, and the game after them.
+
+    ``rendered`` keeps each viewer's text of the batch per stream format, so a thousand
+    spectators (all seat None) cost one rendering, not a thousand, and what every viewer shares
+    (the clocks after the batch) is computed once per batch (:meth:`once`). ``game`` is the
+    feed's fold after the batch (None for batches built elsewhere, e.g. in tests); ``appended``
+    when its first entry was appended (s since the epoch; 0: unknown, no lag is measured);
+    ``origin`` the batch this one is the tail of (:meth:`tail`), whose shared values it reuses.
+    """
+
+    entries: tuple[StoredEntry, ...]
+    finished: bool
+    game: Game | None = field(default=None, compare=False, repr=False)
+    appended: float = 0.0
+    origin: Batch | None = field(default=None, compare=False, repr=False)
+    rendered: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
+    lock: threading.RLock = field(default_factory=threading.RLock, compare=False, repr=False)
+
+    @property
+    def version(self) -> int:
+        return self.entries[-1].seq
+
+    def once(self, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()``'s value, computed by the first subscriber that asks for ``key`` in this batch
+        and shared with the others (what is the same for every viewer: the clocks after the batch)."""
+        found = self.rendered.get(key, _MISSING)  # after the first asker, no lock: the value never changes
+        if found is not _MISSING:
+            return found
+        with self.lock:  # the first asker computes (and may ask for another key: re-entrant); the others share
+            if key not in self.rendered:
+                self.rendered[key] = make()
+            made: T = self.rendered[key]
+        return made
+
+    def shared(self, key: Hashable, make: Callable[[], T]) -> T:
+        """Like :meth:`once`, on the batch this one is a tail of (values about the state after it)."""
+        return (self.origin or self).once(key, make)
+
+    def tail(self, after: int) -> Batch:
+        """The entries after seq ``after`` (some must be left) as a batch of their own, for a
+        subscriber that already has the others; its renderings are its own."""
+        kept = tuple(e for e in self.entries if e.seq > after)
+        return Batch(kept, self.finished, self.game, appended_at(kept[0]) if self.appended else 0.0,
+                     self.origin or self)
+
+
+_MISSING = object()
+CLOCKS = "clocks"  # the key of the clocks after a batch (the same for every viewer) in Batch.rendered
+CUT_OFF = Batch((), False)  # sent to a subscriber that fell too far behind
+
+
+class Offered(Enum):
+    """What :meth:`Sink.offer` did with a batch."""
+
+    SENT = "sent"  # every byte went onto the socket now
+    QUEUED = "queued"  # waiting for the subscriber's own greenlet (its buffer was full, or it was writing)
+    GONE = "gone"  # the subscriber is cut off or went away
+    SKIPPED = "skipped"  # the subscriber had it already (it resumed after it)
+
+
+def _green(sock: Any) -> bool:
+    return type(sock).__module__.startswith("gevent")
+
+
+def sender(sock: Any) -> Callable[[bytes], int]:
+    """A send on ``sock`` that never waits: it returns the bytes written and raises
+    ``BlockingIOError`` when the buffer is full (``OSError`` when the peer has gone). gevent's
+    socket waits for room unless told a timeout of 0; a standard blocking socket honours
+    ``MSG_DONTWAIT``. Decided once per socket: the feed calls it for every subscriber."""
+    if _green(sock):
+        return lambda data: sock.send(data, socket.MSG_DONTWAIT, 0.0)
+    return lambda data: sock.send(data, socket.MSG_DONTWAIT)
+
+
+def direct_socket(environ: dict[str, Any]) -> Any | None:
+    """The client's socket under gunicorn, when the feed may write to it: a gevent socket, or a
+    blocking standard one (gthread); None for any other server (the queue path then serves)."""
+    sock = environ.get("gunicorn.socket")
+    if sock is None or environ.get("REQUEST_METHOD") != "GET":
+        return None
+    if _green(sock) or (isinstance(sock, socket.socket) and sock.gettimeout() is None):
+        return sock
+    return None
+
+
+def chunk(data: bytes) -> bytes:
+    """``data`` as one HTTP/1.1 chunk, as gunicorn frames each piece of a response without a length."""
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+class Frame(NamedTuple):
+    """Bytes waiting for a subscriber's socket."""
+
+    data: bytes
+    appended: float  # when the batch it carries was appended (0: unknown)
+    resync: bool = False  # a resync line (a newer one replaces it while it waits)
+
+
+class Sink:
+    """A subscriber's socket, written by the feed (:meth:`offer`) and by its own greenlet (:meth:`drain`).
+
+    ``frame(batch)`` is the subscriber's bytes for a batch, framed for the wire; ``resync(batch)``
+    the bytes of a resync line bringing it to the state after ``batch`` (None: the backlog is
+    only bounded in length, as before). The feed sends a frame at once when nothing of this
+    subscriber is queued or being written; otherwise (its buffer was full, or its greenlet is
+    writing a keep-alive) it queues in ``pending``, in order, and its greenlet writes it (the
+    frame being written stays first in ``pending`` until it is out). ``busy`` marks a write by
+    the greenlet (or by gunicorn for it) in progress, so the two writers never interleave bytes.
+    ``bound`` is the lag bound in seconds.
+    """
+
+    def __init__(self, sock: Any, frame: Callable[[Batch], bytes], key: Hashable = None, *,
+                 resync: Callable[[Batch], bytes] | None = None, bound: float = streamlag.DEFAULT_LAG_S,
+                 stats: LagStats = STATS) -> None:
+        self.sock, self.frame, self.key = sock, frame, key
+        self.resync, self.bound, self.stats = resync, bound, stats
+        with contextlib.suppress(OSError):  # without it, a reader that stalls may have megabytes waiting in the kernel
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+        self._send = sender(sock)
+        self.lock = threading.Lock()
+        self.wake = threading.Event()
+        self.pending: deque[Frame] = deque()
+        self.partial = False  # pending[0] is the rest of a frame the feed began to send
+        self.busy = False
+        self.ended = False  # the batch that finished the game has been sent or queued
+        self.gone = False  # cut off (stalled) or the client went away
+        self.waiting_since = 0.0  # when pending last became non-empty or a frame of it last went out
+
+    def offer(self, batch: Batch, now: float | None = None) -> Offered:
+        """Send ``batch`` now or queue it (replacing a backlog older than the bound by a resync).
+
+        ``key`` names this subscriber's frame in ``batch.rendered`` (where ``frame`` keeps it), so
+        every subscriber after the first of its kind takes the bytes with one dictionary read.
+        ``now`` is the caller's clock reading (the feed reads it once per slice of subscribers)."""
+        now = time.time() if now is None else now
+        data = batch.rendered.get(self.key) if self.key is not None else None
+        if data is None:
+            data = self.frame(batch)
+        with self.lock:
+            if self.gone:
+                return Offered.GONE
+            self.ended = self.ended or batch.finished
+            if self.busy or self.pending:
+                self._queue(batch, data, now)
+                self.wake.set()
+                return Offered.GONE if self.gone else Offered.QUEUED
+            try:
+                sent = self._send(data)
+            except BlockingIOError:
+                sent = 0
+            except OSError:
+                self.gone, sent = True, len(data)
+            if sent < len(data):
+                self.pending.append(Frame(data[sent:], batch.appended))
+                self.partial = sent > 0
+                self.waiting_since = now
+            if self.pending or self.ended or self.gone:
+                self.wake.set()
+            if self.gone:
+                return Offered.GONE
+        return Offered.QUEUED if sent < len(data) else Offered.SENT
+
+    def _queue(self, batch: Batch, data: bytes, now: float) -> None:
+        """Behind a frame being written: queue ``data``, or, when the backlog is older than the
+        bound (or too long), keep only the frame in progress and a resync line; cut off a socket
+        that has taken nothing for ``STALL_S``. Called with the lock held."""
+        if not self.pending:
+            self.waiting_since = now
+        elif now - self.waiting_since > streamlag.STALL_S:
+            self.gone = True
+            self.pending.clear()
+            self.stats.dropped("cut")
+            self._shut()
+            return
+        stale = bool(self.pending) and batch.appended > 0 and now - self.pending[0].appended > self.bound
+        if self.resync is not None and (stale or len(self.pending) >= QUEUE_BATCHES):
+            keep = self.pending[0] if self.partial or self.busy else None  # the frame being written
+            counted = not any(f.resync for f in self.pending)  # a newer resync replacing one is not counted
+            self.pending.clear()
+            if keep is not None:
+                self.pending.append(keep)
+            self.pending.append(Frame(self.resync(batch), batch.appended, resync=True))
+            if counted:
+                self.stats.dropped("resync")
+        elif len(self.pending) >= QUEUE_BATCHES:
+            self.gone = True
+            self.stats.dropped("cut")
+        else:
+            self.pending.append(Frame(data, batch.appended))
+
+    def _shut(self) -> None:
+        """End the connection under a writer blocked on it (its greenlet's sendall then fails)."""
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+
+    def claim(self) -> bool:
+        """Take the socket for a write of the greenlet's own (a keep-alive through gunicorn);
+        False when the feed's bytes are queued: those go first (:meth:`drain`)."""
+        with self.lock:
+            if self.pending or self.busy:
+                return False
+            self.busy = True
+            return True
+
+    def drain(self) -> None:
+        """Write what is queued, waiting for room as needed, then give the socket back to the feed.
+
+        Once cut off, only the rest of a part-sent frame is written, so the stream ends on a
+        frame boundary."""
+        while True:
+            with self.lock:
+                if not self.pending or (self.gone and not self.partial):
+                    self.pending.clear()
+                    self.busy = False
+                    return
+                frame = self.pending[0]  # stays first while written: a resync keeps it
+                self.partial, self.busy = False, True
+            try:
+                self.sock.sendall(frame.data)
+            except OSError:
+                with self.lock:
+                    self.gone = True
+                    self.pending.clear()
+                continue
+            now = time.time()
+            with self.lock:
+                if self.pending and self.pending[0] is frame:
+                    self.pending.popleft()
+                self.waiting_since = now
+            if frame.appended:
+                self.stats.observe(now - frame.appended)
+
+    def wait(self, timeout: float) -> bool:
+        """Until the feed has something for this subscriber's greenlet, or ``timeout`` s."""
+        woke = self.wake.wait(timeout)
+        self.wake.clear()
+        return woke
+
+    @property
+    def done(self) -> bool:
+        """Nothing more will be written: the end went out, or the subscriber is cut off or gone."""
+        with self.lock:
+            return not self.pending and (self.ended or self.gone)
