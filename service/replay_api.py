@@ -23,7 +23,16 @@ from replays.source import load_game
 from replays.timetravel import versions_of_batches
 from replays.verify import verify_stream
 from service.problems import ApiProblem
-from service.verify_bounds import Bounds, Refused, Work, admitted, close_unread, multipart_field, too_large
+from service.verify_bounds import (
+    Bounds,
+    Refused,
+    Work,
+    admitted,
+    close_unread,
+    declared_too_large,
+    multipart_field,
+    too_large,
+)
 from service.web import service
 
 STATIC_DIR = str(resources.files("replays").joinpath("static"))
@@ -91,7 +100,7 @@ def verify() -> Any:
     The body is verified line by line as it arrives, within the bounds in ``docs/api.md``."""
     bounds = Bounds.from_config(current_app.config)
     work = g.verify_work = Work(bounds, request.environ)  # close_unread: the connection closes unless it was read
-    if request.content_length is not None and request.content_length > bounds.max_bytes:
+    if declared_too_large(bounds, request.content_length):
         raise too_large(bounds)
     with admitted(bounds, service().store.conn):
         try:

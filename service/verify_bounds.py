@@ -8,7 +8,7 @@ line, never the bundle. Around it, each request is bounded by (app config, env `
 - ``VERIFY_CPU_S`` CPU seconds of verifying (2; a 5-player game takes ~0.15 s): 413
   ``TOO_COSTLY``. Counted with the thread's CPU clock, paused while the request waits for the
   network or lets others run, so it is this request's own work whatever else the process does;
-- ``VERIFY_DEADLINE_S`` seconds from the first byte read to the report (30): 408 ``TIMEOUT``,
+- ``VERIFY_DEADLINE_S`` seconds from the request's start to its report (30): 408 ``TIMEOUT``,
   also when the client stops sending (each read waits no longer than what is left);
 - ``VERIFY_PER_ADDRESS`` verifications at once per client address (1), counted in Redis like
   the open event streams (``service.limits.StreamSlot``: a lease, so a dead process frees its
@@ -74,7 +74,13 @@ class Refused(Interrupted):
         self.problem = problem
 
 
+def declared_too_large(bounds: Bounds, content_length: int | None) -> bool:
+    """Whether the request's ``Content-Length`` is over the cap (a 413 before a byte is read)."""
+    return bounds.max_bytes > 0 and content_length is not None and content_length > bounds.max_bytes
+
+
 def too_large(bounds: Bounds) -> ApiProblem:
+    """The 413 for a body over the cap: the cap, and where larger bundles are verified."""
     return ApiProblem(413, "TOO_LARGE", f"a bundle sent here may be at most {bounds.max_bytes} bytes; {OFFLINE}",
                       max_bytes=bounds.max_bytes)
 

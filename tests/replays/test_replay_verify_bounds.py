@@ -185,3 +185,9 @@ def test_a_bundle_sent_as_json_is_verified_from_the_copy_the_depth_check_read(co
     body = client.post(VERIFY, data=lines[0] + b"\n", content_type="application/json", headers=stranger).get_json()
     assert body["ok"] is False and body["divergence"]["what"].startswith("missing footer")
     assert json.loads(lines[0])["kind"] == "header"
+
+
+def test_zero_lifts_each_bound(conn: redis.Redis, stranger: dict[str, str]) -> None:
+    client = _app(conn, VERIFY_MAX_BYTES=0, VERIFY_CPU_S=0, VERIFY_DEADLINE_S=0, VERIFY_PER_ADDRESS=0,
+                  VERIFY_PER_PROCESS=0).test_client()
+    assert client.post(VERIFY, data=GOLDEN, content_type=NDJSON, headers=stranger).get_json()["ok"] is True
