@@ -23,15 +23,15 @@ import redis
 
 from core.store import RateWindow
 
-# KEYS[1] the bucket (hash: tokens, at); ARGV: now ms, capacity, period ms, cost, ttl s
-# -> {1 or 0, tokens left after (or now), ms until the cost would fit}
+# KEYS[1] the bucket (hash: tokens, at); ARGV: now ms, capacity, period ms, cost, ttl s, force (1: take
+# it even past empty, for work already done) -> {1 or 0, tokens left after (or now), ms until the cost would fit}
 _TAKE = """
 local now, capacity, period, cost = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens, at = tonumber(state[1]), tonumber(state[2])
 if tokens == nil then tokens, at = capacity, now end
 tokens = math.min(capacity, tokens + (now - at) * capacity / period)
-if cost > tokens then
+if cost > tokens and ARGV[6] ~= '1' then
   local wait = math.ceil((cost - tokens) * period / capacity)
   return {0, tostring(tokens), wait}
 end
@@ -93,13 +93,15 @@ class WorkBudget:
     capacity: int
     period_s: float
 
-    def take(self, conn: redis.Redis, cost: float) -> float:
-        """Take ``cost`` units (all or nothing); the units left. Raises BudgetExceeded."""
+    def take(self, conn: redis.Redis, cost: float, *, done: bool = False) -> float:
+        """Take ``cost`` units (all or nothing); the units left. Raises BudgetExceeded. With
+        ``done`` (the work has happened already) the units are taken even past empty, so the next
+        request waits for the refill."""
         if self.capacity <= 0:  # 0: no budget kept (limits off)
             return float("inf")
         period_ms = int(self.period_s * 1000)
         answer: Any = conn.eval(_TAKE, 1, budget_key(self.owner), str(int(time.time() * 1000)), str(self.capacity),
-                                str(period_ms), str(cost), str(int(self.period_s) + 60))
+                                str(period_ms), str(cost), str(int(self.period_s) + 60), "1" if done else "0")
         ok, left, wait_ms = answer
         left_units = float(left)
         if not int(ok):

@@ -422,7 +422,7 @@ class GameService:
             raise GameNotFound(game_id)
         info = GameInfo.from_meta(game_id, meta)
         start = Game(info, get_game(info.game), None, 0, GENESIS_HASH)
-        restored = snapshots.decode(start.rules, snapshot) if snapshot is not None else None
+        restored = snapshots.decode(start.rules, snapshot, game_id) if snapshot is not None else None
         entries = self.store.read(game_id, after=restored.version - 1) if restored is not None else []
         if restored is not None and entries and entries[0].seq == restored.version and entries[0].hash == restored.hash:
             start = Game(info, start.rules, restored.state, restored.version, restored.hash, restored.table)

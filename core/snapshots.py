@@ -7,12 +7,21 @@ reads the meta hash and the snapshot in one round trip, then the entries after i
 
 The snapshot is JSON, never pickle: the game's own ``state_to_json`` (``domain.codec``), decoded
 with the same codec by the type that function is annotated with, which checks every field's
-type. It is a cache, never the record: it is ignored, and the whole log folded, when
+type. It carries ``digest``, the hash of its own content (``domain.canonical.json_hash`` of
+every other field: format, rules, schema, version, chain hash, state and table). It is a cache,
+never the record: it is ignored, and the whole log folded, when
 
+- its content does not match its digest (an edit of the state in Redis that left the version and
+  the chain hash as they were, or a corrupted value): logged as a warning with the game's id;
 - its format, the game's rules (``engine_version``) or the shape of the state and table types
-  (a digest of their fields and enum values, ``schema_digest``) differ from this process's;
+  (a digest of their fields and enum values, ``schema_digest``) differ from this process's (a
+  snapshot of the format before 2 has no digest and is ignored this way, silently);
 - it does not decode, or names a version the stream does not have;
 - the stream's entry at its version does not carry the chain hash it recorded.
+
+The digest is a plain hash, not a signature: it catches a snapshot edited or damaged without it
+being recomputed. Whoever may write Redis at will can rewrite the event log as well; the replay
+bundle's verification (docs/replay-format.md) is what proves a game to a third party.
 
 After a fix to a fold that changes no type and no rules version, delete the ``hg:{*}:snap`` keys
 (or raise ``FORMAT``): the next snapshots are written from the log again.
@@ -30,9 +39,10 @@ from typing import Any
 
 from core.table import Table
 from domain import codec
+from domain.canonical import json_hash
 from domain.core import GameRules
 
-FORMAT = 1
+FORMAT = 2  # 2: the snapshot carries the digest of its content
 EVERY = 64  # events between snapshots: a cold load folds at most this many
 
 log = logging.getLogger(__name__)
@@ -58,15 +68,20 @@ def encode(rules: GameRules, state: Any, table: Table, version: int, last_hash: 
     except (KeyError, TypeError, NameError, AttributeError):
         log.warning("no snapshots for %s: its state_to_json names no state type", rules.name, exc_info=True)
         return None
-    return json.dumps({"format": FORMAT, "engine": rules.engine_version, "schema": schema,
-                       "version": version, "hash": last_hash, "state": rules.state_to_json(state),
-                       "table": codec.object_to_json(table)}, separators=(",", ":"))
+    content = {"format": FORMAT, "engine": rules.engine_version, "schema": schema, "version": version,
+               "hash": last_hash, "state": rules.state_to_json(state), "table": codec.object_to_json(table)}
+    return json.dumps({**content, "digest": json_hash(content)}, separators=(",", ":"))
 
 
-def decode(rules: GameRules, text: str) -> Restored | None:
+def decode(rules: GameRules, text: str, game_id: str = "") -> Restored | None:
     """The snapshot's state, or None when it is not one this process can trust (see above)."""
     try:
         data = json.loads(text)
+        digest = data.pop("digest", None)
+        if (data.get("format") == FORMAT or digest is not None) and digest != json_hash(data):
+            log.warning("ignoring the snapshot of game %s: its content does not match its digest "
+                        "(edited or damaged); folding the game from its events", game_id or "?")
+            return None
         if (data.get("format"), data.get("engine"), data.get("schema")) != (
                 FORMAT, rules.engine_version, schema_digest(state_type(rules))):
             return None

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from replays.bundle import NotFinished, build_bundle
 from replays.source import GameNotFound, Loader, store_loader
-from replays.verify import verify_bundle
+from replays.verify import Interrupted, verify_stream
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -55,13 +56,36 @@ def export(game_id: str, out: Path | None, load: Loader, stdout: TextIO, stderr:
     return 0
 
 
+CHUNK = 1 << 20  # bytes read at a time: the bundle streams through the verifier, never whole in memory
+
+
+class _ReadFailed(Interrupted):
+    """The file could not be read to its end (a read error is no divergence of the bundle)."""
+
+
+def _chunks(source: BinaryIO) -> Iterator[bytes]:
+    while True:
+        try:
+            chunk = source.read(CHUNK)
+        except OSError as exc:
+            raise _ReadFailed(exc.strerror or str(exc)) from None
+        if not chunk:
+            return
+        yield chunk
+
+
 def verify(file: Path, stdout: TextIO, stderr: TextIO) -> int:
+    """The same streaming verification as ``POST /api/v1/replays/verify``, without its budgets."""
     try:
-        data = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
+        with ExitStack() as stack:
+            source = sys.stdin.buffer if str(file) == "-" else stack.enter_context(file.open("rb"))
+            report = verify_stream(_chunks(source))
     except OSError as exc:
         print(f"cannot read {file}: {exc.strerror}", file=stderr)
         return 1
-    report = verify_bundle(data)
+    except _ReadFailed as exc:
+        print(f"cannot read {file}: {exc}", file=stderr)
+        return 1
     for warning in report.warnings:
         print(f"warning: {warning}", file=stderr)
     print(report.describe(), file=stdout if report.ok else stderr)

@@ -1,19 +1,29 @@
 """Verify an ``hourglass-replay/2`` (or ``/1``) bundle: the library behind the CLI and the HTTP endpoint.
 
-``verify_bundle(data)`` re-derives the whole game from the revealed seed and the commands alone
-and reports the first line where the bundle and the re-run disagree. It checks, in file order:
-the bytes are canonical JSON Lines; the header matches the footer's ``header_hash``;
-``sha256(seed) == seed_commitment``; for every batch, the events that ``setup``/``decide``
-produce with ``Rng(seed, game_id, draw_counter(state))`` equal the stored ones byte for byte,
-the hash chain and the state hash after the batch (format 1: every batch; format 2: the
-checkpoint batches, null on the others); and finally the recomputed result, the
-counts and the final hashes in the footer.
+``verify_stream(chunks)`` re-derives the whole game from the revealed seed and the commands alone
+and reports the first line where the bundle and the re-run disagree; ``verify_bundle(data)`` does
+the same for a bundle already in memory. The bundle is read line by line as it arrives
+(``replays.lines``): memory holds one line and the game's state, never the bundle, and a bundle
+that is wrong in its first line is refused without reading the rest. In file order it checks:
+the header line (canonical JSON, its fields, a known format); for every batch, the events that
+``setup``/``decide`` produce with ``Rng(seed, game_id, draw_counter(state))`` equal the stored
+ones byte for byte, the hash chain and the state hash after the batch (format 1: every batch;
+format 2: the checkpoint batches, null on the others); and finally the footer: the
+``header_hash``, the recomputed result, the counts and the final hashes.
+
+Which divergence is reported once the header has been read is the same as if the whole file were
+checked first: after a divergence the rest is read without replaying it (``BundleLines.rest``),
+and a byte that is not UTF-8, a last line without its newline, a missing footer or a footer whose
+``header_hash`` does not match the header is reported instead (``sha256(seed) ==
+seed_commitment`` and the game's name are checked after ``header_hash``). A caller bounds the
+work with ``pace`` (called after every batch line) and with the chunks it hands over: either may
+raise :class:`Interrupted`, which stops the verification and is raised to the caller.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -33,6 +43,7 @@ from replays.bundle import (
     state_hash,
 )
 from replays.entries import ENTRY_KEYS, event_json
+from replays.lines import MAX_LINE, BundleLines, Unreadable
 from replays.statehash import StateHasher
 
 SNIPPET = 240  # characters of context shown around a difference
@@ -99,22 +110,6 @@ def _expect_equal(line: int, what: str, expected: Any, found: Any) -> None:
     exp, fnd = _show(expected), _show(found)
     if exp != fnd:
         raise _Diverged(line, what, *_excerpts(exp, fnd))
-
-
-def _split_lines(data: bytes | str) -> list[str]:
-    if isinstance(data, bytes):
-        raw = data
-        try:
-            data = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise _Diverged(raw[:exc.start].count(b"\n") + 1,
-                            "not valid UTF-8", "UTF-8 text", repr(data[exc.start:exc.end])) from None
-    if not data:
-        raise _Diverged(1, "empty bundle", "a header line", "nothing")
-    lines = data.split("\n")
-    if lines[-1] != "":
-        raise _Diverged(len(lines), "last line is not terminated by a newline (truncated?)", "\\n", lines[-1][-40:])
-    return lines[:-1]
 
 
 def _parse(number: int, text: str) -> dict[str, Any]:
@@ -252,40 +247,93 @@ def _rules(header: dict[str, Any], rules_for: Callable[[str], GameRules]) -> Gam
     return for_engine(rules, str(header["engine_version"]))
 
 
-def _check(data: bytes | str, rules_for: Callable[[str], GameRules], progress: dict[str, Any]) -> Report:
-    texts = _split_lines(data)
-    header = _parse(1, texts[0])
+class Interrupted(Exception):
+    """Raised by a caller's ``pace`` or chunk source to stop a verification (a budget ran out, the
+    body is too large, the client is too slow); ``verify_stream`` raises it on, with no report."""
+
+
+Pace = Callable[[int], None]  # called with the number of each batch line once it is checked
+
+
+def _unpaced(number: int) -> None:
+    return None
+
+
+def _header(lines: BundleLines) -> dict[str, Any]:
+    """Line 1: a canonical JSON object with the header's fields and a known format."""
+    header = _parse(1, lines.next_line() or "")
     _expect_keys(1, header, "header", HEADER_KEYS)
     if header["format"] not in FORMATS:
         _expect_equal(1, "format", " or ".join(FORMATS), str(header["format"]))
-    progress.update(game=header.get("game"), game_id=header.get("game_id"), lines=len(texts))
-    last = _parse(len(texts), texts[-1]) if len(texts) > 1 else {}
-    if last.get("kind") != "footer":
-        raise _Diverged(len(texts) + 1, "missing footer (truncated bundle?)", "a footer line", "end of file")
-    _expect_equal(1, "header (footer.header_hash)", last.get("header_hash"), json_hash(header))
+    return header
+
+
+def _footer_line(count: int, last: str | None, header: dict[str, Any]) -> dict[str, Any]:
+    """The last of ``count`` lines as the footer that belongs to ``header``."""
+    footer = _parse(count, last) if count > 1 and last is not None else {}
+    if footer.get("kind") != "footer":
+        raise _Diverged(count + 1, "missing footer (truncated bundle?)", "a footer line", "end of file")
+    _expect_equal(1, "header (footer.header_hash)", footer.get("header_hash"), json_hash(header))
+    return footer
+
+
+def _replay(lines: BundleLines, header: dict[str, Any], rules_for: Callable[[str], GameRules],
+            progress: dict[str, Any], pace: Pace) -> Report:
     seed = _seed(header)
     rules = _rules(header, rules_for)
     replayer = _Replayer(header, rules, seed)
-    for number in range(2, len(texts)):
+    batches, pending = 0, lines.next_line()
+    while pending is not None:
+        following = lines.next_line()  # one line ahead: the last line is the footer
+        if following is None:
+            break
+        number = batches + 2
         progress["line"] = number
-        replayer.batch(number, number - 2, _parse(number, texts[number - 1]))
-    batches = len(texts) - 2
+        replayer.batch(number, batches, _parse(number, pending))
+        pace(number)
+        batches, pending = batches + 1, following
+    count = progress["lines"] = lines.count
+    footer = _footer_line(count, pending, header)
     if batches == 0:
         raise _Diverged(2, "no batches", "the setup batch", "the footer")
-    progress["line"] = len(texts)
-    result = replayer.footer(len(texts), last, batches)
+    progress["line"] = count
+    result = replayer.footer(count, footer, batches)
     warnings: tuple[str, ...] = ()
     if header["engine_version"] != rules.engine_version:
         warnings = (f"bundle written by engine {header['engine_version']}, verified with {rules.engine_version}",)
-    return Report(True, header["game"], header["game_id"], len(texts), batches, replayer.entries,
+    return Report(True, header["game"], header["game_id"], count, batches, replayer.entries,
                   replayer.chain, result, None, warnings)
 
 
-def verify_bundle(data: bytes | str, rules_for: Callable[[str], GameRules] = get_game) -> Report:
-    """Verify a bundle's text or bytes; never raises for bad input, the report says what is wrong."""
+def _check(lines: BundleLines, rules_for: Callable[[str], GameRules], progress: dict[str, Any], pace: Pace) -> Report:
+    header = _header(lines)
+    progress.update(game=header.get("game"), game_id=header.get("game_id"))
+    try:
+        return _replay(lines, header, rules_for, progress, pace)
+    except (Unreadable, Interrupted):
+        raise
+    except Exception:  # the whole file's faults outrank this one: read the rest to find them
+        count, last = lines.rest()
+        progress["lines"] = count
+        _footer_line(count, last, header)
+        raise
+
+
+def verify_stream(chunks: Iterable[bytes], rules_for: Callable[[str], GameRules] = get_game,
+                  pace: Pace = _unpaced, max_line: int = MAX_LINE, errors: str = "strict") -> Report:
+    """Verify a bundle read from ``chunks`` (bytes, any sizes), as far as needed and no further.
+
+    Never raises for bad input, the report says what is wrong; raises :class:`Interrupted` when
+    ``pace`` or ``chunks`` does.
+    """
+    lines = BundleLines(chunks, max_line, errors)
     progress: dict[str, Any] = {}
     try:
-        return _check(data, rules_for, progress)
+        return _check(lines, rules_for, progress, pace)
+    except Interrupted:
+        raise
+    except Unreadable as exc:
+        return Report(False, divergence=Divergence(exc.line, exc.what, exc.expected, exc.found))
     except _Diverged as exc:
         divergence = exc.divergence
     except Exception as exc:  # a forged line can drive the engine into states it never produces
@@ -293,3 +341,10 @@ def verify_bundle(data: bytes | str, rules_for: Callable[[str], GameRules] = get
                                 "a line the engine can replay", repr(exc)[:SNIPPET])
     return Report(False, progress.get("game"), progress.get("game_id"), progress.get("lines", 0),
                   divergence=divergence)
+
+
+def verify_bundle(data: bytes | str, rules_for: Callable[[str], GameRules] = get_game) -> Report:
+    """Verify a bundle's text or bytes; never raises for bad input, the report says what is wrong."""
+    if isinstance(data, str):  # already text: passed through as it is, never refused as UTF-8
+        return verify_stream((data.encode("utf-8", "surrogatepass"),), rules_for, errors="surrogatepass")
+    return verify_stream((data,), rules_for)

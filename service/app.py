@@ -31,6 +31,9 @@
   ``MAX_LIVE_GAMES`` (10,000) live games by creating requester and overall (``service.limits``,
   ``core.retention``); 0 lifts one, and ``RATE_LIMIT=0`` lifts them all;
 - ``MAX_CONTENT_LENGTH`` bytes of request body (64 KiB);
+- ``VERIFY_MAX_BYTES`` (4 MiB), ``VERIFY_CPU_S`` (2), ``VERIFY_DEADLINE_S`` (30),
+  ``VERIFY_PER_ADDRESS`` (1) and ``VERIFY_PER_PROCESS`` (2): the bounds of one upload to
+  ``POST /api/v1/replays/verify`` (``service.verify_bounds``); env ``HOURGLASS_<NAME>`` for each;
 - ``CORS_ORIGINS``: origins allowed to call ``/api/*`` from a browser, comma-separated, or
   ``*`` (the default: the API authenticates with bearer tokens, never cookies); env
   ``HOURGLASS_CORS_ORIGINS``;
@@ -116,6 +119,11 @@ DEFAULTS: dict[str, Any] = {
     "CORS_ORIGINS": "*",
     "ABORT_MOVES": 4,
     "INACTIVITY_S": 86_400.0,
+    "VERIFY_MAX_BYTES": 4 * 1024 * 1024,
+    "VERIFY_CPU_S": 2.0,
+    "VERIFY_DEADLINE_S": 30.0,
+    "VERIFY_PER_ADDRESS": 1,
+    "VERIFY_PER_PROCESS": 2,
     "JSON_SORT_KEYS": True,
 }
 API_DESCRIPTION = ("Play board games over REST and audit their replays. Start with docs/api.md in the "
@@ -135,10 +143,12 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
         "HOURGLASS_STREAM_HUB": ("STREAM_HUB", str),
         "HOURGLASS_ABORT_MOVES": ("ABORT_MOVES", int), "HOURGLASS_INACTIVITY_S": ("INACTIVITY_S", float),
         "HOURGLASS_SIGNUP": ("SIGNUP", str), "HOURGLASS_WORK_PERIOD_S": ("WORK_PERIOD_S", float),
+        "HOURGLASS_VERIFY_CPU_S": ("VERIFY_CPU_S", float), "HOURGLASS_VERIFY_DEADLINE_S": ("VERIFY_DEADLINE_S", float),
         **{f"HOURGLASS_{name}": (name, int)
            for name in ("ANON_RATE_LIMIT", "AUTH_FAIL_LIMIT", "WORK_BUDGET", "ACCOUNT_WORK_BUDGET",
                         "SIGNUPS_PER_ADDRESS", "MAX_BOTS_PER_ACCOUNT", "TRUSTED_PROXIES", "SSE_PER_ADDRESS", "SSE_PER_TOKEN",
-                        "MAX_LIVE_GAMES_PER_ADDRESS", "MAX_LIVE_GAMES_PER_ACCOUNT", "MAX_LIVE_GAMES")}}
+                        "MAX_LIVE_GAMES_PER_ADDRESS", "MAX_LIVE_GAMES_PER_ACCOUNT", "MAX_LIVE_GAMES", "VERIFY_MAX_BYTES",
+                        "VERIFY_PER_ADDRESS", "VERIFY_PER_PROCESS")}}
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:

@@ -227,6 +227,13 @@ def charge(cost: float, what: str) -> WorkBudget:
     return budget
 
 
+def charge_done(cost: float) -> None:
+    """Charge work that has happened already (its size known only afterwards): taken even past
+    empty, so the requester's next request for work waits for the refill."""
+    if cost > 0:
+        work_budget().take(_conn(), cost, done=True)
+
+
 def live_caps(config: Mapping[str, Any], caller: Principal | None = None) -> LiveCaps | None:
     """The live-game caps that apply to ``caller`` (None: limits off)."""
     if int(config["RATE_LIMIT"]) <= 0:

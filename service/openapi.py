@@ -53,7 +53,7 @@ PROBLEMS: dict[str, tuple[int, ...]] = {
     "leave": (400, 401, 404, 409, 413, 422),
     "claim": (400, 401, 404, 409, 413, 422),
     "getReplay": (404, 409),
-    "verifyReplay": (400, 413),
+    "verifyReplay": (400, 408, 413),
     "getTimeline": (404,),
     "getReference": (404,),
     "viewerPage": (),  # its 404 is a page for people (text/html), declared with the route

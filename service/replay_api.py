@@ -1,35 +1,49 @@
 """Replays over HTTP: the bundle, verification and the timeline the viewer steps through.
 
 - ``GET  /api/v1/games/{id}/replay``   the ``hourglass-replay/2`` bundle (409 while the game runs)
-- ``POST /api/v1/replays/verify``      upload a bundle (raw body or multipart field ``bundle``)
+- ``POST /api/v1/replays/verify``      upload a bundle (raw body or multipart field ``bundle``),
+  verified as it streams in, within the bounds of ``service.verify_bounds``
 - ``GET  /api/v1/games/{id}/timeline`` the version after each batch (the viewer's steps)
 
 The viewer's page and reference data are in service/viewer_api.py. The app factory registers ``blp``.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
-from flask import Response, request
+from flask import Response, current_app, g, request
 from flask_smorest import Blueprint
+from werkzeug.wsgi import get_input_stream
 
 from core.store import EventStore
 from replays.bundle import NotFinished, build_bundle
 from replays.source import load_game
 from replays.timetravel import versions_of_batches
-from replays.verify import verify_bundle
+from replays.verify import verify_stream
+from service import limits
 from service.problems import ApiProblem
+from service.verify_bounds import (
+    Bounds,
+    Refused,
+    Work,
+    admitted,
+    close_unread,
+    declared_too_large,
+    multipart_field,
+    too_large,
+)
 from service.web import service
 
 STATIC_DIR = str(resources.files("replays").joinpath("static"))
 BUNDLE_MIMETYPE = "application/x-ndjson"
-MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 
 blp = Blueprint(
     "replays", __name__, description="Replay bundles, verification and the replay viewer",
     static_folder=STATIC_DIR, static_url_path="/replays/static",
 )
+blp.after_request(close_unread)  # also after a limit answered before the view: the body is left unread
 
 
 def _store() -> EventStore:
@@ -69,33 +83,55 @@ def replay(game_id: str) -> Response:
     return response
 
 
-def _uploaded_bundle() -> bytes:
-    request.max_content_length = MAX_BUNDLE_BYTES  # bundles are far larger than a move body
-    if request.content_length is not None and request.content_length > MAX_BUNDLE_BYTES:
-        raise ApiProblem(413, "TOO_LARGE", f"a bundle may be at most {MAX_BUNDLE_BYTES} bytes")
-    if request.mimetype == "multipart/form-data":
-        upload = request.files.get("bundle")
-        data = upload.read(MAX_BUNDLE_BYTES + 1) if upload is not None else b""
-    else:  # any other type is the raw bundle (curl --data-binary sends a form type by default)
-        data = request.get_data(cache=False, parse_form_data=False)
-    if len(data) > MAX_BUNDLE_BYTES:
-        raise ApiProblem(413, "TOO_LARGE", f"a bundle may be at most {MAX_BUNDLE_BYTES} bytes")
-    if not data:
-        raise ApiProblem(400, "MALFORMED", "send the bundle as the request body or as the multipart field 'bundle'",
-                         title="Malformed request")
-    return data
-
-
 @blp.route("/api/v1/replays/verify", methods=["POST"])
 @blp.doc(operationId="verifyReplay")
 @blp.doc(requestBody={"required": True, "content": {
     BUNDLE_MIMETYPE: {"schema": {"type": "string", "minLength": 1}},
     "multipart/form-data": {"schema": {"type": "object", "required": ["bundle"], "properties": {
         "bundle": {"type": "string", "format": "binary", "minLength": 1}}}}}},
-         responses={"200": {"description": "the verification report: ok, or the first divergence"}})
+         responses={"200": {"description": "the verification report: ok, or the first divergence"},
+                    "408": {"description": "the body did not arrive within the deadline"},
+                    "413": {"description": "the bundle is larger, or costs more CPU time, than this endpoint "
+                                           "verifies: verify it offline with `hourglass replay verify FILE`"},
+                    "429": {"description": "this address already has a verification running"},
+                    "503": {"description": "this process verifies as many bundles as it may at once"}})
 def verify() -> Any:
-    """Verify an uploaded bundle: 200 with ``ok`` true, or false and the first divergence."""
-    return verify_bundle(_uploaded_bundle()).to_json()
+    """Verify an uploaded bundle: 200 with ``ok`` true, or false and the first divergence.
+
+    The body is verified line by line as it arrives, within the bounds in ``docs/api.md``."""
+    bounds = Bounds.from_config(current_app.config)
+    work = g.verify_work = Work(bounds, request.environ)  # close_unread: the connection closes unless it was read
+    if declared_too_large(bounds, request.content_length):
+        raise too_large(bounds)
+    paid = mebibytes(request.content_length or 0)
+    limits.charge(paid, "verifying a replay bundle")  # before a byte is read: a declared size pays up front
+    with admitted(bounds, service().store.conn):
+        try:
+            report = verify_stream(_bundle_chunks(work), pace=work.pace)
+        except Refused as refused:
+            raise refused.problem from None
+        finally:
+            limits.charge_done(mebibytes(work.bytes_read) - paid)  # a body longer than declared, or chunked
+    if not work.bundle_bytes:
+        raise ApiProblem(400, "MALFORMED", "send the bundle as the request body or as the multipart field 'bundle'",
+                         title="Malformed request")
+    return report.to_json()
+
+
+def _bundle_chunks(work: Work) -> Iterator[bytes]:
+    if request.is_json:  # the JSON depth check (service.app) has read this body already (64 KiB at most)
+        data = request.get_data(cache=True)
+        work.bytes_read, work.ended = len(data), True
+        return work.counted(iter([data]))
+    stream = get_input_stream(request.environ)
+    if request.mimetype == "multipart/form-data":
+        return multipart_field(work, work.chunks(stream), request.mimetype_params.get("boundary", ""), "bundle")
+    return work.counted(work.chunks(stream))  # any other type is the raw bundle (curl --data-binary sends a form type)
+
+
+def mebibytes(size: int) -> int:
+    """Work units of a verification: 1 per started MiB of bundle (at least 1)."""
+    return max(1, -(-size // (1 << 20)))
 
 
 @blp.route("/api/v1/games/<game_id>/timeline")

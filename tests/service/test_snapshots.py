@@ -3,6 +3,7 @@ trust is ignored, never believed."""
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -12,6 +13,9 @@ from conftest import run_worker
 from core import snapshots
 from core.games import Game, GameService
 from core.store import snap_key
+from core.table import EMPTY
+from domain.games import fold, get_game
+from domain.rng import Rng
 
 
 def _same(a: Game, b: Game) -> None:
@@ -92,9 +96,56 @@ def test_a_snapshot_that_cannot_be_trusted_is_ignored(conn: redis.Redis, finishe
     _same(GameService(conn).load(finished_game), full)
 
 
+def _edited_coins(text: str) -> str:
+    """The snapshot with one seat's coins raised: version, chain hash and digest left as they were."""
+    data = json.loads(text)
+    data["state"]["players"][0]["coins"] += 5
+    return json.dumps(data, separators=(",", ":"))
+
+
+def test_a_snapshot_whose_state_was_edited_is_logged_and_the_game_folded_from_its_events(
+        conn: redis.Redis, finished_game: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 22: before, this edit was trusted after a restart (the game loaded with 5 more coins)."""
+    full = _fold_from_zero(conn, finished_game)
+    conn.set(snap_key(finished_game), _edited_coins(conn.get(snap_key(finished_game)).decode()))
+    with caplog.at_level(logging.WARNING, logger="core.snapshots"):
+        cold = GameService(conn).load(finished_game)
+    _same(cold, full)
+    assert any(finished_game in r.getMessage() and "does not match its digest" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("tamper", [
+    lambda d: d.pop("digest"),
+    lambda d: d.update(digest="0" * 64),
+    lambda d: d.update(hash="0" * 64),
+    lambda d: d["state"]["players"][1].update(coins=d["state"]["players"][1]["coins"] + 1),
+    lambda d: d.update(version=d["version"] + 64),
+])
+def test_a_snapshot_is_trusted_only_with_the_digest_of_its_own_content(tamper: Any,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    rules = get_game("orleans")
+    state = fold(rules, rules.setup(rules.config_from_json({"players": 2}), Rng(b"seed", "g1", 0)))
+    text = snapshots.encode(rules, state, EMPTY, 7, "h" * 64)
+    assert text is not None and snapshots.decode(rules, text) is not None
+    data = json.loads(text)
+    tamper(data)
+    with caplog.at_level(logging.WARNING, logger="core.snapshots"):
+        assert snapshots.decode(rules, json.dumps(data), "g1") is None
+    assert "snapshot of game g1" in caplog.text and "does not match its digest" in caplog.text
+
+
+def test_a_snapshot_of_the_format_before_digests_is_ignored_quietly(
+        conn: redis.Redis, finished_game: str, caplog: pytest.LogCaptureFixture) -> None:
+    full = _fold_from_zero(conn, finished_game)
+    data = json.loads(conn.get(snap_key(finished_game)))
+    del data["digest"]
+    conn.set(snap_key(finished_game), json.dumps({**data, "format": 1}))
+    with caplog.at_level(logging.WARNING, logger="core.snapshots"):
+        _same(GameService(conn).load(finished_game), full)
+    assert "digest" not in caplog.text
+
+
 def test_every_game_round_trips_its_state_through_the_snapshot() -> None:
-    from core.table import EMPTY
-    from domain.games import get_game
     from workers.selfplay import play
 
     for name in ("orleans", "artificium", "cathedral"):
