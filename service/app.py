@@ -58,6 +58,7 @@ from core.games import GameService
 from domain.games import game_names, get_game
 from service import apidocs, limits, openapi
 from service.problems import ApiProblem, register_error_handlers
+from service.verify_bounds import close_unread
 
 
 class _Api(Api):
@@ -182,6 +183,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     _allow_cross_origin(app)
     limits.install(app)
+    # a body the answer left unread (a 413, a limit that answered first, a refused verification):
+    # the connection is shut after the answer instead of the worker draining the rest of the body
+    app.after_request(close_unread)
 
     api = _Api(app, spec_kwargs={"info": {"description": API_DESCRIPTION},
                                  "security": [{"bearerAuth": []}, {}],  # a seat token, or none (spectator)

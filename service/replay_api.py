@@ -29,7 +29,6 @@ from service.verify_bounds import (
     Refused,
     Work,
     admitted,
-    close_unread,
     declared_too_large,
     multipart_field,
     too_large,
@@ -43,7 +42,6 @@ blp = Blueprint(
     "replays", __name__, description="Replay bundles, verification and the replay viewer",
     static_folder=STATIC_DIR, static_url_path="/replays/static",
 )
-blp.after_request(close_unread)  # also after a limit answered before the view: the body is left unread
 
 
 def _store() -> EventStore:

@@ -93,11 +93,12 @@ class Upload:
 
 
 def upload(port: int, body: bytes | None = None, *, mib: int = HOSTILE_MIB, chunked: bool = False,
-           headers: dict[str, str] | None = None, stop_after: int | None = None) -> Upload:
-    """POST ``body`` (default: ``mib`` MiB of newlines) to the verify endpoint on a raw socket,
-    sending until the server answers or stops reading; ``stop_after`` bytes: then fall silent."""
+           headers: dict[str, str] | None = None, stop_after: int | None = None, path: str = VERIFY,
+           content_type: str = "application/x-ndjson") -> Upload:
+    """POST ``body`` (default: ``mib`` MiB of newlines) to ``path`` (the verify endpoint) on a raw
+    socket, sending until the server answers or stops reading; ``stop_after`` bytes: then fall silent."""
     total = len(body) if body is not None else mib * MIB
-    lines = [f"POST {VERIFY} HTTP/1.1", "Host: test", "Content-Type: application/x-ndjson",
+    lines = [f"POST {path} HTTP/1.1", "Host: test", f"Content-Type: {content_type}",
              "Transfer-Encoding: chunked" if chunked else f"Content-Length: {total}",
              *(f"{k}: {v}" for k, v in (headers or {}).items())]
     sock = socket.create_connection(("127.0.0.1", port), timeout=60)
@@ -167,6 +168,20 @@ def test_64_mib_of_newlines_without_a_length_is_refused_after_its_first_line(ser
     assert served.state() == 200
 
 
+@pytest.mark.parametrize("chunked", [False, True], ids=["declared", "chunked"])
+@pytest.mark.parametrize("path", ["/api/v1/games", "/api/v1/accounts", "/api/v1/games/0000000000000000/moves"])
+def test_64_mib_to_any_endpoint_is_refused_and_not_drained(served: Served, path: str, chunked: bool) -> None:
+    """Every endpoint caps its body (64 KiB): a larger body is a 413, and the connection is shut
+    after it instead of the worker reading the other 64 MiB."""
+    answer = upload(served.port, path=path, content_type="application/json", chunked=chunked)
+    # a declared length is refused before the body is read; a chunked one is cut at the cap, and
+    # what arrived (64 KiB of newlines) is no JSON
+    expected = (400, "MALFORMED") if chunked else (413, "TOO_LARGE")
+    assert (answer.status, answer.body["kind"]) in (expected, (413, "TOO_LARGE")), answer.body
+    assert answer.closed and answer.sent < HOSTILE_MIB * MIB // 4
+    assert served.state() == 200
+
+
 def test_a_body_under_the_cap_wrong_in_line_1_gets_its_answer_and_the_connection_is_shut(served: Served) -> None:
     answer = upload(served.port, mib=3)
     assert answer.status == 200 and answer.body["divergence"]["line"] == 1
@@ -194,7 +209,8 @@ def test_four_hostile_clients_in_a_loop_leave_the_seat_holder_answered(served: S
         for thread in threads:
             thread.join(timeout=120)
     assert states == [200] * 40
-    assert answers and set(answers) <= {"413 TOO_LARGE", "200 False", "429 TOO_MANY_VERIFICATIONS", "429 RATE_LIMITED"}
+    assert answers and set(answers) <= {"413 TOO_LARGE", "200 False", "429 TOO_MANY_VERIFICATIONS", "429 RATE_LIMITED",
+                                        "429 WORK_BUDGET"}
     assert _web_peak_rss_mb(served.proc) < 400  # before: 1.2 GB after one such body
 
 
