@@ -33,7 +33,7 @@ from replays.bundle import build_bundle
 from replays.source import load_game
 from replays.verify import verify_bundle
 from tests.workers.hg_botserver import BotServer
-from workers import jobs
+from workers import forfeits, jobs
 from workers.enqueue import enqueue_advance
 from workers.selfplay import play
 
@@ -89,6 +89,7 @@ def test_bot_seats_under_an_rq_worker_play_what_in_process_selfplay_plays(
 def test_http_seats_play_their_answers_or_the_default(
         conn: redis.Redis, svc: GameService, created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(jobs.DEADLINE_ENV, "0.5")
+    monkeypatch.setenv(forfeits.FORFEIT_ENV, "0")  # this test is about every call's outcome, not forfeits
     with BotServer("unused", slow_s=2.0) as bots:
         monkeypatch.setenv(seats.HOSTS_ENV, bots.url.split("//", 1)[1])  # 127.0.0.1:<its port>, exactly
         specs = [{"name": "good", "kind": "http", "url": bots.url + "/good"},

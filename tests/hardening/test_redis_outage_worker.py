@@ -77,7 +77,8 @@ def test_the_worker_survives_a_redis_kill_mid_job_and_plays_on(
 def test_clock_timeouts_fire_again_soon_after_an_outage_while_idle(
         private_redis: RedisServer, children: Children) -> None:
     worker = children.hourglass("worker", "worker", env={"REDIS_URL": private_redis.url})
-    scheduler = f"Scheduler for {os.environ['HOURGLASS_QUEUE']} started"  # the run's own queue (tests/conftest.py)
+    queue = os.environ["HOURGLASS_QUEUE"]  # the run's own queues, both lanes (tests/conftest.py, workers/lanes.py)
+    scheduler = f"Scheduler for {queue}, {queue}-slow started"
     wait_until(lambda: scheduler in children.log("worker"), 30, what="the scheduler")
     private_redis.kill()
     time.sleep(3)
