@@ -32,7 +32,7 @@ from typing import Any
 
 import redis
 
-from core.connection import UNAVAILABLE, get_redis, plain_redis
+from core.connection import get_redis, plain_redis
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ class _Buffer:
                 else:
                     pipe.hincrbyfloat(KEY, field, by)
             pipe.execute()
-        except (*UNAVAILABLE, redis.RedisError):  # keep them for the next try: a scrape lags, nothing is lost
+        except redis.RedisError:  # (connection errors included) keep them for the next try: a scrape lags, nothing is lost
             with self.lock:
                 for field, by in adds.items():
                     self.adds[field] += by
@@ -174,7 +174,7 @@ def bot_label(name: str | None, conn: redis.Redis | None = None) -> str:
                                                  and target.sadd(BOTS_KEY, name)):
             _BUFFER.bots.add(name)
             return name
-    except (*UNAVAILABLE, redis.RedisError):
+    except redis.RedisError:
         pass
     return "other"
 

@@ -56,16 +56,16 @@ class RedisCollector:
                 grouped[name][tuple(sorted(labels.items()))][suffix] = value
         for name, (kind, help_text, buckets) in metrics.METRICS.items():
             series = grouped.get(name, {})
-            names = sorted({k for labels in series for k, _ in labels})
+            names = sorted({k for key in series for k, _ in key})
             if kind == "counter":
                 counter = CounterMetricFamily(name.removesuffix("_total"), help_text, labels=names)
-                for labels, values in sorted(series.items()):
-                    counter.add_metric(_values(labels, names), values.get("total", 0.0))
+                for key, values in sorted(series.items()):
+                    counter.add_metric(_values(key, names), values.get("total", 0.0))
                 yield counter
                 continue
             histogram = HistogramMetricFamily(name, help_text, labels=names)
-            for labels, values in sorted(series.items()):
-                histogram.add_metric(_values(labels, names), _cumulative(values, buckets), values.get("sum", 0.0))
+            for key, values in sorted(series.items()):
+                histogram.add_metric(_values(key, names), _cumulative(values, buckets), values.get("sum", 0.0))
             yield histogram
 
 
@@ -98,5 +98,5 @@ def scrape() -> Response:
     """The Prometheus text exposition of every process's figures (operators only)."""
     _authorised()
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(RedisCollector(metrics.read(service().store.conn)))  # type: ignore[arg-type]
+    registry.register(RedisCollector(metrics.read(service().store.conn)))
     return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
