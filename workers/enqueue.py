@@ -29,7 +29,7 @@ from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
 from core.connection import plain_redis
-from workers.lanes import FAST, Lane, base_of_queue, queue_suffix
+from workers.lanes import FAST, NOW, QUEUE_LANES, Lane, base_of_queue, queue_suffix
 from workers.lease import held
 
 QUEUE_NAME = "hourglass"
@@ -56,6 +56,11 @@ def queue(conn: Redis, name: str | None = None, lane: Lane = FAST) -> Queue:
     return Queue(name or queue_name(lane), connection=plain_redis(conn), serializer=JSONSerializer)
 
 
+def lane_queues(conn: Redis, lanes: tuple[Lane, ...] = QUEUE_LANES) -> list[Queue]:
+    """The lanes' queues, in the order given (a worker takes from them in that order)."""
+    return [queue(conn, lane=lane) for lane in lanes]
+
+
 def retry_policy() -> Retry:
     """First retry at once (a dead horse, a lost connection), then back off (needs the scheduler)."""
     return Retry(max=5, interval=[0, 2, 10, 30, 60])
@@ -73,9 +78,11 @@ def _pending(q: Queue, job_id: str) -> bool:
     return _status(q, job_id) in PENDING
 
 
-def enqueue_advance(conn: Redis, game_id: str, version: int, lane: Lane = FAST) -> None:
+def enqueue_advance(conn: Redis, game_id: str, version: int, lane: Lane = NOW) -> None:
     """Schedule ``workers.jobs.advance(game_id)`` after the game reached ``version``, at the back
-    of ``lane``'s queue (a job on the wrong lane moves the game to the right one).
+    of ``lane``'s queue (a job on the wrong lane moves the game to the right one). The default,
+    ``now``, is for news from outside (a creation, a move through the API); the workers' own
+    continuations name their lane.
 
     Call it after every accepted append that leaves SYSTEM or a non-human seat to act, and after
     every append in a game with clocks (the worker starts the next seat's clock).

@@ -74,6 +74,8 @@ def advance(game_id: str) -> dict[str, Any]:
     svc = service()
     job = get_current_job()
     lane = lanes.lane_of_queue(job.origin) if job is not None and job.origin else lanes.FAST
+    if lane == lanes.NOW:  # a game with news: its first slice came first; it goes on like any other
+        lane = lanes.FAST
     try:
         return run_advance(svc, game_id, lane=lane, owner=job.id if job is not None else None)
     except GameNotFound:
@@ -118,7 +120,8 @@ def run_advance(svc: GameService, game_id: str, limit: int = MAX_BATCHES_PER_JOB
         metrics.job_slice(lane, time.monotonic() - started, int(out.get("appended", 0)))
     if out.get("continued") or woken:  # after the release: the next job must find the game free
         version = svc.store.version(game_id) if woken or "version" not in out else out["version"]
-        enqueue_advance(conn, game_id, version, lane=out.get("next", lanes.FAST))
+        # news came while we held the game (a job found it leased): that is the now lane's business
+        enqueue_advance(conn, game_id, version, lane=out.get("next") or (lanes.NOW if woken else lanes.FAST))
     return out
 
 
@@ -159,7 +162,8 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
             wanted = lanes.SLOW if kind == lanes.CALL else kind
             if wanted != lane or (step > 0 and (lane == lanes.SLOW or time.monotonic() > stop_at)):
                 return {**done, "continued": True, "next": wanted}
-        if push is not None:
+        if push is not None:  # asked inline: the lease must outlast the seat's whole answer budget
+            lease.renew(int(_http_timeout(svc, game, push) * 1000) + LEASE_MS)
             applied = ask_http_seat(svc, game, push)
             appended += applied is not None
             raced += applied is None

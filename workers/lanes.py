@@ -4,6 +4,9 @@ A game is advanced in *slices*: a job takes the game's lease, does a bounded pie
 puts the game back at the end of a queue, so the games waiting in one queue take turns. Which
 queue depends on who is to act next:
 
+- ``now`` (queue ``<base>-now``): a game that just had news from outside (it was created, a
+  human or pull bot moved, a tournament started it). Its first slice is played before any
+  continuation: someone is waiting for it. Then the game goes on in the lanes below.
 - ``fast`` (queue ``<base>``): SYSTEM steps, a departed seat's default move, and built-in bots
   whose decisions are cheap. A job plays such steps until ``SLICE_S`` has passed (at least one).
 - ``slow`` (queue ``<base>-slow``): built-in bots whose single decision can take longer than a
@@ -14,8 +17,9 @@ queue depends on who is to act next:
   inline by a job on the slow lane.
 
 ``<base>`` is ``HOURGLASS_QUEUE`` (default ``hourglass``). A worker takes from its queues in
-order; ``hourglass serve`` runs one worker on ``fast`` only and one on ``slow`` then ``fast``,
-so a fresh game's first step never waits for a search decision.
+order; ``hourglass serve`` runs one worker on ``now`` then ``fast``, and one on ``slow``, ``now``
+then ``fast``, so a fresh game's first step waits neither for a search decision nor behind the
+slices of games already under way.
 
 The built-in bots are classed by measurement (``bench/botcost.py``, one decision timed, the bot
 in seat 0 against random bots, 2 games each, on the 2-core development machine):
@@ -42,11 +46,12 @@ from typing import Any, Literal
 from core.bots import EXTERNAL_SEAT_KINDS
 from domain.core import SYSTEM, Actor
 
-Lane = Literal["fast", "slow", "call"]
+Lane = Literal["now", "fast", "slow", "call"]
+NOW: Lane = "now"
 FAST: Lane = "fast"
 SLOW: Lane = "slow"
 CALL: Lane = "call"
-QUEUE_LANES: tuple[Lane, Lane] = (FAST, SLOW)  # the lanes that are RQ queues
+QUEUE_LANES: tuple[Lane, ...] = (NOW, FAST, SLOW)  # the lanes that are RQ queues, in the order a worker takes them
 SLICE_ENV = "HOURGLASS_SLICE_MS"
 DEFAULT_SLICE_MS = 50
 SLICE_S = DEFAULT_SLICE_MS / 1000
@@ -88,7 +93,7 @@ def queue_suffix(lane: Lane) -> str:
 
 def lane_of_queue(name: str) -> Lane:
     """The lane a queue name belongs to (a name without a lane suffix is the fast lane)."""
-    return SLOW if name.endswith(queue_suffix(SLOW)) else FAST
+    return next((lane for lane in (NOW, SLOW) if name.endswith(queue_suffix(lane))), FAST)
 
 
 def base_of_queue(name: str) -> str:

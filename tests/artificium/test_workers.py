@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import redis
 from freezegun import freeze_time
-from rq import Queue, Worker
+from rq import Worker
 from rq.serializers import JSONSerializer
 
 from core import clocks, seats
@@ -34,7 +34,7 @@ from replays.source import load_game
 from replays.verify import verify_bundle
 from tests.workers.hg_botserver import BotServer
 from workers import forfeits, jobs
-from workers.enqueue import enqueue_advance
+from workers.enqueue import enqueue_advance, lane_queues
 from workers.selfplay import play
 
 CONFIG = {"edition": "standard", "players": 4}
@@ -58,8 +58,8 @@ def create(svc: GameService, created: list[str], seat_specs: list[dict[str, Any]
 
 
 def burst(conn: redis.Redis, queue_name: str) -> None:
-    q = Queue(queue_name, connection=conn, serializer=JSONSerializer)
-    Worker([q], connection=conn, serializer=JSONSerializer).work(burst=True, logging_level="WARNING")
+    """Work every lane's queue (workers.lanes) until all are empty."""
+    Worker(lane_queues(conn), connection=conn, serializer=JSONSerializer).work(burst=True, logging_level="WARNING")
 
 
 def assert_replay_verifies(svc: GameService, game_id: str) -> None:

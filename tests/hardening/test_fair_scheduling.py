@@ -56,7 +56,7 @@ def test_a_push_call_held_open_holds_up_no_other_game(
         monkeypatch.setenv(HOSTS_ENV, allowed)
         env = {"REDIS_URL": private_redis.url, HOSTS_ENV: allowed, "HOURGLASS_BOT_DEADLINE_S": "120"}
         # serve's layout: a fast-lane worker, and one on the slow lane first (it asks inline without a caller)
-        start(children, env, with_caller, [["--lanes", "fast"], ["--lanes", "slow,fast"]])
+        start(children, env, with_caller, [["--lanes", "now,fast"], ["--lanes", "slow,now,fast"]])
         svc = GameService(private_redis.client(), client_seeds="any")
         if with_caller:
             wait_until(lambda: caller_alive(svc.store.conn), 60, 0.1, "the caller to start")
@@ -84,7 +84,7 @@ def test_two_workers_and_a_caller_ask_a_slow_bot_once_per_decision(
         svc = GameService(private_redis.client(), client_seeds="any")
         games = [push_game(svc, bots, "/slow", f"once-{i}", "orleans") for i in range(2)]  # long games
         conn = svc.store.conn
-        queues = [Queue(queue_name(lane), connection=conn, serializer=JSONSerializer) for lane in ("fast", "slow")]
+        queues = [Queue(queue_name(lane), connection=conn, serializer=JSONSerializer) for lane in ("now", "fast", "slow")]
 
         def play_until(calls: int) -> None:
             deadline = time.monotonic() + 120

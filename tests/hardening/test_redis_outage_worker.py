@@ -78,7 +78,7 @@ def test_clock_timeouts_fire_again_soon_after_an_outage_while_idle(
         private_redis: RedisServer, children: Children) -> None:
     worker = children.hourglass("worker", "worker", env={"REDIS_URL": private_redis.url})
     queue = os.environ["HOURGLASS_QUEUE"]  # the run's own queues, both lanes (tests/conftest.py, workers/lanes.py)
-    scheduler = f"Scheduler for {queue}, {queue}-slow started"
+    scheduler = f"Scheduler for {queue}-now, {queue}, {queue}-slow started"
     wait_until(lambda: scheduler in children.log("worker"), 30, what="the scheduler")
     private_redis.kill()
     time.sleep(3)

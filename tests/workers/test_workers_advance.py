@@ -17,7 +17,7 @@ from rq.serializers import JSONSerializer
 from core.games import GameService
 from domain.orleans import RULES
 from workers import jobs
-from workers.enqueue import enqueue_advance
+from workers.enqueue import enqueue_advance, lane_queues
 from workers.policy import decide_builtin, next_actor
 from workers.selfplay import play
 
@@ -27,8 +27,8 @@ CONFIG = {"edition": "classic", "players": 4}
 
 
 def burst(conn: redis.Redis, queue_name: str) -> None:
-    q = Queue(queue_name, connection=conn, serializer=JSONSerializer)
-    Worker([q], connection=conn, serializer=JSONSerializer).work(burst=True, logging_level="WARNING")
+    """Work every lane's queue (workers.lanes) until all are empty."""
+    Worker(lane_queues(conn), connection=conn, serializer=JSONSerializer).work(burst=True, logging_level="WARNING")
 
 
 def stored_commands(svc: GameService, game_id: str) -> list[tuple[Any, dict[str, Any]]]:
@@ -60,7 +60,7 @@ def test_enqueue_is_deduplicated_per_version(conn: redis.Redis, queue_name: str)
     enqueue_advance(conn, "nosuchgame", 7)
     enqueue_advance(conn, "nosuchgame", 7)
     enqueue_advance(conn, "nosuchgame", 8)
-    q = Queue(queue_name, connection=conn, serializer=JSONSerializer)
+    q = Queue(queue_name + "-now", connection=conn, serializer=JSONSerializer)  # news from outside: the now lane
     assert q.job_ids == ["advance-nosuchgame-7", "advance-nosuchgame-8"]
     job = q.fetch_job("advance-nosuchgame-7")
     assert job.func_name == "workers.jobs.advance" and job.args == ["nosuchgame"] and job.retries_left == 5
