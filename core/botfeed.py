@@ -264,7 +264,7 @@ def _started(game: Game, seat: int) -> dict[str, Any]:
 
 
 def _finished(game: Game, seat: int) -> dict[str, Any]:
-    result = game.result or {}  # the table's: departures ranked below, nothing for an aborted game
+    result = game.result or {}  # the table's: departures and unplayed seats ranked last, none if aborted
     mine: dict[str, Any] = next((r for r in result.get("ranking", []) if r.get("seat") == seat), {})
     return {"game": game.game_id, "seat": seat, "rank": mine.get("rank"), "score": mine.get("score"),
             "result_url": f"/api/v1/games/{game.game_id}"}

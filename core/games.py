@@ -335,7 +335,8 @@ class GameService:
         now = iso_time(self.clock())
         setup = [rules.event_to_json(e) for e in rules.setup(rules.config_from_json(config_json), Rng(seed, game_id, 0))]
         entries = build_entries(0, GENESIS_HASH, setup, actor=SYSTEM, time=now,
-                                command={"type": "CreateGame", "config": config_json})
+                                command={"type": "CreateGame", "config": config_json},
+                                meta={"table": table.RULES})  # the table rules it is played by (core.table)
         open_seats = tuple(s["seat"] for s in seats if s["kind"] == "open")
         if open_seats:
             state, tbl = table.fold(rules, setup, None, EMPTY_TABLE)
@@ -586,6 +587,8 @@ class GameService:
         events, state, tbl = table.step(game.rules, game.state, game.table, command, rng, len(game.info.seats))
         entries = build_entries(game.version, game.last_hash, events, actor=actor, time=iso_time(self.clock()),
                                 command=command_json, meta=meta)
+        if entries:
+            tbl = table.note(tbl, actor, command_json, meta)
         return entries, Game(game.info, game.rules, state, game.version + len(entries),
                              entries[-1].hash if entries else game.last_hash, tbl)
 
@@ -630,6 +633,8 @@ class GameService:
     def _folded(self, start: Game, entries: Sequence[StoredEntry]) -> Game:
         rules = start.rules
         state, tbl = table.fold(rules, (e.data for e in entries), start.state, start.table)
+        for head in (e for e in entries if e.command is not None):  # who played (core.table.note)
+            tbl = table.note(tbl, head.actor, head.command, head.entry.get("meta"))
         info = start.info
         if any(e.type in ("SeatJoined", "SeatVacated") for e in entries):  # a joiner's name, kind and token: the meta
             info = self._info(info.game_id)

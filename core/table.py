@@ -23,6 +23,20 @@ Table commands (JSON ``{"type": ..., ...}`` like any command) and the events the
   with the same consequence as a resignation.
 - ``ForceMove(seat, absent)``: ``MoveForced`` then the events of ``absent``'s default move.
 - ``Abort(seat)``: ``GameAborted``; the game ends with no result.
+- ``Forfeit(seat, after)``, SYSTEM: ``SeatResigned(reason="forfeited")``, with the same
+  consequence as a resignation. Accepted only when the seat's last ``after`` decisions (at least
+  one) all failed, as the log shows them (see *Who played* below).
+
+Who played. Beside the events, the table reads the head of every batch, its actor, command and
+meta (:func:`note`): a batch by a seat whose meta does not mark a default move is a real move of
+that seat; a push seat's default move after a failed call (``meta.http.outcome`` other than
+``ok`` or ``no_moves``) and a SYSTEM ``ApplyTimeout`` of the seat are failed decisions, counted
+per seat until its next real move. Under table rules 2 (a game whose set-up batch carries meta
+``{"table": 2}``: every game created since forfeits exist) a seat whose decisions all failed (at
+least one failed, none was a real move) ranks below every seat that made a real move and wins
+nothing (:func:`result`); a seat that was never asked anything (its opponent resigned first) is
+not one of them. Games created before keep the ranking they were recorded with, so their
+bundles verify as they did.
 
 When and by whom these may be used beyond what the log shows (how many moves an abort may
 follow, how long a seat must have been idle before a claim) is the service's policy, checked by
@@ -30,7 +44,7 @@ follow, how long a seat must have been idle before a claim) is the service's pol
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -39,9 +53,12 @@ from domain.core import Actor, GameRules, Rejected, RejectKind
 from domain.games import step as game_step
 
 MAX_NAME = 64
-Reason = Literal["resigned", "abandoned"]
-Decision = Literal["resignation", "abandonment"]
-DECIDED_BY: dict[str, Decision] = {"resigned": "resignation", "abandoned": "abandonment"}
+Reason = Literal["resigned", "abandoned", "forfeited"]
+Decision = Literal["resignation", "abandonment", "forfeit"]
+DECIDED_BY: dict[str, Decision] = {"resigned": "resignation", "abandoned": "abandonment", "forfeited": "forfeit"}
+RULES = 2  # the table rules new games are created under (meta ``{"table": RULES}`` on the set-up batch)
+UNRANKED_SINCE = 2  # table rules from which a seat without a real move ranks below those with one
+CALL_OK = frozenset({"ok", "no_moves"})  # push-call outcomes that are no failure of the bot
 
 
 # --- commands ------------------------------------------------------------------------------
@@ -83,6 +100,12 @@ class ClaimVictory:
 class ForceMove:
     seat: int
     absent: int
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    seat: int
+    after: int  # the failed decisions in a row that the service's policy allows (its N)
 
 
 # --- events --------------------------------------------------------------------------------
@@ -128,13 +151,13 @@ class GameDecided:
     reason: Decision
 
 
-TABLE_COMMANDS = (OpenSeats, JoinSeat, VacateSeat, Resign, Abort, ClaimVictory, ForceMove)
+TABLE_COMMANDS = (OpenSeats, JoinSeat, VacateSeat, Resign, Abort, ClaimVictory, ForceMove, Forfeit)
 TABLE_EVENTS = (SeatsOpened, SeatJoined, SeatVacated, SeatResigned, GameAborted, MoveForced, GameDecided)
 _COMMANDS: codec.TypeRegistry[TableCommand] = codec.TypeRegistry(TABLE_COMMANDS)
 _EVENTS = codec.TypeRegistry(TABLE_EVENTS)
 COMMAND_TYPES = frozenset(_COMMANDS.by_name)
 EVENT_TYPES = frozenset(_EVENTS.by_name)
-TableCommand = OpenSeats | JoinSeat | VacateSeat | Resign | Abort | ClaimVictory | ForceMove
+TableCommand = OpenSeats | JoinSeat | VacateSeat | Resign | Abort | ClaimVictory | ForceMove | Forfeit
 
 
 # --- the table's state -----------------------------------------------------------------------
@@ -147,6 +170,12 @@ class Departure:
 
 
 @dataclass(frozen=True)
+class Streak:
+    seat: int
+    failed: int  # failed decisions in a row, since the seat's last real move
+
+
+@dataclass(frozen=True)
 class Table:
     open: tuple[int, ...] = ()
     joined: tuple[int, ...] = ()  # open seats that a player took (not the creator's own)
@@ -154,6 +183,10 @@ class Table:
     aborted_by: int | None = None
     winners: tuple[int, ...] | None = None  # set when departures decided the game
     decided_by: str | None = None
+    rules: int = 1  # the table rules of the game (its set-up batch's meta)
+    moved: tuple[int, ...] = ()  # seats that made a real move, ascending
+    missed: tuple[int, ...] = ()  # seats that failed a decision at least once, ascending
+    streaks: tuple[Streak, ...] = ()  # seats whose last decisions failed, by seat
 
     @property
     def aborted(self) -> bool:
@@ -165,6 +198,16 @@ class Table:
 
     def departure(self, seat: int) -> Reason | None:
         return next((d.reason for d in self.departed if d.seat == seat), None)
+
+    def failed_in_a_row(self, seat: int) -> int:
+        """The seat's failed decisions since its last real move (timeouts, failed push calls)."""
+        return next((s.failed for s in self.streaks if s.seat == seat), 0)
+
+    def unplayed(self, seats: Iterable[int]) -> frozenset[int]:
+        """Those of ``seats`` whose decisions all failed, where the table rules rank them last."""
+        if self.rules < UNRANKED_SINCE:
+            return frozenset()
+        return (frozenset(seats) & frozenset(self.missed)) - frozenset(self.moved)
 
 
 EMPTY = Table()
@@ -203,6 +246,37 @@ def fold(rules: GameRules, events: Iterable[dict[str, Any]], state: Any, table: 
     return state, table
 
 
+def note(table: Table, actor: Actor, command: dict[str, Any] | None, meta: dict[str, Any] | None) -> Table:
+    """Fold the head of one batch (its actor, command and meta): who made a real move, whose
+    decisions failed, and (on the set-up batch) the table rules. Events do not say this: a push
+    seat's default move after a failed call is the same command a bot could have chosen."""
+    command, meta = command or {}, meta or {}
+    kind = command.get("type")
+    if kind == "CreateGame":
+        rules = meta.get("table")
+        return replace(table, rules=rules) if isinstance(rules, int) and not isinstance(rules, bool) else table
+    if kind == "ApplyTimeout" and not isinstance(actor, int) and isinstance(command.get("target"), int):
+        return _streak(table, command["target"], 1)
+    if not isinstance(actor, int) or kind in COMMAND_TYPES:
+        return table  # SYSTEM's steps, and table commands (a resignation or a claim is no move)
+    if not meta.get("default"):
+        moved = table.moved if actor in table.moved else tuple(sorted((*table.moved, actor)))
+        return replace(_streak(table, actor, 0), moved=moved)
+    outcome = (meta.get("http") or {}).get("outcome")
+    return _streak(table, actor, 1) if outcome is not None and outcome not in CALL_OK else table
+
+
+def _streak(table: Table, seat: int, add: int) -> Table:
+    """One more failed decision of ``seat`` (``add`` 1), or none since a real move (``add`` 0)."""
+    failed = table.failed_in_a_row(seat) + 1 if add else 0
+    if failed == 0 and not table.failed_in_a_row(seat):
+        return table
+    others = tuple(s for s in table.streaks if s.seat != seat)
+    kept = (Streak(seat, failed),) if failed else ()
+    missed = table.missed if not add or seat in table.missed else tuple(sorted((*table.missed, seat)))
+    return replace(table, streaks=tuple(sorted(others + kept, key=lambda s: s.seat)), missed=missed)
+
+
 # --- reading -----------------------------------------------------------------------------------
 
 
@@ -223,47 +297,69 @@ def to_act(rules: GameRules, state: Any, table: Table) -> frozenset[Actor]:
 
 
 def result(rules: GameRules, state: Any, table: Table) -> dict[str, Any] | None:
-    """The game's result, with departed seats ranked below every seat that stayed.
+    """The game's result, with departed seats ranked below every seat that stayed and (table
+    rules 2) seats without a real move below every seat that made one.
 
-    Exactly the game's own result when nobody left; None for an aborted or unfinished game.
+    Exactly the game's own result when nobody left and everyone played; None for an aborted or
+    unfinished game.
     """
     if table.aborted:
         return None
     if table.winners is not None:
         return _decided(table)
     own = rules.result(state)
-    if own is None or not table.departed:
+    if own is None:
         return own
-    return _demoted(own, table)
+    ranking = own.get("ranking") or _ranking_from_scores(own)
+    unplayed = table.unplayed(r["seat"] for r in ranking or ())
+    if not table.departed and not unplayed:
+        return own
+    return _demoted(own, ranking, table, unplayed)
+
+
+def _departed(table: Table) -> list[dict[str, Any]]:
+    return [{"seat": d.seat, "reason": d.reason} for d in table.departed]
 
 
 def _decided(table: Table) -> dict[str, Any]:
-    """Departures ended the game: the last seats standing first, then the latest to leave."""
+    """Departures ended the game: the last seats standing first, then the latest to leave (table
+    rules 2: those that made a real move before those that made none)."""
     winners = list(table.winners or ())
     gone = [d.seat for d in reversed(table.departed)]
     ranking = [{"seat": s, "rank": 1} for s in winners] + [
         {"seat": s, "rank": len(winners) + 1 + i} for i, s in enumerate(gone)]
-    return {"reason": table.decided_by, "winners": winners, "ranking": ranking,
-            "departed": [{"seat": d.seat, "reason": d.reason} for d in table.departed]}
+    out = {"reason": table.decided_by, "winners": winners, "ranking": ranking, "departed": _departed(table)}
+    unplayed = table.unplayed(winners + gone)
+    if not unplayed:
+        return out
+    return {**out, "winners": [s for s in winners if s not in unplayed],
+            "ranking": _tiered(ranking, lambda seat: seat in unplayed), "unplayed": sorted(unplayed)}
 
 
-def _demoted(own: dict[str, Any], table: Table) -> dict[str, Any]:
-    """The game's ranking with every departed seat moved below the others (ties kept)."""
-    left = table.left
-    ranking = own.get("ranking") or _ranking_from_scores(own)
+def _demoted(own: dict[str, Any], ranking: list[dict[str, Any]] | None, table: Table,
+             unplayed: frozenset[int]) -> dict[str, Any]:
+    """The game's ranking with every seat that made no real move (table rules 2) below those that
+    did, and within each, every departed seat below the others (ties kept)."""
+    extra: dict[str, Any] = {"departed": _departed(table)} if table.departed else {}
+    if unplayed:
+        extra["unplayed"] = sorted(unplayed)
     if ranking is None:
-        return {**own, "departed": [{"seat": d.seat, "reason": d.reason} for d in table.departed]}
-    stayed = [r for r in ranking if r["seat"] not in left]
-    gone = [r for r in ranking if r["seat"] in left]
+        return {**own, **extra}
+    left = table.left
+    new = _tiered(ranking, lambda seat: (seat in unplayed, seat in left))
+    # a game nobody won (a cooperative game's shared loss) stays won by nobody, and so does one
+    # whose best seat made no move
+    winners = [r["seat"] for r in new if r["rank"] == 1 and r["seat"] not in unplayed] if own.get("winners") else []
+    return {**own, "ranking": new, "winners": winners, **extra}
 
-    def reranked(group: list[dict[str, Any]], offset: int) -> list[dict[str, Any]]:
-        return [{**r, "rank": offset + 1 + sum(o["rank"] < r["rank"] for o in group)} for r in group]
 
-    new = reranked(stayed, 0) + reranked(gone, len(stayed))
-    # a game nobody won (a cooperative game's shared loss) stays won by nobody
-    winners = [r["seat"] for r in new if r["rank"] == 1] if own.get("winners") else []
-    return {**own, "ranking": new, "winners": winners,
-            "departed": [{"seat": d.seat, "reason": d.reason} for d in table.departed]}
+def _tiered(ranking: list[dict[str, Any]], tier: Callable[[int], Any]) -> list[dict[str, Any]]:
+    """``ranking`` re-ranked tier by tier (the lowest ``tier(seat)`` first), ties kept within a tier."""
+    out: list[dict[str, Any]] = []
+    for level in sorted({tier(r["seat"]) for r in ranking}):
+        group = [r for r in ranking if tier(r["seat"]) == level]
+        out += [{**r, "rank": len(out) + 1 + sum(o["rank"] < r["rank"] for o in group)} for r in group]
+    return out
 
 
 def _ranking_from_scores(own: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -340,6 +436,8 @@ def _decide(rules: GameRules, state: Any, table: Table, command: TableCommand, r
         raise Rejected(RejectKind.WRONG_PHASE, "the game has not started (seats are open): abort it instead")
     if isinstance(command, Resign):
         return _depart(table, command.seat, "resigned", seats)
+    if isinstance(command, Forfeit):
+        return _forfeit(table, command, seats)
     _check_absent(rules, state, table, command, seats)
     if isinstance(command, ClaimVictory):
         return _depart(table, command.absent, "abandoned", seats)
@@ -382,6 +480,14 @@ def _check_absent(rules: GameRules, state: Any, table: Table, command: ClaimVict
         raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {command.absent} is not to act: nobody is waiting for it")
 
 
+def _forfeit(table: Table, command: Forfeit, seats: int) -> list[dict[str, Any]]:
+    failed = table.failed_in_a_row(command.seat)
+    if command.after < 1 or failed < command.after:
+        raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {command.seat} has failed {failed} decisions in a row; "
+                       f"a forfeit after {command.after} needs at least {max(1, command.after)}")
+    return _depart(table, command.seat, "forfeited", seats)
+
+
 def _depart(table: Table, seat: int, reason: Reason, seats: int) -> list[dict[str, Any]]:
     events = [event_to_json(SeatResigned(seat, reason))]
     staying = [s for s in range(seats) if s not in table.left and s != seat]
@@ -392,7 +498,7 @@ def _depart(table: Table, seat: int, reason: Reason, seats: int) -> list[dict[st
 
 def seat_views(seats: Sequence[dict[str, Any]], table: Table) -> list[dict[str, Any]]:
     """Every seat as clients see it: number, name, kind, and ``status`` at the table
-    (``open``, ``playing``, ``resigned`` or ``abandoned``)."""
+    (``open``, ``playing``, ``resigned``, ``abandoned`` or ``forfeited``)."""
     out = []
     for i, seat in enumerate(seats):
         shown = {"seat": i, **{k: v for k, v in seat.items() if k not in ("url", "private")}}

@@ -101,6 +101,7 @@ def build_lines(
     state, tbl, done = None, table.EMPTY, 0
     for index, batch in enumerate(split_batches(entries)):
         state, tbl = table.fold(rules, (event_json(e) for e in batch), state, tbl)
+        tbl = table.note(tbl, batch[0]["actor"], batch[0]["command"], batch[0].get("meta"))
         done += len(batch)
         after = hasher(state) if hashed_batch(fmt, index) else None
         lines.append(batch_line(index, batch, after, hashes[done - 1]))

@@ -181,7 +181,9 @@ class _Replayer:
         same = canonical_json(expected) == canonical_json(found)
         for position, (event, entry) in enumerate(zip(expected, stored)):
             self.entry(number, position, line, event, entry, check_event=not same)
-        self.state, self.table = after, tbl
+        head = stored[0] if isinstance(stored[0], dict) else {}
+        meta = head.get("meta") if isinstance(head.get("meta"), dict) else None
+        self.state, self.table = after, table.note(tbl, line["actor"], line["command"], meta)  # who played
         _expect_equal(number, "chain hash after the batch", self.chain, line["chain_hash"])
         if hashed_batch(self.format, index):
             self.last_state_hash = self.hasher(self.state)

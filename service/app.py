@@ -38,7 +38,9 @@
   ``*`` (the default: the API authenticates with bearer tokens, never cookies); env
   ``HOURGLASS_CORS_ORIGINS``;
 - ``CLIENT_SEEDS``: ``"bots-only"`` (a client-given ``seed`` only for games without a human
-  seat) or ``"any"`` (test and demo servers); env ``HOURGLASS_CLIENT_SEEDS``.
+  seat) or ``"any"`` (test and demo servers); env ``HOURGLASS_CLIENT_SEEDS``;
+- ``METRICS_TOKEN``: the bearer token of ``GET /metrics`` (``service.metrics``; empty: no
+  metrics endpoint); env ``HOURGLASS_METRICS_TOKEN``.
 """
 from __future__ import annotations
 
@@ -52,11 +54,13 @@ from flask_cors import CORS
 from flask_smorest import Api
 from flask_swagger_ui import get_swaggerui_blueprint
 
+from core import metrics
 from core.accounts import SIGNUP_POLICIES, Accounts
 from core.connection import plain_redis
 from core.games import GameService
 from domain.games import game_names, get_game
-from service import apidocs, limits, openapi
+from service import apidocs, limits, openapi, streamlag
+from service import metrics as metrics_route
 from service.problems import ApiProblem, register_error_handlers
 from service.verify_bounds import close_unread
 
@@ -118,6 +122,7 @@ DEFAULTS: dict[str, Any] = {
     "ADVANCE": "rq",
     "CLIENT_SEEDS": "bots-only",
     "CORS_ORIGINS": "*",
+    "METRICS_TOKEN": "",
     "ABORT_MOVES": 4,
     "INACTIVITY_S": 86_400.0,
     "VERIFY_MAX_BYTES": 4 * 1024 * 1024,
@@ -141,7 +146,7 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
         "HOURGLASS_CORS_ORIGINS": ("CORS_ORIGINS", str),
         "HOURGLASS_SSE_HEARTBEAT": ("SSE_HEARTBEAT", float), "HOURGLASS_STREAM_LAG_S": ("STREAM_LAG_S", float),
         "HOURGLASS_STREAM_DIRECT": ("STREAM_DIRECT", _switch),
-        "HOURGLASS_STREAM_HUB": ("STREAM_HUB", str),
+        "HOURGLASS_STREAM_HUB": ("STREAM_HUB", str), "HOURGLASS_METRICS_TOKEN": ("METRICS_TOKEN", str),
         "HOURGLASS_ABORT_MOVES": ("ABORT_MOVES", int), "HOURGLASS_INACTIVITY_S": ("INACTIVITY_S", float),
         "HOURGLASS_SIGNUP": ("SIGNUP", str), "HOURGLASS_WORK_PERIOD_S": ("WORK_PERIOD_S", float),
         "HOURGLASS_VERIFY_CPU_S": ("VERIFY_CPU_S", float), "HOURGLASS_VERIFY_DEADLINE_S": ("VERIFY_DEADLINE_S", float),
@@ -169,6 +174,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         from core.connection import get_redis
 
         conn = get_redis()
+    metrics.use(conn)  # core.metrics: this process's figures go to this server's queue Redis
+    streamlag.STATS.listen(on_lag=metrics.stream_lag, on_drop=metrics.stream_drop)  # the fan-out's lag, summed
     app.extensions["hourglass"] = GameService(conn, advance=_advance(app.config["ADVANCE"], conn),
                                                  client_seeds=app.config["CLIENT_SEEDS"],
                                                  abort_moves=int(app.config["ABORT_MOVES"]),
@@ -195,6 +202,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={
         "app_name": "hourglass API", "persistAuthorization": True}))
     app.register_blueprint(apidocs.blp)
+    app.register_blueprint(metrics_route.blp)  # operators' Prometheus endpoint, outside the API and its document
     from service import replay_api, viewer_api
     from service.routes import accounts, actions, bots, events, games, lobby, moves, seats, state, tournaments
 

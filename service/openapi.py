@@ -227,13 +227,17 @@ def game_components(names: Iterable[str] | None = None) -> dict[str, S.Schema]:
     return out
 
 
-DEPARTED: S.Schema = S.array(S.obj({"seat": S.INT, "reason": S.enum(["resigned", "abandoned"])}))
+DEPARTED: S.Schema = S.array(S.obj({"seat": S.INT, "reason": S.enum(["resigned", "abandoned", "forfeited"])}))
+UNPLAYED: S.Schema = {**S.array(S.INT), "description": "seats whose every decision failed (timeouts, failed bot "
+                                                       "calls): they rank below every seat that made a real move "
+                                                       "and win nothing (core.table, table rules 2)"}
 DECIDED_RESULT: S.Schema = S.obj({
-    "reason": {**S.enum(["resignation", "abandonment"]), "description": "the game ended because seats left"},
+    "reason": {**S.enum(["resignation", "abandonment", "forfeit"]), "description": "the game ended because seats left"},
     "winners": S.array(S.INT),
     "ranking": S.array(S.obj({"seat": S.INT, "rank": S.INT})),
     "departed": DEPARTED,
-})
+    "unplayed": UNPLAYED,
+}, required=("reason", "winners", "ranking", "departed"))
 
 
 def _one_game(name: str) -> dict[str, S.Schema]:
@@ -262,7 +266,8 @@ def _one_game(name: str) -> dict[str, S.Schema]:
 def _with_departures(result: Mapping[str, Any]) -> S.Schema:
     """A game's result as ``core.table.result`` may extend it: the seats that left, and (for a
     game whose result has none) the ranking that puts them last."""
-    extra = {"departed": {**DEPARTED, "description": "seats that left the game; they rank below the others"}}
+    extra = {"departed": {**DEPARTED, "description": "seats that left the game; they rank below the others"},
+             "unplayed": UNPLAYED}
     if "ranking" not in result["properties"]:
         extra["ranking"] = S.array(S.obj({"seat": S.INT, "rank": S.INT, "score": S.INT}))
     return {**result, "properties": {**result["properties"], **extra}}

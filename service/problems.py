@@ -17,6 +17,7 @@ from typing import Any
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
+from core import metrics
 from core.connection import UNAVAILABLE
 from core.games import GameNotFound, IdempotencyConflict, StaleVersion, TooManyGames, VersionNotFound
 from domain.core import Rejected, RejectKind
@@ -55,6 +56,9 @@ _TITLES = {
 
 
 def problem_response(problem: ApiProblem) -> Response:
+    """The problem+json answer; every one is counted by status (``core.metrics``: 429s and 503s
+    are what operators watch)."""
+    metrics.problem(problem.status)
     body = {
         "type": f"urn:hourglass:problem:{problem.kind.lower().replace('_', '-')}",
         "title": problem.title,

@@ -72,7 +72,7 @@ class SeatSchema(Schema):
     kind = fields.String(required=True, validate=validate.OneOf(["human", "bot", "http", "open", "pull"]))
     bot = fields.String()
     clock = fields.Nested(ClockSchema)
-    status = fields.String(validate=validate.OneOf(["open", "playing", "resigned", "abandoned"]),
+    status = fields.String(validate=validate.OneOf(["open", "playing", "resigned", "abandoned", "forfeited"]),
                            metadata={"description": "the seat at the table: waiting for a player, playing, or left"})
     bot_id = fields.String(metadata={"description": "the registered bot holding the seat"})
     deadline_s = fields.Float()

@@ -51,10 +51,10 @@ class LagStats:
     def listen(self, on_lag: LagListener | None = None, on_drop: DropListener | None = None) -> None:
         """Call ``on_lag(seconds, count)`` for every observation and ``on_drop(kind)`` ("resync"
         or "cut") for every dropped backlog, from the thread that made it (keep them cheap)."""
-        with self._lock:
-            if on_lag is not None:
+        with self._lock:  # the same listener twice (an app built again in one process) is kept once
+            if on_lag is not None and on_lag not in self._lag_listeners:
                 self._lag_listeners.append(on_lag)
-            if on_drop is not None:
+            if on_drop is not None and on_drop not in self._drop_listeners:
                 self._drop_listeners.append(on_drop)
 
     def observe(self, seconds: float, count: int = 1) -> None:

@@ -51,8 +51,8 @@ order) are sent as their length. Another seat's `CardsDrawn` becomes `{"type", "
 Every event is public: it names only what the whole table sees at that moment (tiles drawn from
 a bag are shown as they come out)."""),
     ("Every game: seats and the table", TABLE_EVENTS, """Recorded by the service for any game
-(`docs/api.md`, "Game-level actions"): seats opened and joined, resignations, aborts, forced moves
-and games decided because seats left."""),
+(`docs/api.md`, "Game-level actions"): seats opened and joined, resignations, aborts, forced moves,
+forfeits (`docs/bots.md`) and games decided because seats left."""),
 ]
 
 

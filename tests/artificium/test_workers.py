@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import redis
 from freezegun import freeze_time
-from rq import Queue, Worker
+from rq import Worker
 from rq.serializers import JSONSerializer
 
 from core import clocks, seats
@@ -33,8 +33,8 @@ from replays.bundle import build_bundle
 from replays.source import load_game
 from replays.verify import verify_bundle
 from tests.workers.hg_botserver import BotServer
-from workers import jobs
-from workers.enqueue import enqueue_advance
+from workers import forfeits, jobs
+from workers.enqueue import enqueue_advance, lane_queues
 from workers.selfplay import play
 
 CONFIG = {"edition": "standard", "players": 4}
@@ -58,8 +58,8 @@ def create(svc: GameService, created: list[str], seat_specs: list[dict[str, Any]
 
 
 def burst(conn: redis.Redis, queue_name: str) -> None:
-    q = Queue(queue_name, connection=conn, serializer=JSONSerializer)
-    Worker([q], connection=conn, serializer=JSONSerializer).work(burst=True, logging_level="WARNING")
+    """Work every lane's queue (workers.lanes) until all are empty."""
+    Worker(lane_queues(conn), connection=conn, serializer=JSONSerializer).work(burst=True, logging_level="WARNING")
 
 
 def assert_replay_verifies(svc: GameService, game_id: str) -> None:
@@ -89,6 +89,7 @@ def test_bot_seats_under_an_rq_worker_play_what_in_process_selfplay_plays(
 def test_http_seats_play_their_answers_or_the_default(
         conn: redis.Redis, svc: GameService, created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(jobs.DEADLINE_ENV, "0.5")
+    monkeypatch.setenv(forfeits.FORFEIT_ENV, "0")  # this test is about every call's outcome, not forfeits
     with BotServer("unused", slow_s=2.0) as bots:
         monkeypatch.setenv(seats.HOSTS_ENV, bots.url.split("//", 1)[1])  # 127.0.0.1:<its port>, exactly
         specs = [{"name": "good", "kind": "http", "url": bots.url + "/good"},

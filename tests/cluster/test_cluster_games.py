@@ -27,6 +27,7 @@ from core.store import EventStore, events_key, verify_chain
 from replays.verify import verify_bundle
 from service.app import create_app
 from tests.cluster.conftest import Cluster
+from workers import lanes
 from workers.enqueue import enqueue_advance, queue
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +70,7 @@ def test_bot_game_through_worker_processes(cluster: Cluster, cconn: redis.Redis,
     game_id = svc.create({"game": "orleans", "edition": "classic", "seats": BOTS, "seed": "cluster-bots"})["id"]
     try:
         enqueue_advance(cconn, game_id, svc.load(game_id).version)
-        assert queue(cconn).connection is plain_redis(cconn) and len(queue(cconn, cluster_env)) == 1
+        assert queue(cconn).connection is plain_redis(cconn) and len(queue(cconn, cluster_env + "-now")) == 1
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         worker = [sys.executable, "-m", "workers.cli", "--burst", "--logging-level", "WARNING"]
         for _ in range(6):  # each job appends up to 500 batches, then queues the rest as a new job
@@ -86,8 +87,8 @@ def test_bot_game_through_worker_processes(cluster: Cluster, cconn: redis.Redis,
 
 
 def _system_steps(plain: redis.Redis, name: str) -> None:
-    SimpleWorker([queue(plain, name)], connection=plain, serializer=JSONSerializer).work(
-        burst=True, logging_level="WARNING")
+    SimpleWorker([queue(plain, name + lanes.queue_suffix(lane)) for lane in lanes.QUEUE_LANES], connection=plain,
+                 serializer=JSONSerializer).work(burst=True, logging_level="WARNING")
 
 
 def test_human_game_over_http(cluster: Cluster, cconn: redis.Redis, conn: redis.Redis, cluster_env: str) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import redis
 
-from tests.workers.conftest import created, new_game, queue_name, svc  # noqa: F401 (fixtures)
+from tests.workers.conftest import ask_bot, created, new_game, queue_name, svc  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
 

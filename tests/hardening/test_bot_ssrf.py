@@ -20,6 +20,7 @@ from core.seats import BotUrlRejected, check_bot_url, resolve_bot_url
 from domain.core import Rejected
 from service.app import create_app
 from tests.hardening.hostile_botserver import INTERNAL_MARKER, HostileBotServer
+from tests.workers.transports import AskBot
 from workers import httpbot, jobs
 
 MOVES = [{"type": "Pass", "seat": 1}]
@@ -78,15 +79,15 @@ def test_every_resolved_address_is_checked(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_the_worker_connects_to_the_checked_address_and_keeps_the_host_name(
-        hostile: HostileBotServer, monkeypatch: pytest.MonkeyPatch) -> None:
+        hostile: HostileBotServer, monkeypatch: pytest.MonkeyPatch, ask_bot: AskBot) -> None:
     port = hostile.url.rsplit(":", 1)[1]
     monkeypatch.setenv(seats.HOSTS_ENV, f"bots.example.org:{port}")  # exact host:port: loopback allowed
     fake_dns(monkeypatch, {"bots.example.org": ["127.0.0.1"]})
     body = httpbot.request_body("g1", 1, 7, {}, MOVES, time.time() + 1)
-    call = httpbot.ask_bot(f"http://bots.example.org:{port}/good", "s", body, 1.0, lambda m: m in MOVES)
+    call = ask_bot(f"http://bots.example.org:{port}/good", "s", body, 1.0, lambda m: m in MOVES)
     assert call.outcome == "ok" and hostile.hosts == [f"bots.example.org:{port}"]
     monkeypatch.setenv(seats.HOSTS_ENV, f"*.example.org:{port}")  # a wildcard never reaches loopback
-    call = httpbot.ask_bot(f"http://bots.example.org:{port}/good", "s", body, 1.0, lambda m: m in MOVES)
+    call = ask_bot(f"http://bots.example.org:{port}/good", "s", body, 1.0, lambda m: m in MOVES)
     assert call.outcome == "rejected_url" and len(hostile.hosts) == 1
 
 

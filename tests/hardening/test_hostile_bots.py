@@ -6,6 +6,7 @@ seat then plays its default move and the game goes on.
 """
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -16,7 +17,7 @@ import redis
 from core import seats
 from core.games import GameService
 from tests.hardening.hostile_botserver import HostileBotServer
-from workers import httpbot, jobs
+from workers import asyncbot, httpbot, jobs
 
 DEADLINE_S = 1.0
 MARGIN_S = 1.5
@@ -34,27 +35,42 @@ def hostile(monkeypatch: pytest.MonkeyPatch) -> Iterator[HostileBotServer]:
         yield server
 
 
-def ask(server: HostileBotServer, path: str) -> tuple[httpbot.BotCall, float]:
+async def _ask_async(url: str, body: bytes) -> httpbot.BotCall:
+    async with asyncbot.client() as http:
+        return await asyncbot.ask_bot(http, url, "s3cret", body, DEADLINE_S, legal)
+
+
+def ask(server: HostileBotServer, path: str, transport: str = "thread") -> tuple[httpbot.BotCall, float]:
+    """One call the way an inline job makes it (``thread``) or the caller process (``asyncio``)."""
     body = httpbot.request_body("g1", 1, 7, {"round": 3}, MOVES, time.time() + DEADLINE_S)
     started = time.monotonic()
-    call = httpbot.ask_bot(server.url + path, "s3cret", body, DEADLINE_S, legal)
+    if transport == "asyncio":
+        call = asyncio.run(_ask_async(server.url + path, body))
+    else:
+        call = httpbot.ask_bot(server.url + path, "s3cret", body, DEADLINE_S, legal)
     return call, time.monotonic() - started
 
 
+TRANSPORTS = pytest.mark.parametrize("transport", ["thread", "asyncio"])
+
+
+@TRANSPORTS
 @pytest.mark.parametrize("path, outcome", [
     ("/slowloris", "timeout"), ("/slow-headers", "timeout"), ("/silent", "timeout"),
     ("/huge", "too_large"), ("/huge-unsized", "too_large"), ("/redirect", "http_status"),
 ])
-def test_a_hostile_bot_gets_no_more_than_its_deadline(hostile: HostileBotServer, path: str, outcome: str) -> None:
-    call, took = ask(hostile, path)
+def test_a_hostile_bot_gets_no_more_than_its_deadline(hostile: HostileBotServer, path: str, outcome: str,
+                                                      transport: str) -> None:
+    call, took = ask(hostile, path, transport)
     assert took < DEADLINE_S + MARGIN_S, f"{path} held the worker {took:.1f} s"
     assert call.outcome == outcome and call.move is None and call.detail
 
 
-def test_a_redirect_is_not_followed(hostile: HostileBotServer) -> None:
-    call, _ = ask(hostile, "/redirect")
+@TRANSPORTS
+def test_a_redirect_is_not_followed(hostile: HostileBotServer, transport: str) -> None:
+    call, _ = ask(hostile, "/redirect", transport)
     assert call.status == 302
-    good, _ = ask(hostile, "/good")
+    good, _ = ask(hostile, "/good", transport)
     assert good.outcome == "ok" and good.move == MOVES[-1]
 
 

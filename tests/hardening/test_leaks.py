@@ -26,7 +26,7 @@ from core import seats as seat_rules
 from core.games import GameService
 from service.app import create_app
 from tests.conftest import package_games
-from workers import jobs
+from workers import forfeits, jobs
 
 CHECKPOINTS = 4
 MOVES_BETWEEN = 8
@@ -41,6 +41,7 @@ NOTHING_PRIVATE = {"cathedral"}
 def client(conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv(seat_rules.HOSTS_ENV, "127.0.0.1:9")  # the discard port: the HTTP seat's calls fail fast
     monkeypatch.setenv(jobs.DEADLINE_ENV, "0.2")
+    monkeypatch.setenv(forfeits.FORFEIT_ENV, "0")  # this test is about every call's outcome, not forfeits
     return create_app({"REDIS": conn, "TESTING": True, "ADVANCE": "off", "RATE_LIMIT": 0,
                        "SSE_HEARTBEAT": 0.05}).test_client()
 

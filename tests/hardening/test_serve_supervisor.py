@@ -41,7 +41,7 @@ def cmdline(pid: int) -> str:
 
 
 def worker_pid(serve_pid: int) -> int | None:
-    found = [p for p in children_of(serve_pid) if cmdline(p).rstrip().endswith("service.cli worker")]
+    found = [p for p in children_of(serve_pid) if cmdline(p).rstrip().endswith("service.cli worker --lanes now,fast")]
     return found[0] if found else None
 
 

@@ -15,6 +15,7 @@ from core import clocks, timing
 from core.games import GameService
 from core.store import EventStore
 from tests.conftest import delete_queue
+from tests.workers.transports import ask_bot  # noqa: F401 (a fixture: either push-call transport)
 from workers import jobs
 
 REDIS_URL = os.environ["HOURGLASS_TEST_REDIS_URL"]  # settled by tests/conftest.py, with ``conn``

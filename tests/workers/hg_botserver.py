@@ -3,9 +3,10 @@
 Paths choose the behaviour: ``/good`` plays the last legal move offered (after checking the
 signature), ``/first`` the first one, ``/slow`` sleeps past any deadline, ``/loop`` takes a
 planning placement back whenever it can and places otherwise, after ``loop_s`` (issue 23's
-looping bot), ``/garbage`` answers text that is not JSON, ``/illegal`` answers a move that is
-not on the list, ``/error`` answers HTTP 500, ``/redirect`` redirects elsewhere. Every request
-is recorded.
+looping bot), ``/gate`` answers only once the test opens ``gate`` (or after a minute),
+``/garbage`` answers text that is not JSON, ``/illegal`` answers a move that is not on the list,
+``/error`` answers HTTP 500, ``/redirect`` redirects elsewhere. Every request is recorded, and
+``most_at_once`` is the largest number of requests the server held open at the same time.
 """
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ class BotServer:
         self.loop_s = loop_s
         self.requests: list[dict[str, Any]] = []
         self.bad_signatures = 0
+        self.gate = threading.Event()
+        self.open_now = self.most_at_once = 0
+        self._count = threading.Lock()
         self._stop = threading.Event()
         server = self
 
@@ -41,7 +45,14 @@ class BotServer:
                 if not signed:
                     server.bad_signatures += 1
                     return self._send(401, b'{"error": "bad signature"}')
-                self._answer(payload)
+                with server._count:
+                    server.open_now += 1
+                    server.most_at_once = max(server.most_at_once, server.open_now)
+                try:
+                    self._answer(payload)
+                finally:
+                    with server._count:
+                        server.open_now -= 1
 
             def _answer(self, payload: dict[str, Any]) -> None:
                 path = self.path
@@ -57,6 +68,9 @@ class BotServer:
                     return self._json({"move": loop[0]})
                 if path == "/slow":
                     server._stop.wait(server.slow_s)
+                    return self._json({"move": payload["moves"][-1]})
+                if path == "/gate":
+                    server.gate.wait(60)
                     return self._json({"move": payload["moves"][-1]})
                 if path == "/garbage":
                     return self._send(200, b"<html>I am not a bot</html>")
@@ -98,6 +112,7 @@ class BotServer:
 
     def __exit__(self, *exc: Any) -> None:
         self._stop.set()
+        self.gate.set()
         self.httpd.shutdown()
         self.httpd.server_close()
         time.sleep(0)

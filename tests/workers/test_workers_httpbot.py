@@ -10,6 +10,7 @@ import pytest
 from core import seats
 from core.seats import BotUrlRejected, check_bot_url
 from tests.workers.hg_botserver import BotServer
+from tests.workers.transports import AskBot
 from workers import httpbot
 
 MOVES = [{"type": "Pass", "seat": 1}, {"type": "TakeAction", "seat": 1, "place": "castle"}]
@@ -79,20 +80,20 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Any:
         yield srv
 
 
-def test_good_bot_answers_a_legal_move(server: BotServer) -> None:
-    call = httpbot.ask_bot(server.url + "/good", "s3cret", body(), 2.0, legal)
+def test_good_bot_answers_a_legal_move(server: BotServer, ask_bot: AskBot) -> None:
+    call = ask_bot(server.url + "/good", "s3cret", body(), 2.0, legal)
     assert call.outcome == "ok" and call.move == MOVES[-1] and call.rtt_ms > 0
     assert server.requests[-1]["signed"] and server.requests[-1]["payload"]["seat"] == 1
     assert call.meta() == {"kind": "http", "outcome": "ok", "rtt_ms": round(call.rtt_ms, 3)}
 
 
-def test_bare_move_objects_are_accepted(server: BotServer) -> None:
-    assert httpbot.ask_bot(server.url + "/first", "s3cret", body(), 2.0, legal).move == MOVES[0]
+def test_bare_move_objects_are_accepted(server: BotServer, ask_bot: AskBot) -> None:
+    assert ask_bot(server.url + "/first", "s3cret", body(), 2.0, legal).move == MOVES[0]
 
 
-def test_slow_bot_times_out_at_the_deadline(server: BotServer) -> None:
+def test_slow_bot_times_out_at_the_deadline(server: BotServer, ask_bot: AskBot) -> None:
     started = time.monotonic()
-    call = httpbot.ask_bot(server.url + "/slow", "s3cret", body(0.3), 0.3, legal)
+    call = ask_bot(server.url + "/slow", "s3cret", body(0.3), 0.3, legal)
     assert call.outcome == "timeout" and call.move is None
     assert time.monotonic() - started < 1.5
 
@@ -107,23 +108,24 @@ def test_a_call_with_no_time_left_is_never_sent(server: BotServer) -> None:
 @pytest.mark.parametrize("path, outcome", [
     ("/garbage", "garbage"), ("/illegal", "illegal"), ("/error", "http_status"), ("/redirect", "http_status"),
 ])
-def test_bad_answers_give_no_move(server: BotServer, path: str, outcome: str) -> None:
-    call = httpbot.ask_bot(server.url + path, "s3cret", body(), 2.0, legal)
+def test_bad_answers_give_no_move(server: BotServer, path: str, outcome: str, ask_bot: AskBot) -> None:
+    call = ask_bot(server.url + path, "s3cret", body(), 2.0, legal)
     assert call.outcome == outcome and call.move is None and call.detail
 
 
-def test_wrong_secret_is_refused_by_the_bot(server: BotServer) -> None:
-    call = httpbot.ask_bot(server.url + "/good", "not-the-secret", body(), 2.0, legal)
+def test_wrong_secret_is_refused_by_the_bot(server: BotServer, ask_bot: AskBot) -> None:
+    call = ask_bot(server.url + "/good", "not-the-secret", body(), 2.0, legal)
     assert call.outcome == "bad_signature" and call.status == 401 and server.bad_signatures == 1
 
 
-def test_unreachable_bot_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unreachable_bot_is_an_error(monkeypatch: pytest.MonkeyPatch, ask_bot: AskBot) -> None:
     monkeypatch.setenv(seats.HOSTS_ENV, "127.0.0.1:9")
-    call = httpbot.ask_bot("http://127.0.0.1:9/", "s", body(), 0.5, legal)
+    call = ask_bot("http://127.0.0.1:9/", "s", body(), 0.5, legal)
     assert call.outcome in ("error", "timeout") and call.move is None
 
 
-def test_a_url_off_the_allow_list_is_never_called(server: BotServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_url_off_the_allow_list_is_never_called(server: BotServer, monkeypatch: pytest.MonkeyPatch,
+                                                  ask_bot: AskBot) -> None:
     monkeypatch.setenv(seats.HOSTS_ENV, "bots.example.org")
-    call = httpbot.ask_bot(server.url + "/good", "s3cret", body(), 2.0, legal)
+    call = ask_bot(server.url + "/good", "s3cret", body(), 2.0, legal)
     assert call.outcome == "rejected_url" and server.requests == []
