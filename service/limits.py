@@ -144,6 +144,13 @@ def _after_count(found: RateWindow) -> None:
                          limit=found.limit)
 
 
+def refuse_guessers() -> None:
+    """For a view that checks a token of its own (not a seat, bot or account credential, e.g. the
+    operators' metrics token): 429 when this address has used up its 401 allowance."""
+    if enabled():
+        _refuse_guessers(principal())
+
+
 def _refuse_guessers(caller: Principal) -> None:
     fails = int(current_app.config["AUTH_FAIL_LIMIT"])
     if fails and budgets.peek(_conn(), _fail_window(caller.address)) >= fails:

@@ -30,6 +30,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from core import metrics
+from service import limits
 from service.problems import ApiProblem
 from service.web import service
 
@@ -88,6 +89,8 @@ def _authorised() -> None:
     if not token:
         raise ApiProblem(404, "NOT_FOUND", f"metrics are off on this server (an operator sets {TOKEN_ENV})")
     scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    if "Authorization" in request.headers:
+        limits.refuse_guessers()  # guesses count as 401s (service.limits.finish) and are throttled
     if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
         raise ApiProblem(401, "UNAUTHORIZED", "metrics need the operators' bearer token",
                          headers={"WWW-Authenticate": 'Bearer realm="metrics"'})
