@@ -11,14 +11,14 @@ starts with ``resync`` and the subscriber's situation now.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
 
 from core import clocks
 from core.botfeed import BotEvent, Feed, iso_ms
-from core.games import Game, GameService
+from core.games import Game, GameNotFound, GameService
 from service.auth import principal
 from service.limits import counted, stream_slot
 from service.problems import ApiProblem
@@ -113,6 +113,24 @@ def _sse(event: BotEvent) -> str:
 
 def _line(event: BotEvent) -> str:
     return json.dumps(_json(event), sort_keys=True) + "\n"
+
+
+def live_snapshot(feed: Feed, who: str,
+                  seats: Callable[[Game], Iterable[tuple[int, bool]]]) -> list[tuple[str, dict[str, Any]]]:
+    """A fresh connection's opening: for each live game of ``who`` (the feed's record), each of
+    its ``seats(game)`` — ``(seat, turns)``, where ``turns`` says whether it is told its turns —
+    as ``game_started`` and, when it may act now, ``your_turn``."""
+    svc = service()
+    out: list[tuple[str, dict[str, Any]]] = []
+    for game_id in feed.live_games(who):
+        try:
+            game = svc.load(game_id)
+        except GameNotFound:
+            continue
+        if not game.finished:
+            for seat, turns in seats(game):
+                out += seat_snapshot(svc, game, seat, turns=turns)
+    return out
 
 
 def seat_snapshot(svc: GameService, game: Game, seat: int, *, turns: bool) -> list[tuple[str, dict[str, Any]]]:

@@ -223,19 +223,9 @@ def account_stream(query: dict[str, Any]) -> Response:
 
 
 def _resync(account_id: str, at: str) -> list[tuple[str, dict[str, Any]]]:
-    svc = service()
-    out: list[tuple[str, dict[str, Any]]] = []
-    for game_id in svc.account_feed.live_games(account_id):
-        try:
-            game = svc.load(game_id)
-        except GameNotFound:
-            continue
-        if game.finished:
-            continue
-        for seat, bound in sorted(game.info.accounts.items()):
-            if bound == account_id:
-                out += feeds.seat_snapshot(svc, game, seat, turns=True)
-    return out
+    """The account's live games now: every seat bound to it, with its turns."""
+    return feeds.live_snapshot(service().account_feed, account_id,
+                               lambda game: [(s, True) for s, a in sorted(game.info.accounts.items()) if a == account_id])
 
 
 # --- the operator's (admin scope) ------------------------------------------------------------------

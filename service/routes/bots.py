@@ -14,7 +14,6 @@ from flask import Response, current_app
 from flask_smorest import Blueprint
 
 from core.bots import Bot, BotBusy, BotNameTaken, BotNotFound, BotRegistry
-from core.games import GameNotFound
 from service import feeds
 from service.auth import principal, require_account, unauthorized
 from service.platform_schemas import (
@@ -182,17 +181,6 @@ def stream_events(query: dict[str, Any], bot_id: str) -> Response:
 
 
 def _resync(bot_id: str, at: str) -> list[tuple[str, dict[str, Any]]]:
-    """The bot's live games now, as (event, data) pairs."""
-    svc = service()
-    out: list[tuple[str, dict[str, Any]]] = []
-    for game_id in svc.feed.live_games(bot_id):
-        try:
-            game = svc.load(game_id)
-        except GameNotFound:
-            continue
-        if game.finished:
-            continue
-        for seat, spec in enumerate(game.info.seats):
-            if spec.get("bot_id") == bot_id:
-                out += feeds.seat_snapshot(svc, game, seat, turns=spec.get("kind") == "pull")
-    return out
+    """The bot's live games now, as (event, data) pairs (a pull seat is told its turns)."""
+    return feeds.live_snapshot(service().feed, bot_id, lambda game: [
+        (s, spec.get("kind") == "pull") for s, spec in enumerate(game.info.seats) if spec.get("bot_id") == bot_id])
