@@ -28,17 +28,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.ratings import RatingModel
+from core.scoring import ratings_due, standings
 from core.store import StoredEntry, verify_chain
 from core.tournaments import (
+    NotAllowedNow,
     Tournament,
+    TournamentGame,
+    absences_due,
+    cancellation,
     evolve,
+    finish_due,
     game_seed,
     merkle_root,
     next_round,
-    ratings_due,
-    standings,
+    startable,
+    withdrawal,
 )
 from domain.canonical import canonical_json
+from replays.seatstats import seat_stats
 from replays.verify import verify_bundle
 
 FORMAT = "hourglass-tournament/1"
@@ -83,7 +90,7 @@ def build_package(entries: Sequence[StoredEntry], bundles: Mapping[int, str]) ->
     members: list[tuple[str, bytes]] = [(STREAM, stream),
                                         (STANDINGS, _line({"standings": list(state.final_standings)}))]
     listed: list[dict[str, Any]] = []
-    for game in state.games:
+    for game in state.bundled():
         assert game.game_id is not None
         data = bundles[game.index].encode("utf-8")
         path = bundle_path(game.index, game.game_id)
@@ -158,14 +165,15 @@ def _verify(data: bytes, progress: Progress, model: RatingModel, context: dict[s
     if members[STANDINGS] != expected_standings:
         raise _Failed(STANDINGS, "differs from the standings the stream's TournamentFinished event records")
     seed = bytes.fromhex(state.seed or "")
-    for done, game in enumerate(state.games, start=1):
+    bundled = state.bundled()
+    for done, game in enumerate(bundled, start=1):
         assert game.game_id is not None
         path = bundle_path(game.index, game.game_id)
         context["at"] = path
         _check_game(path, members[path], game, seed, s.tournament_id)
         _check_seating(path, members[path], game, state)
-        progress(done, len(state.games))
-    return PackageReport(True, s.tournament_id, len(state.games), state.merkle_root, warnings=tuple(warnings))
+        progress(done, len(bundled))
+    return PackageReport(True, s.tournament_id, len(bundled), state.merkle_root, warnings=tuple(warnings))
 
 
 def _container(data: bytes) -> tuple[dict[str, bytes], dict[str, Any]]:
@@ -236,10 +244,12 @@ def _stream(raw: bytes) -> list[StoredEntry]:
 
 def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
                    context: dict[str, Any]) -> tuple[Tournament, list[str]]:
-    """Fold the stream, re-deriving every pairing, rating update and the final event."""
+    """Fold the stream, re-deriving every pairing, rating update, withdrawal for absence, skipped
+    game, cancellation and the final event."""
     state: Tournament | None = None
     warnings: list[str] = []
     pending_ratings: list[dict[str, Any]] = []
+    owed: list[dict[str, Any]] = []  # the absences the last GameFinished shows, due next
     for number, entry in enumerate(entries, start=1):
         where = f"{STREAM} line {number}"
         context["at"] = where
@@ -255,6 +265,8 @@ def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
                 warnings.append(f"rated with {described}, verified with {model.describe()}")
         elif state is None:
             raise _Failed(where, "the stream does not start with TournamentCreated")
+        elif owed:
+            _expect(where, "the withdrawal of an entrant that forfeited a game", owed.pop(0), event)
         elif kind == "RoundPaired":
             _expect(where, "pairing", next_round(state), event)
         elif kind == "RatingsUpdated":
@@ -265,10 +277,53 @@ def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
             _expect_ratings(where, pending_ratings.pop(0), event)
         elif kind == "TournamentFinished":
             _check_finish(where, state, event)
+        else:
+            _check_step(where, state, event)
         state = evolve(state, event)
+        if kind == "GameFinished":
+            owed = absences_due(state, event["index"])
+    if owed:
+        raise _Failed(STREAM, "an entrant that forfeited a game was not withdrawn as absent")
     if state is None or not state.finished:
         raise _Failed(STREAM, "the tournament did not finish (no TournamentFinished)")
     return state, warnings
+
+
+def _game_at(where: str, state: Tournament, event: Mapping[str, Any]) -> TournamentGame:
+    index = event.get("index")
+    if not isinstance(index, int) or not 0 <= index < len(state.games):
+        raise _Failed(where, f"no game {index!r} was paired")
+    return state.games[index]
+
+
+def _check_step(where: str, state: Tournament, event: Mapping[str, Any]) -> None:
+    """A game starting, ending, called off or skipped, a withdrawal or a cancellation: allowed here?"""
+    kind = event.get("type")
+    try:
+        if kind == "TournamentCancelled":
+            _expect(where, "cancellation", cancellation(state, str(event.get("by")), event.get("reason")), event)
+        elif kind == "EntrantWithdrawn":
+            if event.get("reason") != "owner":
+                raise _Failed(where, "a withdrawal for absence that no forfeited game shows")
+            _expect(where, "withdrawal", withdrawal(state, event.get("entrant", -1), str(event.get("by")), "owner"),
+                    event)
+    except NotAllowedNow as exc:
+        raise _Failed(where, f"{kind} is not allowed here: {exc}") from None
+    if kind not in ("GameStarted", "GameFinished", "GameCalledOff", "GameSkipped"):
+        return
+    game = _game_at(where, state, event)
+    if kind == "GameStarted":
+        if game not in startable(state) or event.get("game_id") != state.game_id(game.index):
+            raise _Failed(where, f"game {game.index} may not start here (or not under this id)")
+    elif kind == "GameSkipped":
+        withdrawn = [n for n in game.seats if n in state.withdrawn]
+        if game.started or game.done or state.cancelled is not None or event.get("withdrawn") != withdrawn or \
+                not withdrawn:
+            raise _Failed(where, f"game {game.index} is not one to skip: no entrant in it withdrew before it started")
+    elif not game.started or game.done or event.get("game_id") != game.game_id:
+        raise _Failed(where, f"game {game.index} is not in play, so it cannot end here")
+    elif kind == "GameFinished" and state.settings.accountable and not {"departed", "records"} <= set(event):
+        raise _Failed(where, "a game's departures and seat records are missing (tournament rules 2 record them)")
 
 
 def _expect(where: str, what: str, expected: Any, found: Any) -> None:
@@ -292,17 +347,17 @@ def _check_finish(where: str, state: Tournament, event: Mapping[str, Any]) -> No
         commitment = ""
     if commitment != state.settings.seed_commitment:
         raise _Failed(where, "sha256 of the revealed seed is not the seed commitment")
-    if not (all(g.finished for g in state.games) and state.rated == len(state.games)
-            and state.rounds_paired == state.settings.rounds):
+    if not finish_due(state):
         raise _Failed(where, "the tournament finished with games unplayed or unrated")
-    _expect(where, "Merkle root", merkle_root([g.bundle_sha256 or "" for g in state.games]), event.get("merkle_root"))
+    _expect(where, "Merkle root", merkle_root([g.bundle_sha256 or "" for g in state.bundled()]),
+            event.get("merkle_root"))
     _expect(where, "standings", standings(state), event.get("standings"))
 
 
 def _check_bundles_listed(manifest: Mapping[str, Any], state: Tournament) -> None:
     listed = manifest.get("bundles")
     expected = [{"index": g.index, "game_id": g.game_id, "path": bundle_path(g.index, g.game_id or ""),
-                 "sha256": g.bundle_sha256} for g in state.games]
+                 "sha256": g.bundle_sha256} for g in state.bundled()]
     if listed != expected:
         raise _Failed(MANIFEST, "its bundle list differs from the games the stream records (ids or sha256)")
     if manifest.get("merkle_root") != state.merkle_root:
@@ -333,9 +388,21 @@ def _check_game(path: str, data: bytes, game: Any, tournament_seed: bytes, tid: 
         raise _Failed(f"{path} line 1", "the game's seed is not the one derived from the tournament's seed")
     if header.get("seed_commitment") != game.seed_commitment:
         raise _Failed(f"{path} line 1", "seed commitment differs from the stream's GameStarted")
+    if game.void == "called_off":
+        if report.result is not None:
+            raise _Failed(path, "the stream calls the game off, but the game was played to a result")
+        return
+    if report.result is None:
+        raise _Failed(path, "the game was aborted, but the stream records a result")
     ranking = [{"seat": r["seat"], "rank": r["rank"], "score": r.get("score")} for r in report.result["ranking"]]
     if canonical_json(ranking) != canonical_json(list(game.ranking or ())):
         raise _Failed(path, "the game's result differs from the stream's GameFinished ranking")
+    if game.records is not None:  # tournament rules 2: departures and each seat's calls, from the bundle
+        if canonical_json(report.result.get("departed") or []) != canonical_json(list(game.departed)):
+            raise _Failed(path, "the game's departures differ from the stream's GameFinished")
+        if canonical_json(seat_stats(data)) != canonical_json(list(game.records)):
+            raise _Failed(path, "the seats' records (calls, outcomes, latencies, moves) differ from the "
+                                "stream's GameFinished")
 
 
 def package_from_store(conn: Any, tid: str) -> bytes:
@@ -355,7 +422,7 @@ def package_from_store(conn: Any, tid: str) -> bytes:
         raise ValueError(f"tournament {tid} is still running; its package is made at the end")
     games = EventStore(conn)
     bundles = {}
-    for game in loaded.tournament.games:
+    for game in loaded.tournament.bundled():
         text = games.stored_bundle(game.game_id or "")
         if text is None:
             raise ValueError(f"the bundle of game {game.game_id} is not stored yet")

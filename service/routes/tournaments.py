@@ -16,7 +16,8 @@ from flask_smorest import Blueprint
 
 from core.leaderboard import Leaderboard
 from core.tournament_store import EntryRefused, TournamentNotFound, TournamentStore
-from core.tournaments import Tournament, TournamentRejected, standings
+from core.scoring import standings
+from core.tournaments import Tournament, TournamentRejected
 from replays.tournament import package_from_store
 from service import limits
 from service.auth import require_account

@@ -17,7 +17,8 @@ import redis
 from hourglass_client import ApiError, Bot, Client, Turn
 from hourglass_client.bot import PushServer
 
-from core.tournaments import fold, standings
+from core.scoring import standings
+from core.tournaments import fold
 from replays.tournament import verify_package
 from tests.conftest import REDIS_URL, RUN_QUEUE
 from tests.platform.conftest import unique
