@@ -53,7 +53,7 @@ def tournament_figures(t: Tournament, version: int, entrant: int, total: Mapping
     s = t.settings
     return {"tournament": s.tournament_id, "name": s.name, "game": s.game, "edition": s.edition,
             "status": t.status, "version": version, "entrant": entrant, "place": place, "of": len(t.entrants),
-            "withdrawn": total["withdrawn"], **{k: total[k] for k in _FIGURES},
+            "withdrawn": total["withdrawn"], "absent": total["absent"], **{k: total[k] for k in _FIGURES},
             **{k: total[k] for k in callstats.COUNTS}, "hist": total["hist"]}
 
 

@@ -1,9 +1,9 @@
 """Marshmallow schemas of the competition platform: bots, tournaments, the leaderboard."""
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
-from core.tournaments import FORMATS, MAX_ENTRANTS
+from core.tournaments import FORMATS, MAX_ENTRANTS, MAX_NOTE
 
 
 class BotRegisterSchema(Schema):
@@ -105,6 +105,16 @@ class CreateTournamentSchema(Schema):
                          metadata={"description": "points per finishing place; default n-1 … 0"})
 
 
+def _printable(text: str) -> None:
+    if not text.isprintable():
+        raise ValidationError("only printable characters (one line)")
+
+
+class CancelTournamentSchema(Schema):
+    reason = fields.String(load_default=None, validate=[validate.Length(1, MAX_NOTE), _printable],
+                           metadata={"description": "one printable line; shown in the stream and on the page: public"})
+
+
 class TournamentSchema(Schema):
     class Meta:
         ordered = True
@@ -129,6 +139,11 @@ class TournamentSchema(Schema):
     games = fields.List(fields.Dict(), required=True)
     standings = fields.List(fields.Dict(), required=True)
     created = fields.String()
+    organiser = fields.String(allow_none=True, metadata={"description": "the organiser's account id"})
+    rules = fields.Integer(metadata={"description": "tournament rules: 2 records every seat's calls, ranks seats "
+                                                    "without a move of their own last and withdraws absent "
+                                                    "entrants (docs/tournaments.md)"})
+    cancelled = fields.Dict(allow_none=True, metadata={"description": "{by, reason} once the organiser cancelled it"})
 
 
 class TournamentListSchema(Schema):
@@ -155,3 +170,67 @@ class LeaderboardSchema(Schema):
     edition = fields.String(allow_none=True)
     model = fields.String(required=True)
     entries = fields.List(fields.Dict(), required=True)
+
+
+class LatencySchema(Schema):
+    p50 = fields.Float(allow_none=True)
+    p95 = fields.Float(allow_none=True)
+
+
+class CallFiguresSchema(Schema):
+    calls = fields.Integer(required=True, metadata={"description": "push: HTTP calls; pull: turns"})
+    ok = fields.Integer(required=True)
+    timeout = fields.Integer(required=True)
+    error = fields.Integer(required=True, metadata={"description": "every other failed call (docs/bots.md)"})
+    latency_ms = fields.Nested(LatencySchema, required=True)
+
+
+class RecordOverallSchema(CallFiguresSchema):
+    tournaments = fields.Integer(required=True)
+    games = fields.Integer(required=True)
+    points = fields.Float(required=True)
+    wins = fields.Integer(required=True)
+    byes = fields.Integer(required=True)
+    forfeits = fields.Integer(required=True)
+
+
+class RecordTournamentSchema(RecordOverallSchema):
+    tournament = fields.String(required=True)
+    name = fields.String(allow_none=True)
+    game = fields.String(required=True)
+    edition = fields.String(allow_none=True)
+    status = fields.String(required=True)
+    entrant = fields.Integer(required=True)
+    place = fields.Integer(required=True, metadata={"description": "in the standings as of the last update"})
+    of = fields.Integer(required=True)
+    withdrawn = fields.String(allow_none=True, metadata={"description": "owner or absent"})
+    absent = fields.Boolean(required=True, metadata={"description": "withdrawn for a forfeit, or never moved in any "
+                                                                    "game although asked: ranked below all who played"})
+    page = fields.String(required=True)
+
+
+class RecordGameSchema(CallFiguresSchema):
+    game_id = fields.String(required=True)
+    tournament = fields.String(required=True)
+    index = fields.Integer(required=True)
+    round = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    rank = fields.Integer(required=True, metadata={"description": "as the tournament counts it"})
+    of = fields.Integer(required=True)
+    points = fields.Float(required=True)
+    forfeited = fields.Boolean(required=True)
+    moves = fields.Integer(allow_none=True, metadata={"description": "moves of its own (not defaults)"})
+    finished = fields.String(required=True)
+    viewer = fields.String(required=True)
+
+
+class BotRecordSchema(Schema):
+    class Meta:
+        ordered = True
+
+    bot = fields.Nested(BotSchema, required=True)
+    overall = fields.Nested(RecordOverallSchema, required=True)
+    tournaments = fields.List(fields.Nested(RecordTournamentSchema), required=True,
+                              metadata={"description": "the latest 20, newest first"})
+    games = fields.List(fields.Nested(RecordGameSchema), required=True,
+                        metadata={"description": "the latest 20 finished tournament games, newest first"})
