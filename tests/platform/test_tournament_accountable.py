@@ -18,7 +18,7 @@ from core import table
 from core.bots import BotRegistry
 from core.games import GameService
 from core.leaderboard import Leaderboard
-from core.scoring import standings
+from core.scoring import entrant_places, standings
 from core.store import StoredEntry
 from core.tournament_store import TournamentStore
 from core.tournaments import evolve
@@ -60,10 +60,15 @@ def test_a_push_bot_that_never_answers_shows_its_timeouts_and_ends_below_every_b
     assert dead["unplayed"] == dead["games"] and dead["points"] == 0
     assert all(row["ok"] == row["calls"] for row in table_[:-1])
     for game in t.games:
-        if game.seats.count(0):  # the silent bot's seat never wins, whatever the game's own tie-breaks say
+        if game.finished and 0 in game.seats:  # the silent bot never wins, whatever the game's own tie-breaks say
             seat = game.seats.index(0)
-            assert {r["seat"]: r["rank"] for r in game.ranking or ()}[seat] >= 1
+            assert entrant_places(game, accountable=True)[seat][1] == len(game.seats)
             assert game.records is not None and game.records[seat]["moves"] == 0
+    record = client.get(f"/api/v1/bots/{silent['id']}/record").json
+    (figures,) = record["tournaments"]
+    assert figures["place"] == figures["of"] == 3 and figures["absent"] and figures["points"] == 0
+    assert record["overall"]["timeout"] == record["overall"]["calls"] == dead["calls"] and record["overall"]["ok"] == 0
+    assert all(g["ok"] == 0 and g["timeout"] == g["calls"] > 0 and g["rank"] == g["of"] for g in record["games"])
     report = verify_package(package_from_store(conn, tid))
     assert report.ok, report.describe()
 
