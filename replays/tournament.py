@@ -7,14 +7,19 @@ A package (``hourglass-tournament/1``) is an uncompressed zip written byte-for-b
   the bundles in game order and the Merkle root over the bundles' sha256 (``core.tournaments``);
 - ``tournament.jsonl``: the tournament's stream, one stored entry per line with its chain hash;
 - ``standings.json``: the final standings;
-- ``games/<index>-<game id>.jsonl``: every game's ``hourglass-replay/2`` bundle.
+- ``games/<index>-<game id>.jsonl``: the ``hourglass-replay/2`` bundle of every game that ended
+  (finished, or called off: aborted, its result null); skipped games have none.
 
 :func:`verify_package` checks, cheapest first, so a tampered byte is named quickly: the zip and the
 manifest (every member's hash and size, no member missing or extra, the container bytes equal to
 a fresh build of the same members); the stream's canonical lines and hash chain; the stream as a
 tournament (seed commitment, every pairing and rating update re-derived with the same rules and
-rating model, every game result, the Merkle root and the standings); then every game bundle, re-run
-by ``replays.verify`` with the game seed derived from the revealed tournament seed.
+rating model, every game started, ended, called off or skipped only where the fold allows it, a
+cancellation or an owner's withdrawal only while the tournament runs, a withdrawal for absence
+exactly after the game that shows the forfeit, the Merkle root and the standings); then every game
+bundle, re-run by ``replays.verify`` with the game seed derived from the revealed tournament seed,
+its result, departures and (tournament rules 2) each seat's record (``replays.seatstats``)
+compared with the stream's.
 """
 from __future__ import annotations
 
