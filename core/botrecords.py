@@ -3,8 +3,8 @@
 ``GET /api/v1/bots/{id}/record`` must cost the same for a bot in one tournament as for one in a
 thousand, so nothing is folded when it is read. The tournament runner writes, after each step,
 each bot entrant's figures in that tournament as of the stream's version (:meth:`BotRecords.update`):
-idempotent (an older or equal version changes nothing) and self-healing (a runner that died
-between its append and this write leaves the next tick to write it). The overall figures are
+only those that changed, idempotent (an older or equal version changes nothing) and self-healing
+(a runner that died between its append and this write leaves the next tick to write it). The overall figures are
 kept as the sum of the per-tournament ones, adjusted in the same transaction that replaces a
 tournament's figures, so the read never sums. Everything here is public: what standings and
 replay bundles already show (no URL, token or secret).
@@ -83,17 +83,27 @@ class BotRecords:
         self.conn = conn
 
     def update(self, t: Tournament, version: int, finished: Mapping[int, tuple[int, str]]) -> int:
-        """Write every bot entrant's figures as of stream ``version``; ``finished``: game index ->
-        (seq, time) of its GameFinished entry. Returns how many bots were written."""
+        """Write the figures of every bot entrant that changed, as of stream ``version``;
+        ``finished``: game index -> (seq, time) of its GameFinished entry. One pipelined read of what
+        is stored, then a transaction per bot whose figures differ. Returns how many were written."""
+        bots = [e for e in t.entrants if e.bot_id is not None]
+        if not bots:
+            return 0
+        tid = t.settings.tournament_id
+        pipe = self.conn.pipeline(transaction=False)
+        for e in bots:
+            pipe.hget(keys(e.bot_id or "")["t"], tid)
+        stored = pipe.execute()
         sums = totals(t)
-        places = {row["entrant"]: row["place"] for row in standings(t)}
+        places = {row["entrant"]: row["place"] for row in standings(t, sums)}
         written = 0
-        for e in t.entrants:
-            if e.bot_id is None:
-                continue
+        for e, raw in zip(bots, stored):
             figures = tournament_figures(t, version, e.number, sums[e.number], places[e.number])
+            old = json.loads(raw) if raw else None
+            if old is not None and (old["version"] >= version or _same(old, figures)):
+                continue  # a newer write got there first, or nothing of this bot's changed
             games = [(g, finished[g.index]) for g in t.games if g.finished and e.number in g.seats and g.index in finished]
-            written += self._write(e.bot_id, t, figures, e.number, games)
+            written += self._write(e.bot_id or "", t, figures, e.number, games)
         return written
 
     def _write(self, bot_id: str, t: Tournament, figures: dict[str, Any], entrant: int,
@@ -168,6 +178,11 @@ class BotRecords:
                             **callstats.summary(overall)},
                 "tournaments": [_public(json.loads(raw)) for raw in per_tournament if raw],
                 "games": [json.loads(raw) for raw in per_game if raw]}
+
+
+def _same(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """The same figures, whatever stream version each was computed at."""
+    return {k: v for k, v in old.items() if k != "version"} == {k: v for k, v in new.items() if k != "version"}
 
 
 def _public(figures: dict[str, Any]) -> dict[str, Any]:

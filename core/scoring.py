@@ -132,11 +132,12 @@ def totals(t: Tournament) -> dict[int, dict[str, Any]]:
     return rows
 
 
-def standings(t: Tournament) -> list[dict[str, Any]]:
+def standings(t: Tournament, sums: dict[int, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The table: points, score sum, wins, games, rating (and under rules 2 withdrawals, byes,
-    forfeits and calls); ordered as the module docstring says."""
+    forfeits and calls); ordered as the module docstring says. ``sums``: :func:`totals` of ``t``,
+    when the caller has them already."""
     accountable = t.settings.accountable
-    sums = totals(t)
+    sums = totals(t) if sums is None else sums
     rows = []
     for e in t.entrants:
         total = sums[e.number]
