@@ -432,11 +432,15 @@ def next_round(t: Tournament) -> dict[str, Any] | None:
     return {"type": "RoundPaired", "round": t.rounds_paired, "games": games, **({"byes": byes} if byes else {})}
 
 
+def may_start(t: Tournament, game: TournamentGame) -> bool:
+    """A paired game, not started or void, none of its entrants withdrawn, the tournament running."""
+    return (t.cancelled is None and not t.finished and not game.started and not game.done
+            and not any(n in t.withdrawn for n in game.seats))
+
+
 def startable(t: Tournament) -> list[TournamentGame]:
-    """Games that may start now (in index order): paired, not started or void, no entrant withdrawn."""
-    if t.cancelled is not None or t.finished:
-        return []
-    return [g for g in t.games if not g.started and not g.done and not any(n in t.withdrawn for n in g.seats)]
+    """Games that may start now, in index order."""
+    return [g for g in t.games if may_start(t, g)]
 
 
 def finish_due(t: Tournament) -> bool:

@@ -34,7 +34,7 @@ from typing import Any
 
 from core.ratings import RatingModel
 from core.scoring import ratings_due, standings
-from core.store import StoredEntry, verify_chain
+from core.store import StoredEntry
 from core.tournaments import (
     NotAllowedNow,
     Tournament,
@@ -44,12 +44,12 @@ from core.tournaments import (
     evolve,
     finish_due,
     game_seed,
+    may_start,
     merkle_root,
     next_round,
-    startable,
     withdrawal,
 )
-from domain.canonical import canonical_json
+from domain.canonical import GENESIS_HASH, canonical_json, entry_hash
 from replays.seatstats import seat_stats
 from replays.verify import verify_bundle
 
@@ -94,19 +94,23 @@ def build_package(entries: Sequence[StoredEntry], bundles: Mapping[int, str]) ->
     stream = b"".join(_line({**e.entry, "hash": e.hash}) for e in entries)
     members: list[tuple[str, bytes]] = [(STREAM, stream),
                                         (STANDINGS, _line({"standings": list(state.final_standings)}))]
-    listed: list[dict[str, Any]] = []
     for game in state.bundled():
         assert game.game_id is not None
-        data = bundles[game.index].encode("utf-8")
-        path = bundle_path(game.index, game.game_id)
-        members.append((path, data))
-        listed.append({"index": game.index, "game_id": game.game_id, "path": path, "sha256": _sha(data)})
-    s = state.settings
-    manifest = {"format": FORMAT, "tournament": s.tournament_id, "name": s.name, "game": s.game, "edition": s.edition,
-                "files": [{"path": p, "bytes": len(d), "sha256": _sha(d)} for p, d in members],
-                "bundles": listed, "merkle_root": merkle_root([str(b["sha256"]) for b in listed]),
-                "stream_final_hash": entries[-1].hash}
+        members.append((bundle_path(game.index, game.game_id), bundles[game.index].encode("utf-8")))
+    manifest = _manifest(state, entries[-1].hash, members)
     return zip_members([(MANIFEST, _line(manifest)), *members])
+
+
+def _manifest(state: Tournament, final_hash: str, members: Sequence[tuple[str, bytes]]) -> dict[str, Any]:
+    """The manifest of a package of ``state`` with these members (all but the manifest), in order."""
+    data_of = dict(members)
+    listed = [{"index": g.index, "game_id": g.game_id, "path": bundle_path(g.index, g.game_id or ""),
+               "sha256": _sha(data_of.get(bundle_path(g.index, g.game_id or ""), b""))} for g in state.bundled()]
+    s = state.settings
+    return {"format": FORMAT, "tournament": s.tournament_id, "name": s.name, "game": s.game, "edition": s.edition,
+            "files": [{"path": p, "bytes": len(d), "sha256": _sha(d)} for p, d in members],
+            "bundles": listed, "merkle_root": merkle_root([str(b["sha256"]) for b in listed]),
+            "stream_final_hash": final_hash}
 
 
 def _fold(events: Iterable[Mapping[str, Any]]) -> Tournament:
@@ -169,6 +173,7 @@ def _verify(data: bytes, progress: Progress, model: RatingModel, context: dict[s
     expected_standings = _line({"standings": list(state.final_standings or ())})
     if members[STANDINGS] != expected_standings:
         raise _Failed(STANDINGS, "differs from the standings the stream's TournamentFinished event records")
+    _check_manifest(manifest, _manifest(state, entries[-1].hash, [(n, members[n]) for n in list(members)[1:]]))
     seed = bytes.fromhex(state.seed or "")
     bundled = state.bundled()
     for done, game in enumerate(bundled, start=1):
@@ -239,11 +244,13 @@ def _stream(raw: bytes) -> list[StoredEntry]:
             raise _Failed(f"{STREAM} line {number}", "not a canonical stored entry")
         digest = obj.pop("hash")
         entries.append(StoredEntry(obj.get("seq", -1), obj, digest))
-    try:
-        verify_chain(entries)
-    except ValueError as exc:
-        seq = next((i for i, e in enumerate(entries, start=1) if f"seq {e.seq}" in str(exc)), len(entries))
-        raise _Failed(f"{STREAM} line {seq}", f"hash chain: {exc}") from None
+    previous = GENESIS_HASH
+    for number, entry in enumerate(entries, start=1):  # line n holds seq n
+        if entry.seq != number:
+            raise _Failed(f"{STREAM} line {number}", f"hash chain: seq {entry.seq} where {number} belongs")
+        previous = entry_hash(previous, entry.entry)
+        if previous != entry.hash:
+            raise _Failed(f"{STREAM} line {number}", f"hash chain: hash mismatch at seq {number}")
     return entries
 
 
@@ -318,7 +325,7 @@ def _check_step(where: str, state: Tournament, event: Mapping[str, Any]) -> None
         return
     game = _game_at(where, state, event)
     if kind == "GameStarted":
-        if game not in startable(state) or event.get("game_id") != state.game_id(game.index):
+        if not may_start(state, game) or event.get("game_id") != state.game_id(game.index):
             raise _Failed(where, f"game {game.index} may not start here (or not under this id)")
     elif kind == "GameSkipped":
         withdrawn = [n for n in game.seats if n in state.withdrawn]
@@ -367,6 +374,19 @@ def _check_bundles_listed(manifest: Mapping[str, Any], state: Tournament) -> Non
         raise _Failed(MANIFEST, "its bundle list differs from the games the stream records (ids or sha256)")
     if manifest.get("merkle_root") != state.merkle_root:
         raise _Failed(MANIFEST, "its Merkle root differs from the stream's")
+
+
+def _check_manifest(found: Mapping[str, Any], expected: Mapping[str, Any]) -> None:
+    """Every byte of the manifest is what the stream and the members make it: no field changed,
+    added or removed (its name, game and edition included)."""
+    for key in sorted(set(found) | set(expected)):
+        if key not in expected:
+            raise _Failed(MANIFEST, f"has a field {key!r} that a package does not have")
+        if key not in found:
+            raise _Failed(MANIFEST, f"lacks its {key!r} field")
+        if canonical_json(found.get(key)) != canonical_json(expected[key]):
+            raise _Failed(MANIFEST, f"its {key!r} differs from the tournament's: expected "
+                                    f"{canonical_json(expected[key])[:120]}")
 
 
 def _check_seating(path: str, data: bytes, game: Any, state: Tournament) -> None:

@@ -337,7 +337,8 @@ class TournamentRunner:
         """After TournamentFinished: the leaderboard takes the games (once), the bots' records their
         final figures, and the runner lets go."""
         t = loaded.tournament
-        self.board.apply(t)
+        if any(g.finished for g in t.games):  # a tournament cancelled before any game ended rates nobody
+            self.board.apply(t)
         self.records.update(t, loaded.version, finished_entries(loaded.entries))
         self.store.finish(t.settings.tournament_id)
         for entrant in t.entrants:
