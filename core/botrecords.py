@@ -188,7 +188,7 @@ def _same(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
 def _public(figures: dict[str, Any]) -> dict[str, Any]:
     """A tournament's figures as shown: the counts and percentiles, not the histogram or version."""
     shown = {k: v for k, v in figures.items() if k not in ("hist", "version")}
-    return {**shown, "latency_ms": callstats.histogram_percentiles(figures.get("hist") or {})}
+    return {"absent": False, **shown, "latency_ms": callstats.histogram_percentiles(figures.get("hist") or {})}
 
 
 def finished_entries(entries: Sequence[Any]) -> dict[int, tuple[int, str]]:

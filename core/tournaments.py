@@ -47,6 +47,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from math import comb
@@ -60,6 +61,7 @@ MAX_ENTRANTS = 64
 MAX_GAMES = 2_000
 RULES = 2  # the tournament rules new tournaments are created under (Settings.version)
 MAX_NOTE = 200  # characters of a cancellation's reason
+ONE_LINE = r"^[^\x00-\x1f\x7f-\x9f\ud800-\udfff]*$"  # a reason: no control characters, no lone surrogates
 WITHDRAWAL_REASONS = ("owner", "absent")
 
 
@@ -480,8 +482,8 @@ def withdrawal(t: Tournament, entrant: int, by: str, reason: str, game: int | No
 def cancellation(t: Tournament, by: str, reason: str | None) -> dict[str, Any]:
     """The TournamentCancelled event (NotAllowedNow once it is over or cancelled)."""
     check_open(t)
-    if reason is not None and (len(reason) > MAX_NOTE or not reason.isprintable()):
-        raise NotAllowedNow(f"a reason is at most {MAX_NOTE} printable characters")
+    if reason is not None and (len(reason) > MAX_NOTE or not re.match(ONE_LINE, reason)):
+        raise NotAllowedNow(f"a reason is one line of at most {MAX_NOTE} characters, without control characters")
     return {"type": "TournamentCancelled", "by": by, **({"reason": reason} if reason else {})}
 
 

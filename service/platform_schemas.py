@@ -1,9 +1,9 @@
 """Marshmallow schemas of the competition platform: bots, tournaments, the leaderboard."""
 from __future__ import annotations
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
-from core.tournaments import FORMATS, MAX_ENTRANTS, MAX_NOTE
+from core.tournaments import FORMATS, MAX_ENTRANTS, MAX_NOTE, ONE_LINE
 
 
 class BotRegisterSchema(Schema):
@@ -105,14 +105,12 @@ class CreateTournamentSchema(Schema):
                          metadata={"description": "points per finishing place; default n-1 … 0"})
 
 
-def _printable(text: str) -> None:
-    if not text.isprintable():
-        raise ValidationError("only printable characters (one line)")
-
-
 class CancelTournamentSchema(Schema):
-    reason = fields.String(load_default=None, validate=[validate.Length(1, MAX_NOTE), _printable],
-                           metadata={"description": "one printable line; shown in the stream and on the page: public"})
+    reason = fields.String(load_default=None,
+                           validate=[validate.Length(1, MAX_NOTE), validate.Regexp(ONE_LINE,
+                                                                                  error="one line, no control characters")],
+                           metadata={"description": "one line without control characters; shown in the stream and "
+                                                    "on the page: public"})
 
 
 class TournamentSchema(Schema):

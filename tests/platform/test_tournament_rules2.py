@@ -160,8 +160,10 @@ def test_a_cancellation_stops_pairing_and_starting_and_the_end_waits_for_games_i
     t = fold(created(4, fmt="round_robin", rounds=None))
     t = fold([next_round(t) or {}], t)
     t = fold([{"type": "GameStarted", "index": 0, "game_id": t.game_id(0), "seed_commitment": "c"}], t)
-    with pytest.raises(NotAllowedNow, match="printable"):
-        cancellation(t, "acct1", "bad\nreason")
+    for bad in ("bad\nreason", "\ud800", "x" * 201):
+        with pytest.raises(NotAllowedNow, match="one line"):
+            cancellation(t, "acct1", bad)
+    assert cancellation(t, "acct1", "Ünïcode ✓ is fine")["reason"] == "Ünïcode ✓ is fine"
     t = fold([cancellation(t, "acct1", "venue closed")], t)
     assert t.status == "cancelled" and next_round(t) is None and startable(t) == [] and skips_due(t) == []
     assert not finish_due(t)  # game 0 is still in play
