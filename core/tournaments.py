@@ -61,7 +61,7 @@ MAX_ENTRANTS = 64
 MAX_GAMES = 2_000
 RULES = 2  # the tournament rules new tournaments are created under (Settings.version)
 MAX_NOTE = 200  # characters of a cancellation's reason
-ONE_LINE = r"^[^\x00-\x1f\x7f-\x9f\ud800-\udfff]*$"  # a reason: no control characters, no lone surrogates
+ONE_LINE = r"^[^\x00-\x1f\x7f-\x9f]*$"  # public text (a reason, a name): no control characters
 WITHDRAWAL_REASONS = ("owner", "absent")
 
 
@@ -479,10 +479,16 @@ def withdrawal(t: Tournament, entrant: int, by: str, reason: str, game: int | No
             **({"game": game} if game is not None else {})}
 
 
+def one_line(text: str) -> bool:
+    """Public text a stream may hold: no control characters (:data:`ONE_LINE`) and no lone
+    surrogate (JSON may escape one; it has no UTF-8 form, so Redis could not store it)."""
+    return re.match(ONE_LINE, text) is not None and not any("\ud800" <= c <= "\udfff" for c in text)
+
+
 def cancellation(t: Tournament, by: str, reason: str | None) -> dict[str, Any]:
     """The TournamentCancelled event (NotAllowedNow once it is over or cancelled)."""
     check_open(t)
-    if reason is not None and (len(reason) > MAX_NOTE or not re.match(ONE_LINE, reason)):
+    if reason is not None and (len(reason) > MAX_NOTE or not one_line(reason)):
         raise NotAllowedNow(f"a reason is one line of at most {MAX_NOTE} characters, without control characters")
     return {"type": "TournamentCancelled", "by": by, **({"reason": reason} if reason else {})}
 

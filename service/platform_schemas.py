@@ -1,9 +1,23 @@
 """Marshmallow schemas of the competition platform: bots, tournaments, the leaderboard."""
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from typing import Any
 
-from core.tournaments import FORMATS, MAX_ENTRANTS, MAX_NOTE, ONE_LINE
+from marshmallow import Schema, ValidationError, fields, validate
+
+from core.tournaments import FORMATS, MAX_ENTRANTS, MAX_NOTE, ONE_LINE, one_line
+
+NO_CONTROLS = "one line, no control characters"
+
+
+def _one_line(text: str) -> None:
+    """:data:`ONE_LINE` (the documented pattern), and no lone surrogate (a JSON escape with no UTF-8 form)."""
+    if not one_line(text):
+        raise ValidationError(NO_CONTROLS + " (and valid Unicode)")
+
+
+def _public_text(low: int, high: int) -> list[Any]:
+    return [validate.Length(low, high), validate.Regexp(ONE_LINE, error=NO_CONTROLS), _one_line]
 
 
 class BotRegisterSchema(Schema):
@@ -82,13 +96,14 @@ class BotStreamQuerySchema(Schema):
 class EntrantSpecSchema(Schema):
     """A registered bot ``{bot_id}`` or a built-in bot ``{builtin, name?}``; anything else is a 422."""
 
-    bot_id = fields.String(validate=validate.Length(1, 64))
+    bot_id = fields.String(validate=_public_text(1, 64))
     builtin = fields.String(validate=validate.Length(1, 32), metadata={"description": "a built-in bot: random, greedy…"})
-    name = fields.String(validate=validate.Length(1, 40), metadata={"description": "built-in entrants: a display name"})
+    name = fields.String(validate=_public_text(1, 40),
+                         metadata={"description": "built-in entrants: a display name"})
 
 
 class CreateTournamentSchema(Schema):
-    name = fields.String(load_default=None, validate=validate.Length(1, 80))
+    name = fields.String(load_default=None, validate=_public_text(1, 80))
     game = fields.String(required=True, validate=validate.Length(1, 32))
     edition = fields.String(load_default=None, validate=validate.Length(1, 32))
     players_per_game = fields.Integer(required=True, validate=validate.Range(2, 8))
@@ -107,8 +122,7 @@ class CreateTournamentSchema(Schema):
 
 class CancelTournamentSchema(Schema):
     reason = fields.String(load_default=None,
-                           validate=[validate.Length(1, MAX_NOTE), validate.Regexp(ONE_LINE,
-                                                                                  error="one line, no control characters")],
+                           validate=_public_text(1, MAX_NOTE),
                            metadata={"description": "one line without control characters; shown in the stream and "
                                                     "on the page: public"})
 

@@ -5,6 +5,7 @@ public, holds nothing private, and costs the same fixed number of Redis commands
 bot's history."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -170,3 +171,22 @@ def _finished_tournament(tid: str, bot_id: str, games: int) -> tuple[Any, int, d
                     "records": [{"seat": 0, **record}, {"seat": 1, **record, "calls": 0, "ok": 0, "hist": {}}]}]
         finished[index] = (len(events), f"2026-01-01T00:{index // 60:02d}:{index % 60:02d}.000Z")
     return fold(events), len(events), finished
+
+
+@pytest.mark.parametrize("field, value", [("name", "\ud800"), ("name", "two\nlines"), ("entrant", "\x07bell"),
+                                          ("bot_id", "\ud800")])
+def test_names_that_cannot_be_stored_are_a_400_not_a_500(
+        conn: redis.Redis, client: Any, owner: dict[str, Any], field: str, value: str) -> None:
+    body: dict[str, Any] = {"game": "artificium", "players_per_game": 2,
+                            "entrants": [{"builtin": "random"}, {"builtin": "greedy"}]}
+    if field == "name":
+        body["name"] = value
+    elif field == "bot_id":
+        body["entrants"][0] = {"bot_id": value}
+    else:
+        body["entrants"][0]["name"] = value
+    before = TournamentStore(conn).listing()
+    answer = client.post("/api/v1/tournaments", data=json.dumps(body), content_type="application/json",
+                         headers=auth(owner["key"]))
+    assert answer.status_code == 400 and answer.mimetype == "application/problem+json"
+    assert TournamentStore(conn).listing() == before
