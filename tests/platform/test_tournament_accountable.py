@@ -1,8 +1,8 @@
 """Accountable bots in tournaments, in-process (runner ticks and advance jobs called directly):
 each seat's calls recorded in GameFinished and re-derived by the package verifier, a push bot
 that never answers ending below every bot that played, a pull seat's turns timed from the log,
-a cancelled tournament calling off its running game, and (with the table's Forfeit) a forfeit
-withdrawing the bot as absent."""
+a cancelled tournament calling off its running game, and a forfeit (the table's, after N failed
+calls in a row) withdrawing the bot as absent."""
 from __future__ import annotations
 
 import io
@@ -228,8 +228,6 @@ def test_an_owner_withdraws_its_bot_between_games_and_the_package_re_derives_the
 def test_a_bot_that_forfeits_is_withdrawn_as_absent_and_its_other_games_are_skipped(
         conn: redis.Redis, client: Any, owner: dict[str, Any], made: dict[str, list[str]],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    if not hasattr(table, "Forfeit"):
-        pytest.skip("the table's Forfeit command (a game-level forfeit) is not in this tree")
     monkeypatch.setenv("HOURGLASS_FORFEIT_AFTER", "3")
     with bot_server(monkeypatch) as server:
         dead = push_bot(client, owner, made, unique("dead"), server.url + "/error")
