@@ -21,6 +21,7 @@ and they are open for entry, as they always were.
 
 Redis keys: ``hg:bot:{<id>}`` (hash: name, kind, url, created, owner, open, token_sha256,
 secret_sealed, rotated), ``hg:bot:{<id>}:tournaments`` (the running tournaments it is entered in),
+``hg:bot:{<id>}:rec:*`` (its public record across tournaments, ``core.botrecords``),
 ``hg:bots:names`` (lower-case name -> id), ``hg:bots:tokens`` (token sha256 -> id),
 ``hg:bots:all`` (sorted set of ids by creation time), ``hg:bots:by:<account>`` (an account's bots).
 """
@@ -51,6 +52,7 @@ NAMES_KEY = "hg:bots:names"
 TOKENS_KEY = "hg:bots:tokens"
 ALL_KEY = "hg:bots:all"
 TOKEN_PREFIX = "hgb_"
+RECORD_SUFFIXES = (":rec:t", ":rec:ts", ":rec:all", ":rec:g", ":rec:gs")  # its public record (core.botrecords)
 
 
 def bot_key(bot_id: str) -> str:
@@ -304,7 +306,8 @@ class BotRegistry:
             pipe.zrem(ALL_KEY, bot_id)
             if bot.owner:
                 pipe.srem(owned_key(bot.owner), bot_id)
-            pipe.delete(*(bot_key(bot_id) + suffix for suffix in ("", ":events", ":sent", ":live", ":tournaments")))
+            pipe.delete(*(bot_key(bot_id) + suffix for suffix in ("", ":events", ":sent", ":live", ":tournaments",
+                                                                   *RECORD_SUFFIXES)))
             pipe.execute()
             self._owners.pop(bot_id, None)
 

@@ -21,7 +21,8 @@ from typing import Any
 import redis
 
 from core.ratings import Rating, RatingModel
-from core.tournaments import Tournament, entrant_places
+from core.scoring import entrant_places
+from core.tournaments import Tournament
 from domain.canonical import canonical_json
 
 
@@ -89,7 +90,9 @@ class Leaderboard:
         before = dict(current)
         played = dict.fromkeys(current, 0)
         for game in t.games:
-            places = entrant_places(game)
+            if not game.finished:  # skipped and called-off games count for nobody
+                continue
+            places = entrant_places(game, t.settings.accountable)
             new = self.model.rate([current[e] for e, _, _ in places], [rank for _, rank, _ in places])
             for (entrant, _, _), rating in zip(places, new):
                 current[entrant] = rating

@@ -24,13 +24,19 @@ from core.retention import LiveCaps
 from core.store import AppendResult, EventStore, StaleVersion, StoredEntry, build_entries
 from core.tournaments import (
     MAX_ENTRANTS,
+    RULES,
+    NotAllowedNow,
     Settings,
     Tournament,
     TournamentRejected,
+    cancellation,
     check_settings,
     default_points,
+    evolve,
     fold,
+    skips_due,
     total_games,
+    withdrawal,
 )
 from domain.bots import bot_names
 from domain.canonical import GENESIS_HASH, canonical_json
@@ -39,6 +45,7 @@ from domain.games import get_game
 from domain.rng import seed_commitment
 
 ALL_KEY = "hg:tournaments"
+MAX_ATTEMPTS = 8
 ACTIVE_KEY = "hg:tournaments:active"
 
 
@@ -181,7 +188,7 @@ class TournamentStore:
         settings = Settings(tid, spec.get("name"), rules.name, edition, players, fmt, rounds, gpp,
                             float(spec.get("deadline_s") or 5.0), parallel,
                             tuple(float(p) for p in (spec.get("points") or default_points(players))),
-                            seed_commitment(seed), rules.engine_version, model.describe(), _now(), organiser)
+                            seed_commitment(seed), rules.engine_version, model.describe(), _now(), organiser, RULES)
         events: list[dict[str, Any]] = [{"type": "TournamentCreated", "settings": settings.to_json()}]
         for number, entrant in enumerate(entrants):
             rating = initial[entrant["key"]]
@@ -198,6 +205,34 @@ class TournamentStore:
             if entrant["bot_id"]:
                 bots.entered(entrant["bot_id"], tid)
         return {"id": tid, "seed_commitment": settings.seed_commitment, "games": games}
+
+    # -- the organiser's and the owners' decisions ---------------------------------------------
+
+    def cancel(self, tid: str, by: str, reason: str | None) -> Loaded:
+        """Append ``TournamentCancelled`` (the runner then calls off its games and ends it); raises
+        NotAllowedNow once it is over or cancelled."""
+        return self._decide(tid, lambda t: [cancellation(t, by, reason)], {"status": "cancelled"})
+
+    def withdraw(self, tid: str, entrant: int, by: str) -> Loaded:
+        """Append ``EntrantWithdrawn`` (reason ``owner``) and, in the same append, ``GameSkipped``
+        for its games not yet started; raises NotAllowedNow when the tournament or entrant refuses."""
+        def events(t: Tournament) -> list[dict[str, Any]]:
+            withdrawn = withdrawal(t, entrant, by, "owner")
+            return [withdrawn, *skips_due(evolve(t, withdrawn))]
+
+        return self._decide(tid, events, {})
+
+    def _decide(self, tid: str, decide: Callable[[Tournament], list[dict[str, Any]]],
+                meta: Mapping[str, str]) -> Loaded:
+        for _ in range(MAX_ATTEMPTS):
+            loaded = self.load(tid)
+            events = decide(loaded.tournament)
+            try:
+                self.append(tid, loaded, events, meta)
+            except StaleVersion:
+                continue  # the runner appended meanwhile: decide again on what it wrote
+            return self.load(tid)
+        raise NotAllowedNow("the tournament kept changing; try again")
 
     def runner_caps(self, tid: str) -> tuple[str | None, LiveCaps]:
         """(the requester its games are charged to, the caps they are created under) for the runner:

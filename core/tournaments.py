@@ -1,15 +1,24 @@
-"""Tournaments as a fold: the events, the state they build, pairings, seeds and standings.
+"""Tournaments as a fold: the events, the state they build, pairings, seeds and withdrawals.
 
 Pure apart from nothing: no Redis, no clock (the store is ``core.tournament_store``, the runner
-``workers.tournaments``). Everything a tournament does is one of these events, in its own stream:
+``workers.tournaments``; points, ratings and standings are ``core.scoring``). Everything a
+tournament does is one of these events, in its own stream:
 
 =================== ====================================================================
 TournamentCreated   the settings, the seed commitment, the rating model and engine version
 EntrantRegistered   one per entrant: who (a registered bot or a built-in), initial rating
-RoundPaired         the games of a round: index and the entrant in each seat
+RoundPaired         the games of a round: index and the entrant in each seat (and its byes)
 GameStarted         a game index got its game id and seed commitment
-GameFinished        its ranking (seat, rank, score), the replay bundle's sha256, final hash
+GameFinished        its ranking (seat, rank, score), departures, each seat's calls, the
+                    replay bundle's sha256, final hash
+GameCalledOff       a started game that was aborted (a cancelled tournament calls off its
+                    games): its bundle's sha256; it counts for nobody
+GameSkipped         a game never started because an entrant in it had withdrawn
 RatingsUpdated      after game ``index`` (always in index order): the new (mu, sigma)
+EntrantWithdrawn    an entrant leaves: by its owner (``owner``) or for forfeiting a game
+                    (``absent``); it is paired no more, its games not yet started are skipped
+TournamentCancelled the organiser cancelled it: no game starts any more, running ones are
+                    called off
 TournamentFinished  the revealed seed, the Merkle root of the bundles, the final standings
 =================== ====================================================================
 
@@ -17,7 +26,17 @@ Formats. ``round_robin``: every set of ``players_per_game`` entrants meets in ev
 rotation of its seating, so every entrant sits in every seat position equally often (round r
 holds rotation r of every set). ``swiss``: ``rounds`` rounds; each is paired when the previous one
 is rated, by the current rating (openskill ordinal, then points, then entrant number), in
-consecutive groups, each group's seating rotated by the round number.
+consecutive groups, each group's seating rotated by the round number. Entrants that withdrew are
+not paired; when those left do not divide into games, the lowest in that order who have had the
+fewest byes sit the round out (``byes`` in ``RoundPaired``; a bye scores the mean of the points
+table and is not rated); with fewer entrants left than seats in a game, no round is paired.
+
+Tournament rules (``Settings.version``). 1: tournaments created before entrants were
+accountable; their streams fold and verify as they always did. 2 (:data:`RULES`, every new
+tournament): ``GameFinished`` carries each seat's record (``replays.seatstats``), an entrant that
+forfeits a game is withdrawn as ``absent`` in the same append, a seat that made no move of its
+own in a game ranks below every seat that did (``core.scoring``), and standings show withdrawals,
+byes, forfeits and each entrant's calls.
 
 Seeds. The tournament draws a 32-byte seed and publishes its sha256 at creation; the seed of game
 ``i`` is ``HMAC-SHA256(seed, "<tournament id>:game:<i>")``, revealed with the tournament's seed at
@@ -28,20 +47,30 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from math import comb
 from typing import Any
 
-from core.ratings import Rating, RatingModel
+from core.ratings import Rating
+from core.scoring import standings
 
 FORMATS = ("round_robin", "swiss")
 MAX_ENTRANTS = 64
 MAX_GAMES = 2_000
+RULES = 2  # the tournament rules new tournaments are created under (Settings.version)
+MAX_NOTE = 200  # characters of a cancellation's reason
+ONE_LINE = r"^[^\x00-\x1f\x7f-\x9f]*$"  # public text (a reason, a name): no control characters
+WITHDRAWAL_REASONS = ("owner", "absent")
 
 
 class TournamentRejected(ValueError):
     """Settings a tournament cannot run with (the message says which)."""
+
+
+class NotAllowedNow(ValueError):
+    """A cancellation or withdrawal the tournament's state refuses (the message says why)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +91,7 @@ class Settings:
     rating_model: dict[str, Any]
     created: str
     organiser: str | None = None  # the account that created it (None: before accounts existed)
+    version: int = 1  # the tournament rules it runs under (module docstring)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.tournament_id, "name": self.name, "game": self.game, "edition": self.edition,
@@ -69,14 +99,20 @@ class Settings:
                 "games_per_pairing": self.games_per_pairing, "deadline_s": self.deadline_s,
                 "parallel": self.parallel, "points": list(self.points), "seed_commitment": self.seed_commitment,
                 "engine_version": self.engine_version, "rating_model": self.rating_model, "created": self.created,
-                **({"organiser": self.organiser} if self.organiser else {})}
+                **({"organiser": self.organiser} if self.organiser else {}),
+                **({"version": self.version} if self.version != 1 else {})}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Settings:
         return cls(d["id"], d.get("name"), d["game"], d.get("edition"), d["players_per_game"], d["format"],
                    d["rounds"], d["games_per_pairing"], d["deadline_s"], d["parallel"], tuple(d["points"]),
                    d["seed_commitment"], d["engine_version"], dict(d["rating_model"]), d["created"],
-                   d.get("organiser"))
+                   d.get("organiser"), int(d.get("version", 1)))
+
+    @property
+    def accountable(self) -> bool:
+        """Tournament rules 2: records, absences, unplayed seats ranked last (module docstring)."""
+        return self.version >= 2
 
 
 @dataclass(frozen=True)
@@ -110,6 +146,9 @@ class TournamentGame:
     ranking: tuple[dict[str, Any], ...] | None = None  # (seat, rank, score) once finished
     bundle_sha256: str | None = None
     final_hash: str | None = None
+    void: str | None = None  # "skipped" (never started) or "called_off" (aborted): counts for nobody
+    departed: tuple[dict[str, Any], ...] = ()  # seats that left the game: {seat, reason}
+    records: tuple[dict[str, Any], ...] | None = None  # per seat (replays.seatstats); tournament rules 2
 
     @property
     def started(self) -> bool:
@@ -117,13 +156,38 @@ class TournamentGame:
 
     @property
     def finished(self) -> bool:
+        """Played to a result (what points and ratings count)."""
         return self.ranking is not None
 
+    @property
+    def done(self) -> bool:
+        """Finished, skipped or called off: nothing more will happen to it."""
+        return self.finished or self.void is not None
+
+    @property
+    def status(self) -> str:
+        if self.void is not None:
+            return self.void
+        return "finished" if self.finished else "playing" if self.started else "waiting"
+
     def to_json(self) -> dict[str, Any]:
+        records = [{k: v for k, v in r.items() if k != "hist"} for r in self.records] if self.records else None
         return {"index": self.index, "round": self.round, "seats": list(self.seats), "game_id": self.game_id,
-                "status": "finished" if self.finished else "playing" if self.started else "waiting",
-                "ranking": list(self.ranking) if self.ranking is not None else None,
-                "bundle_sha256": self.bundle_sha256}
+                "status": self.status, "ranking": list(self.ranking) if self.ranking is not None else None,
+                "departed": list(self.departed), "records": records, "bundle_sha256": self.bundle_sha256}
+
+
+@dataclass(frozen=True)
+class Withdrawal:
+    by: str  # the account that withdrew it, or "system" (absent)
+    reason: str  # owner | absent
+    game: int | None = None  # absent: the game it forfeited
+
+
+@dataclass(frozen=True)
+class Cancellation:
+    by: str
+    reason: str | None
 
 
 @dataclass(frozen=True)
@@ -133,24 +197,39 @@ class Tournament:
     games: tuple[TournamentGame, ...] = ()
     rounds_paired: int = 0
     ratings: Mapping[int, Rating] = field(default_factory=dict)
-    rated: int = 0  # games 0..rated-1 are in the ratings
+    rated: int = 0  # every finished game with an index below this is in the ratings
     seed: str | None = None
     merkle_root: str | None = None
     final_standings: tuple[dict[str, Any], ...] | None = None
+    withdrawn: Mapping[int, Withdrawal] = field(default_factory=dict)
+    byes: Mapping[int, int] = field(default_factory=dict)  # entrant -> rounds it sat out
+    cancelled: Cancellation | None = None
 
     @property
     def finished(self) -> bool:
+        """Over, its seed revealed (played out, or cancelled and its games called off)."""
         return self.seed is not None
 
     @property
     def status(self) -> str:
-        return "finished" if self.finished else "running"
+        return "cancelled" if self.cancelled else "finished" if self.finished else "running"
 
     def game_id(self, index: int) -> str:
         return f"{self.settings.tournament_id}g{index:04d}"
 
     def round_done(self, round_number: int) -> bool:
-        return all(g.finished for g in self.games if g.round == round_number)
+        return all(g.done for g in self.games if g.round == round_number)
+
+    def active(self) -> list[int]:
+        """The entrants still in (not withdrawn), by number."""
+        return [e.number for e in self.entrants if e.number not in self.withdrawn]
+
+    def unrated(self) -> list[TournamentGame]:
+        return [g for g in self.games[self.rated:] if g.finished]
+
+    def bundled(self) -> list[TournamentGame]:
+        """The games with a replay bundle (finished or called off), in index order."""
+        return [g for g in self.games if g.bundle_sha256 is not None]
 
 
 # --- the fold ---------------------------------------------------------------------------------
@@ -181,7 +260,10 @@ def _registered(t: Tournament, e: Mapping[str, Any]) -> Tournament:
 
 def _paired(t: Tournament, e: Mapping[str, Any]) -> Tournament:
     new = tuple(TournamentGame(g["index"], e["round"], tuple(g["seats"])) for g in e["games"])
-    return replace(t, games=(*t.games, *new), rounds_paired=t.rounds_paired + 1)
+    byes = dict(t.byes)
+    for number in e.get("byes", ()):
+        byes[number] = byes.get(number, 0) + 1
+    return replace(t, games=(*t.games, *new), rounds_paired=t.rounds_paired + 1, byes=byes)
 
 
 def _with_game(t: Tournament, index: int, **changes: Any) -> Tournament:
@@ -195,8 +277,18 @@ def _started(t: Tournament, e: Mapping[str, Any]) -> Tournament:
 
 
 def _game_finished(t: Tournament, e: Mapping[str, Any]) -> Tournament:
+    records = e.get("records")
     return _with_game(t, e["index"], ranking=tuple(e["ranking"]), bundle_sha256=e["bundle_sha256"],
-                      final_hash=e["final_hash"])
+                      final_hash=e["final_hash"], departed=tuple(e.get("departed") or ()),
+                      records=tuple(records) if records is not None else None)
+
+
+def _called_off(t: Tournament, e: Mapping[str, Any]) -> Tournament:
+    return _with_game(t, e["index"], void="called_off", bundle_sha256=e["bundle_sha256"], final_hash=e["final_hash"])
+
+
+def _skipped(t: Tournament, e: Mapping[str, Any]) -> Tournament:
+    return _with_game(t, e["index"], void="skipped")
 
 
 def _rated(t: Tournament, e: Mapping[str, Any]) -> Tournament:
@@ -204,15 +296,26 @@ def _rated(t: Tournament, e: Mapping[str, Any]) -> Tournament:
     return replace(t, ratings={**t.ratings, **updated}, rated=e["index"] + 1)
 
 
+def _withdrawn(t: Tournament, e: Mapping[str, Any]) -> Tournament:
+    gone = Withdrawal(e["by"], e["reason"], e.get("game"))
+    return replace(t, withdrawn={**t.withdrawn, e["entrant"]: gone})
+
+
+def _cancelled(t: Tournament, e: Mapping[str, Any]) -> Tournament:
+    return replace(t, cancelled=Cancellation(e["by"], e.get("reason")))
+
+
 def _tournament_finished(t: Tournament, e: Mapping[str, Any]) -> Tournament:
     return replace(t, seed=e["seed"], merkle_root=e["merkle_root"], final_standings=tuple(e["standings"]))
 
 
 _HANDLERS = {"EntrantRegistered": _registered, "RoundPaired": _paired, "GameStarted": _started,
-             "GameFinished": _game_finished, "RatingsUpdated": _rated, "TournamentFinished": _tournament_finished}
+             "GameFinished": _game_finished, "GameCalledOff": _called_off, "GameSkipped": _skipped,
+             "RatingsUpdated": _rated, "EntrantWithdrawn": _withdrawn, "TournamentCancelled": _cancelled,
+             "TournamentFinished": _tournament_finished}
 
 
-# --- settings, seeds, pairings ----------------------------------------------------------------
+# --- settings, seeds ------------------------------------------------------------------------------
 
 
 def default_points(players: int) -> tuple[float, ...]:
@@ -256,6 +359,21 @@ def game_seed(tournament_seed: bytes, tournament_id: str, index: int) -> bytes:
     return hmac.new(tournament_seed, f"{tournament_id}:game:{index}".encode(), hashlib.sha256).digest()
 
 
+def merkle_root(leaves: Sequence[str]) -> str:
+    """Merkle root (sha256, hex) over hex leaf hashes; an odd node is paired with itself; no leaves: sha256("")."""
+    level = [bytes.fromhex(leaf) for leaf in leaves]
+    if not level:
+        return hashlib.sha256(b"").hexdigest()
+    while len(level) > 1:
+        if len(level) % 2:
+            level.append(level[-1])
+        level = [hashlib.sha256(level[i] + level[i + 1]).digest() for i in range(0, len(level), 2)]
+    return level[0].hex()
+
+
+# --- pairings -------------------------------------------------------------------------------------
+
+
 def round_robin_round(entrants: int, players: int, round_number: int, games_per_pairing: int,
                       first_index: int) -> list[dict[str, Any]]:
     """Rotation ``round_number`` of every set of ``players`` entrants, each set ``games_per_pairing`` times."""
@@ -267,109 +385,131 @@ def round_robin_round(entrants: int, players: int, round_number: int, games_per_
     return games
 
 
-def swiss_round(t: Tournament, round_number: int) -> list[dict[str, Any]]:
-    """Groups of consecutive entrants in the current order (rating, points, number)."""
+def swiss_round(t: Tournament, round_number: int) -> tuple[list[dict[str, Any]], list[int]]:
+    """Groups of consecutive entrants still in, in the current order (rating, points, number),
+    and the entrants that sit this round out (module docstring)."""
     players = t.settings.players_per_game
     table = {row["entrant"]: row for row in standings(t)}
-    order = sorted((e.number for e in t.entrants),
-                   key=lambda n: (-t.ratings[n].ordinal, -table[n]["points"], n))
+    order = sorted(t.active(), key=lambda n: (-t.ratings[n].ordinal, -table[n]["points"], n))
+    byes = bye_takers(t, order)
+    paired = [n for n in order if n not in byes]
     games: list[dict[str, Any]] = []
     first = len(t.games)
-    for start in range(0, len(order), players):
-        group = order[start:start + players]
+    for start in range(0, len(paired), players):
+        group = paired[start:start + players]
         shift = round_number % players
         for repeat in range(t.settings.games_per_pairing):
             turn = (shift + repeat) % players
             games.append({"index": first + len(games), "seats": group[turn:] + group[:turn]})
-    return games
+    return games, byes
+
+
+def bye_takers(t: Tournament, order: Sequence[int]) -> list[int]:
+    """Who sits out when ``order`` does not divide into games: the fewest byes so far, lowest first."""
+    count = len(order) % t.settings.players_per_game
+    from_bottom = sorted(range(len(order)), key=lambda i: (t.byes.get(order[i], 0), -i))
+    return sorted(order[i] for i in from_bottom[:count])
+
+
+def pairing_over(t: Tournament) -> bool:
+    """No round is paired any more: all are, the tournament was cancelled, or (Swiss) too few are left."""
+    s = t.settings
+    if t.cancelled is not None or t.rounds_paired >= s.rounds:
+        return True
+    return s.format == "swiss" and len(t.active()) < s.players_per_game
 
 
 def next_round(t: Tournament) -> dict[str, Any] | None:
-    """The RoundPaired event due now, or None (all rounds paired, or the last one still running)."""
+    """The RoundPaired event due now, or None (none is due, or the last one still runs)."""
     s = t.settings
-    if t.rounds_paired >= s.rounds:
+    if pairing_over(t):
         return None
     if s.format == "round_robin":
         games = round_robin_round(len(t.entrants), s.players_per_game, t.rounds_paired, s.games_per_pairing,
                                   len(t.games))
         return {"type": "RoundPaired", "round": t.rounds_paired, "games": games}
-    if t.rounds_paired > 0 and not (t.round_done(t.rounds_paired - 1) and t.rated == len(t.games)):
+    if t.rounds_paired > 0 and not (t.round_done(t.rounds_paired - 1) and not t.unrated()):
         return None
-    return {"type": "RoundPaired", "round": t.rounds_paired, "games": swiss_round(t, t.rounds_paired)}
+    games, byes = swiss_round(t, t.rounds_paired)
+    return {"type": "RoundPaired", "round": t.rounds_paired, "games": games, **({"byes": byes} if byes else {})}
 
 
-# --- results, ratings, standings -------------------------------------------------------------
+def may_start(t: Tournament, game: TournamentGame) -> bool:
+    """A paired game, not started or void, none of its entrants withdrawn, the tournament running."""
+    return (t.cancelled is None and not t.finished and not game.started and not game.done
+            and not any(n in t.withdrawn for n in game.seats))
 
 
-def entrant_places(game: TournamentGame) -> list[tuple[int, int, float]]:
-    """(entrant, rank, score) of a finished game, in seat order."""
-    assert game.ranking is not None
-    by_seat = {r["seat"]: r for r in game.ranking}
-    return [(entrant, by_seat[seat]["rank"], by_seat[seat].get("score") or 0) for seat, entrant in enumerate(game.seats)]
+def startable(t: Tournament) -> list[TournamentGame]:
+    """Games that may start now, in index order."""
+    return [g for g in t.games if may_start(t, g)]
 
 
-def place_points(points: Sequence[float], ranks: Sequence[int]) -> list[float]:
-    """Points per seat: tied seats share the mean of the places they span."""
+def finish_due(t: Tournament) -> bool:
+    """Everything is over: a cancelled tournament's started games, or every game of a whole one, and
+    every finished game rated."""
+    if t.finished or t.unrated():
+        return False
+    if t.cancelled is not None:
+        return all(g.done for g in t.games if g.started)
+    return pairing_over(t) and all(g.done for g in t.games)
+
+
+# --- withdrawals and cancellation -----------------------------------------------------------------
+
+
+def check_open(t: Tournament) -> None:
+    if t.finished or t.cancelled is not None:
+        raise NotAllowedNow(f"the tournament is {t.status}")
+
+
+def withdrawal(t: Tournament, entrant: int, by: str, reason: str, game: int | None = None) -> dict[str, Any]:
+    """The EntrantWithdrawn event (NotAllowedNow when the tournament or the entrant refuses it)."""
+    if reason not in WITHDRAWAL_REASONS:
+        raise NotAllowedNow(f"a withdrawal's reason is one of {', '.join(WITHDRAWAL_REASONS)}")
+    if reason == "owner":
+        check_open(t)
+    elif t.finished:
+        raise NotAllowedNow("the tournament is over")
+    if not 0 <= entrant < len(t.entrants):
+        raise NotAllowedNow(f"the tournament has entrants 0..{len(t.entrants) - 1}")
+    if entrant in t.withdrawn:
+        raise NotAllowedNow(f"entrant {entrant} ({t.entrants[entrant].name}) has withdrawn already")
+    return {"type": "EntrantWithdrawn", "entrant": entrant, "by": by, "reason": reason,
+            **({"game": game} if game is not None else {})}
+
+
+def one_line(text: str) -> bool:
+    """Public text a stream may hold: no control characters (:data:`ONE_LINE`) and no lone
+    surrogate (JSON may escape one; it has no UTF-8 form, so Redis could not store it)."""
+    return re.match(ONE_LINE, text) is not None and not any("\ud800" <= c <= "\udfff" for c in text)
+
+
+def cancellation(t: Tournament, by: str, reason: str | None) -> dict[str, Any]:
+    """The TournamentCancelled event (NotAllowedNow once it is over or cancelled)."""
+    check_open(t)
+    if reason is not None and (len(reason) > MAX_NOTE or not one_line(reason)):
+        raise NotAllowedNow(f"a reason is one line of at most {MAX_NOTE} characters, without control characters")
+    return {"type": "TournamentCancelled", "by": by, **({"reason": reason} if reason else {})}
+
+
+def skips_due(t: Tournament) -> list[dict[str, Any]]:
+    """GameSkipped for every game not started whose seats hold an entrant that withdrew."""
+    if t.cancelled is not None:
+        return []
+    return [{"type": "GameSkipped", "index": g.index, "withdrawn": [n for n in g.seats if n in t.withdrawn]}
+            for g in t.games if not g.started and not g.done and any(n in t.withdrawn for n in g.seats)]
+
+
+def absences_due(t: Tournament, index: int) -> list[dict[str, Any]]:
+    """After game ``index`` finished (tournament rules 2): an entrant that forfeited it is withdrawn
+    as absent, unless it had withdrawn already."""
+    game = t.games[index]
+    if not t.settings.accountable or not game.finished:
+        return []
     out = []
-    for rank in ranks:
-        tied = sum(1 for r in ranks if r == rank)
-        spanned = points[rank - 1:rank - 1 + tied]
-        out.append(sum(spanned) / tied)
+    for gone in game.departed:
+        entrant = game.seats[gone["seat"]]
+        if gone.get("reason") == "forfeited" and entrant not in t.withdrawn:
+            out.append(withdrawal(t, entrant, "system", "absent", index))
     return out
-
-
-def rate_game(model: RatingModel, t: Tournament, game: TournamentGame) -> dict[int, Rating]:
-    places = entrant_places(game)
-    new = model.rate([t.ratings[e] for e, _, _ in places], [rank for _, rank, _ in places])
-    return {e: rating for (e, _, _), rating in zip(places, new)}
-
-
-def ratings_due(model: RatingModel, t: Tournament) -> list[dict[str, Any]]:
-    """RatingsUpdated events for the finished games next in index order (none past a running game)."""
-    events = []
-    state = t
-    for game in t.games[t.rated:]:
-        if not game.finished:
-            break
-        updated = rate_game(model, state, game)
-        event = {"type": "RatingsUpdated", "index": game.index,
-                 "ratings": {str(e): [r.mu, r.sigma] for e, r in sorted(updated.items())}}
-        events.append(event)
-        state = _rated(state, event)
-    return events
-
-
-def standings(t: Tournament) -> list[dict[str, Any]]:
-    """The table: points, score sum, wins, games, rating; ordered by points, score, wins, rating, number."""
-    rows: dict[int, dict[str, Any]] = {e.number: {"entrant": e.number, "name": e.name, "key": e.key, "kind": e.kind, "games": 0,
-                       "points": 0.0, "score": 0.0, "wins": 0} for e in t.entrants}
-    points = t.settings.points
-    for game in t.games:
-        if not game.finished:
-            continue
-        places = entrant_places(game)
-        for (entrant, rank, score), got in zip(places, place_points(points, [r for _, r, _ in places])):
-            row = rows[entrant]
-            row["games"] += 1
-            row["points"] += got
-            row["score"] += score
-            row["wins"] += rank == 1
-    for number, row in rows.items():
-        rating = t.ratings[number]
-        row.update(mu=rating.mu, sigma=rating.sigma, ordinal=rating.ordinal)
-    table = sorted(rows.values(), key=lambda r: (-r["points"], -r["score"], -r["wins"], -r["ordinal"], r["entrant"]))
-    for place, row in enumerate(table, start=1):
-        row["place"] = place
-    return table
-
-
-def merkle_root(leaves: Sequence[str]) -> str:
-    """Merkle root (sha256, hex) over hex leaf hashes; an odd node is paired with itself; no leaves: sha256("")."""
-    level = [bytes.fromhex(leaf) for leaf in leaves]
-    if not level:
-        return hashlib.sha256(b"").hexdigest()
-    while len(level) > 1:
-        if len(level) % 2:
-            level.append(level[-1])
-        level = [hashlib.sha256(level[i] + level[i + 1]).digest() for i in range(0, len(level), 2)]
-    return level[0].hex()

@@ -7,14 +7,19 @@ A package (``hourglass-tournament/1``) is an uncompressed zip written byte-for-b
   the bundles in game order and the Merkle root over the bundles' sha256 (``core.tournaments``);
 - ``tournament.jsonl``: the tournament's stream, one stored entry per line with its chain hash;
 - ``standings.json``: the final standings;
-- ``games/<index>-<game id>.jsonl``: every game's ``hourglass-replay/2`` bundle.
+- ``games/<index>-<game id>.jsonl``: the ``hourglass-replay/2`` bundle of every game that ended
+  (finished, or called off: aborted, its result null); skipped games have none.
 
 :func:`verify_package` checks, cheapest first, so a tampered byte is named quickly: the zip and the
 manifest (every member's hash and size, no member missing or extra, the container bytes equal to
 a fresh build of the same members); the stream's canonical lines and hash chain; the stream as a
 tournament (seed commitment, every pairing and rating update re-derived with the same rules and
-rating model, every game result, the Merkle root and the standings); then every game bundle, re-run
-by ``replays.verify`` with the game seed derived from the revealed tournament seed.
+rating model, every game started, ended, called off or skipped only where the fold allows it, a
+cancellation or an owner's withdrawal only while the tournament runs, a withdrawal for absence
+exactly after the game that shows the forfeit, the Merkle root and the standings); then every game
+bundle, re-run by ``replays.verify`` with the game seed derived from the revealed tournament seed,
+its result, departures and (tournament rules 2) each seat's record (``replays.seatstats``)
+compared with the stream's.
 """
 from __future__ import annotations
 
@@ -28,17 +33,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.ratings import RatingModel
-from core.store import StoredEntry, verify_chain
+from core.scoring import ratings_due, standings
+from core.store import StoredEntry
 from core.tournaments import (
+    NotAllowedNow,
     Tournament,
+    TournamentGame,
+    absences_due,
+    cancellation,
     evolve,
+    finish_due,
     game_seed,
+    may_start,
     merkle_root,
     next_round,
-    ratings_due,
-    standings,
+    withdrawal,
 )
-from domain.canonical import canonical_json
+from domain.canonical import GENESIS_HASH, canonical_json, entry_hash
+from replays.seatstats import seat_stats
 from replays.verify import verify_bundle
 
 FORMAT = "hourglass-tournament/1"
@@ -82,19 +94,23 @@ def build_package(entries: Sequence[StoredEntry], bundles: Mapping[int, str]) ->
     stream = b"".join(_line({**e.entry, "hash": e.hash}) for e in entries)
     members: list[tuple[str, bytes]] = [(STREAM, stream),
                                         (STANDINGS, _line({"standings": list(state.final_standings)}))]
-    listed: list[dict[str, Any]] = []
-    for game in state.games:
+    for game in state.bundled():
         assert game.game_id is not None
-        data = bundles[game.index].encode("utf-8")
-        path = bundle_path(game.index, game.game_id)
-        members.append((path, data))
-        listed.append({"index": game.index, "game_id": game.game_id, "path": path, "sha256": _sha(data)})
-    s = state.settings
-    manifest = {"format": FORMAT, "tournament": s.tournament_id, "name": s.name, "game": s.game, "edition": s.edition,
-                "files": [{"path": p, "bytes": len(d), "sha256": _sha(d)} for p, d in members],
-                "bundles": listed, "merkle_root": merkle_root([str(b["sha256"]) for b in listed]),
-                "stream_final_hash": entries[-1].hash}
+        members.append((bundle_path(game.index, game.game_id), bundles[game.index].encode("utf-8")))
+    manifest = _manifest(state, entries[-1].hash, members)
     return zip_members([(MANIFEST, _line(manifest)), *members])
+
+
+def _manifest(state: Tournament, final_hash: str, members: Sequence[tuple[str, bytes]]) -> dict[str, Any]:
+    """The manifest of a package of ``state`` with these members (all but the manifest), in order."""
+    data_of = dict(members)
+    listed = [{"index": g.index, "game_id": g.game_id, "path": bundle_path(g.index, g.game_id or ""),
+               "sha256": _sha(data_of.get(bundle_path(g.index, g.game_id or ""), b""))} for g in state.bundled()]
+    s = state.settings
+    return {"format": FORMAT, "tournament": s.tournament_id, "name": s.name, "game": s.game, "edition": s.edition,
+            "files": [{"path": p, "bytes": len(d), "sha256": _sha(d)} for p, d in members],
+            "bundles": listed, "merkle_root": merkle_root([str(b["sha256"]) for b in listed]),
+            "stream_final_hash": final_hash}
 
 
 def _fold(events: Iterable[Mapping[str, Any]]) -> Tournament:
@@ -157,15 +173,17 @@ def _verify(data: bytes, progress: Progress, model: RatingModel, context: dict[s
     expected_standings = _line({"standings": list(state.final_standings or ())})
     if members[STANDINGS] != expected_standings:
         raise _Failed(STANDINGS, "differs from the standings the stream's TournamentFinished event records")
+    _check_manifest(manifest, _manifest(state, entries[-1].hash, [(n, members[n]) for n in list(members)[1:]]))
     seed = bytes.fromhex(state.seed or "")
-    for done, game in enumerate(state.games, start=1):
+    bundled = state.bundled()
+    for done, game in enumerate(bundled, start=1):
         assert game.game_id is not None
         path = bundle_path(game.index, game.game_id)
         context["at"] = path
         _check_game(path, members[path], game, seed, s.tournament_id)
         _check_seating(path, members[path], game, state)
-        progress(done, len(state.games))
-    return PackageReport(True, s.tournament_id, len(state.games), state.merkle_root, warnings=tuple(warnings))
+        progress(done, len(bundled))
+    return PackageReport(True, s.tournament_id, len(bundled), state.merkle_root, warnings=tuple(warnings))
 
 
 def _container(data: bytes) -> tuple[dict[str, bytes], dict[str, Any]]:
@@ -226,20 +244,24 @@ def _stream(raw: bytes) -> list[StoredEntry]:
             raise _Failed(f"{STREAM} line {number}", "not a canonical stored entry")
         digest = obj.pop("hash")
         entries.append(StoredEntry(obj.get("seq", -1), obj, digest))
-    try:
-        verify_chain(entries)
-    except ValueError as exc:
-        seq = next((i for i, e in enumerate(entries, start=1) if f"seq {e.seq}" in str(exc)), len(entries))
-        raise _Failed(f"{STREAM} line {seq}", f"hash chain: {exc}") from None
+    previous = GENESIS_HASH
+    for number, entry in enumerate(entries, start=1):  # line n holds seq n
+        if entry.seq != number:
+            raise _Failed(f"{STREAM} line {number}", f"hash chain: seq {entry.seq} where {number} belongs")
+        previous = entry_hash(previous, entry.entry)
+        if previous != entry.hash:
+            raise _Failed(f"{STREAM} line {number}", f"hash chain: hash mismatch at seq {number}")
     return entries
 
 
 def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
                    context: dict[str, Any]) -> tuple[Tournament, list[str]]:
-    """Fold the stream, re-deriving every pairing, rating update and the final event."""
+    """Fold the stream, re-deriving every pairing, rating update, withdrawal for absence, skipped
+    game, cancellation and the final event."""
     state: Tournament | None = None
     warnings: list[str] = []
     pending_ratings: list[dict[str, Any]] = []
+    owed: list[dict[str, Any]] = []  # the absences the last GameFinished shows, due next
     for number, entry in enumerate(entries, start=1):
         where = f"{STREAM} line {number}"
         context["at"] = where
@@ -255,6 +277,8 @@ def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
                 warnings.append(f"rated with {described}, verified with {model.describe()}")
         elif state is None:
             raise _Failed(where, "the stream does not start with TournamentCreated")
+        elif owed:
+            _expect(where, "the withdrawal of an entrant that forfeited a game", owed.pop(0), event)
         elif kind == "RoundPaired":
             _expect(where, "pairing", next_round(state), event)
         elif kind == "RatingsUpdated":
@@ -265,10 +289,53 @@ def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
             _expect_ratings(where, pending_ratings.pop(0), event)
         elif kind == "TournamentFinished":
             _check_finish(where, state, event)
+        else:
+            _check_step(where, state, event)
         state = evolve(state, event)
+        if kind == "GameFinished":
+            owed = absences_due(state, event["index"])
+    if owed:
+        raise _Failed(STREAM, "an entrant that forfeited a game was not withdrawn as absent")
     if state is None or not state.finished:
         raise _Failed(STREAM, "the tournament did not finish (no TournamentFinished)")
     return state, warnings
+
+
+def _game_at(where: str, state: Tournament, event: Mapping[str, Any]) -> TournamentGame:
+    index = event.get("index")
+    if not isinstance(index, int) or not 0 <= index < len(state.games):
+        raise _Failed(where, f"no game {index!r} was paired")
+    return state.games[index]
+
+
+def _check_step(where: str, state: Tournament, event: Mapping[str, Any]) -> None:
+    """A game starting, ending, called off or skipped, a withdrawal or a cancellation: allowed here?"""
+    kind = event.get("type")
+    try:
+        if kind == "TournamentCancelled":
+            _expect(where, "cancellation", cancellation(state, str(event.get("by")), event.get("reason")), event)
+        elif kind == "EntrantWithdrawn":
+            if event.get("reason") != "owner":
+                raise _Failed(where, "a withdrawal for absence that no forfeited game shows")
+            _expect(where, "withdrawal", withdrawal(state, event.get("entrant", -1), str(event.get("by")), "owner"),
+                    event)
+    except NotAllowedNow as exc:
+        raise _Failed(where, f"{kind} is not allowed here: {exc}") from None
+    if kind not in ("GameStarted", "GameFinished", "GameCalledOff", "GameSkipped"):
+        return
+    game = _game_at(where, state, event)
+    if kind == "GameStarted":
+        if not may_start(state, game) or event.get("game_id") != state.game_id(game.index):
+            raise _Failed(where, f"game {game.index} may not start here (or not under this id)")
+    elif kind == "GameSkipped":
+        withdrawn = [n for n in game.seats if n in state.withdrawn]
+        if game.started or game.done or state.cancelled is not None or event.get("withdrawn") != withdrawn or \
+                not withdrawn:
+            raise _Failed(where, f"game {game.index} is not one to skip: no entrant in it withdrew before it started")
+    elif not game.started or game.done or event.get("game_id") != game.game_id:
+        raise _Failed(where, f"game {game.index} is not in play, so it cannot end here")
+    elif kind == "GameFinished" and state.settings.accountable and not {"departed", "records"} <= set(event):
+        raise _Failed(where, "a game's departures and seat records are missing (tournament rules 2 record them)")
 
 
 def _expect(where: str, what: str, expected: Any, found: Any) -> None:
@@ -292,21 +359,34 @@ def _check_finish(where: str, state: Tournament, event: Mapping[str, Any]) -> No
         commitment = ""
     if commitment != state.settings.seed_commitment:
         raise _Failed(where, "sha256 of the revealed seed is not the seed commitment")
-    if not (all(g.finished for g in state.games) and state.rated == len(state.games)
-            and state.rounds_paired == state.settings.rounds):
+    if not finish_due(state):
         raise _Failed(where, "the tournament finished with games unplayed or unrated")
-    _expect(where, "Merkle root", merkle_root([g.bundle_sha256 or "" for g in state.games]), event.get("merkle_root"))
+    _expect(where, "Merkle root", merkle_root([g.bundle_sha256 or "" for g in state.bundled()]),
+            event.get("merkle_root"))
     _expect(where, "standings", standings(state), event.get("standings"))
 
 
 def _check_bundles_listed(manifest: Mapping[str, Any], state: Tournament) -> None:
     listed = manifest.get("bundles")
     expected = [{"index": g.index, "game_id": g.game_id, "path": bundle_path(g.index, g.game_id or ""),
-                 "sha256": g.bundle_sha256} for g in state.games]
+                 "sha256": g.bundle_sha256} for g in state.bundled()]
     if listed != expected:
         raise _Failed(MANIFEST, "its bundle list differs from the games the stream records (ids or sha256)")
     if manifest.get("merkle_root") != state.merkle_root:
         raise _Failed(MANIFEST, "its Merkle root differs from the stream's")
+
+
+def _check_manifest(found: Mapping[str, Any], expected: Mapping[str, Any]) -> None:
+    """Every byte of the manifest is what the stream and the members make it: no field changed,
+    added or removed (its name, game and edition included)."""
+    for key in sorted(set(found) | set(expected)):
+        if key not in expected:
+            raise _Failed(MANIFEST, f"has a field {key!r} that a package does not have")
+        if key not in found:
+            raise _Failed(MANIFEST, f"lacks its {key!r} field")
+        if canonical_json(found.get(key)) != canonical_json(expected[key]):
+            raise _Failed(MANIFEST, f"its {key!r} differs from the tournament's: expected "
+                                    f"{canonical_json(expected[key])[:120]}")
 
 
 def _check_seating(path: str, data: bytes, game: Any, state: Tournament) -> None:
@@ -333,9 +413,21 @@ def _check_game(path: str, data: bytes, game: Any, tournament_seed: bytes, tid: 
         raise _Failed(f"{path} line 1", "the game's seed is not the one derived from the tournament's seed")
     if header.get("seed_commitment") != game.seed_commitment:
         raise _Failed(f"{path} line 1", "seed commitment differs from the stream's GameStarted")
+    if game.void == "called_off":
+        if report.result is not None:
+            raise _Failed(path, "the stream calls the game off, but the game was played to a result")
+        return
+    if report.result is None:
+        raise _Failed(path, "the game was aborted, but the stream records a result")
     ranking = [{"seat": r["seat"], "rank": r["rank"], "score": r.get("score")} for r in report.result["ranking"]]
     if canonical_json(ranking) != canonical_json(list(game.ranking or ())):
         raise _Failed(path, "the game's result differs from the stream's GameFinished ranking")
+    if game.records is not None:  # tournament rules 2: departures and each seat's calls, from the bundle
+        if canonical_json(report.result.get("departed") or []) != canonical_json(list(game.departed)):
+            raise _Failed(path, "the game's departures differ from the stream's GameFinished")
+        if canonical_json(seat_stats(data)) != canonical_json(list(game.records)):
+            raise _Failed(path, "the seats' records (calls, outcomes, latencies, moves) differ from the "
+                                "stream's GameFinished")
 
 
 def package_from_store(conn: Any, tid: str) -> bytes:
@@ -355,7 +447,7 @@ def package_from_store(conn: Any, tid: str) -> bytes:
         raise ValueError(f"tournament {tid} is still running; its package is made at the end")
     games = EventStore(conn)
     bundles = {}
-    for game in loaded.tournament.games:
+    for game in loaded.tournament.bundled():
         text = games.stored_bundle(game.game_id or "")
         if text is None:
             raise ValueError(f"the bundle of game {game.game_id} is not stored yet")

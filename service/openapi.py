@@ -62,6 +62,9 @@ PROBLEMS: dict[str, tuple[int, ...]] = {
     "getTournament": (404,),
     "listTournamentEvents": (400, 404),
     "getTournamentPackage": (404, 409),
+    "cancelTournament": (400, 401, 403, 404, 409, 413),
+    "withdrawEntrant": (401, 403, 404, 409),
+    "getBotRecord": (404,),
     "getLeaderboard": (400, 404),
     "registerBot": (400, 401, 403, 409, 413, 422),
     "listBots": (400,),
@@ -101,6 +104,7 @@ AUTH: dict[str, list[dict[str, list[str]]]] = {
     **{op: [ACCOUNT, NOBODY] for op in ("createGame", "joinSeat", "getBot")},
     **{op: [ACCOUNT] for op in (
         "registerBot", "updateBot", "deleteBot", "rotateBotToken", "rotateBotSecret", "createTournament",
+        "cancelTournament", "withdrawEntrant",
         "getAccount", "listKeys", "createKey", "revokeKey", "rotateKey", "listAccountGames", "listAccountEvents",
         "streamAccountEvents", "listAccounts", "disableAccount", "enableAccount", "grantAccount", "createInvite")},
 }

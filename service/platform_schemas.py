@@ -1,9 +1,23 @@
 """Marshmallow schemas of the competition platform: bots, tournaments, the leaderboard."""
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from typing import Any
 
-from core.tournaments import FORMATS, MAX_ENTRANTS
+from marshmallow import Schema, ValidationError, fields, validate
+
+from core.tournaments import FORMATS, MAX_ENTRANTS, MAX_NOTE, ONE_LINE, one_line
+
+NO_CONTROLS = "one line, no control characters"
+
+
+def _one_line(text: str) -> None:
+    """:data:`ONE_LINE` (the documented pattern), and no lone surrogate (a JSON escape with no UTF-8 form)."""
+    if not one_line(text):
+        raise ValidationError(NO_CONTROLS + " (and valid Unicode)")
+
+
+def _public_text(low: int, high: int) -> list[Any]:
+    return [validate.Length(low, high), validate.Regexp(ONE_LINE, error=NO_CONTROLS), _one_line]
 
 
 class BotRegisterSchema(Schema):
@@ -82,13 +96,14 @@ class BotStreamQuerySchema(Schema):
 class EntrantSpecSchema(Schema):
     """A registered bot ``{bot_id}`` or a built-in bot ``{builtin, name?}``; anything else is a 422."""
 
-    bot_id = fields.String(validate=validate.Length(1, 64))
+    bot_id = fields.String(validate=_public_text(1, 64))
     builtin = fields.String(validate=validate.Length(1, 32), metadata={"description": "a built-in bot: random, greedy…"})
-    name = fields.String(validate=validate.Length(1, 40), metadata={"description": "built-in entrants: a display name"})
+    name = fields.String(validate=_public_text(1, 40),
+                         metadata={"description": "built-in entrants: a display name"})
 
 
 class CreateTournamentSchema(Schema):
-    name = fields.String(load_default=None, validate=validate.Length(1, 80))
+    name = fields.String(load_default=None, validate=_public_text(1, 80))
     game = fields.String(required=True, validate=validate.Length(1, 32))
     edition = fields.String(load_default=None, validate=validate.Length(1, 32))
     players_per_game = fields.Integer(required=True, validate=validate.Range(2, 8))
@@ -103,6 +118,13 @@ class CreateTournamentSchema(Schema):
                               metadata={"description": "games played at the same time"})
     points = fields.List(fields.Float(), load_default=None,
                          metadata={"description": "points per finishing place; default n-1 … 0"})
+
+
+class CancelTournamentSchema(Schema):
+    reason = fields.String(load_default=None,
+                           validate=_public_text(1, MAX_NOTE),
+                           metadata={"description": "one line without control characters; shown in the stream and "
+                                                    "on the page: public"})
 
 
 class TournamentSchema(Schema):
@@ -129,6 +151,11 @@ class TournamentSchema(Schema):
     games = fields.List(fields.Dict(), required=True)
     standings = fields.List(fields.Dict(), required=True)
     created = fields.String()
+    organiser = fields.String(allow_none=True, metadata={"description": "the organiser's account id"})
+    rules = fields.Integer(metadata={"description": "tournament rules: 2 records every seat's calls, ranks seats "
+                                                    "without a move of their own last and withdraws absent "
+                                                    "entrants (docs/tournaments.md)"})
+    cancelled = fields.Dict(allow_none=True, metadata={"description": "{by, reason} once the organiser cancelled it"})
 
 
 class TournamentListSchema(Schema):
@@ -155,3 +182,67 @@ class LeaderboardSchema(Schema):
     edition = fields.String(allow_none=True)
     model = fields.String(required=True)
     entries = fields.List(fields.Dict(), required=True)
+
+
+class LatencySchema(Schema):
+    p50 = fields.Float(allow_none=True)
+    p95 = fields.Float(allow_none=True)
+
+
+class CallFiguresSchema(Schema):
+    calls = fields.Integer(required=True, metadata={"description": "push: HTTP calls; pull: turns"})
+    ok = fields.Integer(required=True)
+    timeout = fields.Integer(required=True)
+    error = fields.Integer(required=True, metadata={"description": "every other failed call (docs/bots.md)"})
+    latency_ms = fields.Nested(LatencySchema, required=True)
+
+
+class RecordOverallSchema(CallFiguresSchema):
+    tournaments = fields.Integer(required=True)
+    games = fields.Integer(required=True)
+    points = fields.Float(required=True)
+    wins = fields.Integer(required=True)
+    byes = fields.Integer(required=True)
+    forfeits = fields.Integer(required=True)
+
+
+class RecordTournamentSchema(RecordOverallSchema):
+    tournament = fields.String(required=True)
+    name = fields.String(allow_none=True)
+    game = fields.String(required=True)
+    edition = fields.String(allow_none=True)
+    status = fields.String(required=True)
+    entrant = fields.Integer(required=True)
+    place = fields.Integer(required=True, metadata={"description": "in the standings as of the last update"})
+    of = fields.Integer(required=True)
+    withdrawn = fields.String(allow_none=True, metadata={"description": "owner or absent"})
+    absent = fields.Boolean(required=True, metadata={"description": "withdrawn for a forfeit, or never moved in any "
+                                                                    "game although asked: ranked below all who played"})
+    page = fields.String(required=True)
+
+
+class RecordGameSchema(CallFiguresSchema):
+    game_id = fields.String(required=True)
+    tournament = fields.String(required=True)
+    index = fields.Integer(required=True)
+    round = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    rank = fields.Integer(required=True, metadata={"description": "as the tournament counts it"})
+    of = fields.Integer(required=True)
+    points = fields.Float(required=True)
+    forfeited = fields.Boolean(required=True)
+    moves = fields.Integer(allow_none=True, metadata={"description": "moves of its own (not defaults)"})
+    finished = fields.String(required=True)
+    viewer = fields.String(required=True)
+
+
+class BotRecordSchema(Schema):
+    class Meta:
+        ordered = True
+
+    bot = fields.Nested(BotSchema, required=True)
+    overall = fields.Nested(RecordOverallSchema, required=True)
+    tournaments = fields.List(fields.Nested(RecordTournamentSchema), required=True,
+                              metadata={"description": "the latest 20, newest first"})
+    games = fields.List(fields.Nested(RecordGameSchema), required=True,
+                        metadata={"description": "the latest 20 finished tournament games, newest first"})

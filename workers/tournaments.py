@@ -2,11 +2,20 @@
 
 ``tick(tid)`` reads the tournament (a fold of its stream), then appends, in this order, whatever is
 due: the next round's pairings; ``GameFinished`` for every started game that has ended (with its
-replay bundle's sha256, the bundle stored beside the game); ``RatingsUpdated`` for finished games
-in index order; new games up to ``parallel`` at a time (``GameStarted``, the game created with its
-derived seed and a deterministic id, and its advance job enqueued); and at the end
-``TournamentFinished`` (revealed seed, Merkle root, standings), after which the leaderboard takes
-the tournament's games once.
+replay bundle's sha256, the bundle stored beside the game, and under tournament rules 2 its
+departures and each seat's record from ``replays.seatstats``), followed at once by
+``EntrantWithdrawn`` (``absent``) for an entrant that forfeited it, or ``GameCalledOff`` for one
+that was aborted; ``GameSkipped`` for games not started whose entrant withdrew;
+``RatingsUpdated`` for finished games in index order; new games up to ``parallel`` at a time
+(``GameStarted``, the game created with its derived seed and a deterministic id, and its advance
+job enqueued); and at the end ``TournamentFinished`` (revealed seed, Merkle root, standings),
+after which the leaderboard takes the tournament's games once. After every step each bot
+entrant's public record is brought up to the stream's version (``core.botrecords``).
+
+A cancelled tournament (``TournamentCancelled``, appended by the organiser's request) pairs and
+starts nothing more: each tick aborts its running games (SYSTEM's table ``Abort``, in the game's
+own log) and records them as called off; when none is left it finishes like any other. A game
+created by a step whose append then lost to a cancellation or a withdrawal is aborted the same way.
 
 Every append names the version it was computed at, so two ticks racing (a duplicate job, a worker
 that died mid-tick and its retry) append each step once; creating a game twice is refused by the
@@ -30,13 +39,28 @@ from typing import Any
 
 import redis
 
+from core import table
+from core.botrecords import BotRecords, finished_entries
 from core.connection import get_redis
-from core.games import Game, GameNotFound, GameService, StaleVersion, TooManyGames
+from core.games import Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion, TooManyGames
 from core.leaderboard import Leaderboard
 from core.ratings import RatingModel
+from core.scoring import ratings_due, standings
 from core.tournament_store import Loaded, TournamentNotFound, TournamentStore
-from core.tournaments import Tournament, game_seed, merkle_root, next_round, ratings_due, standings
+from core.tournaments import (
+    Tournament,
+    absences_due,
+    finish_due,
+    fold,
+    game_seed,
+    merkle_root,
+    next_round,
+    skips_due,
+    startable,
+)
+from domain.core import SYSTEM, Rejected
 from replays.bundle import build_bundle
+from replays.seatstats import seat_stats
 from replays.source import load_game
 from workers.enqueue import ADVANCE_TIMEOUT_S, enqueue_advance, queue, retry_policy
 
@@ -127,57 +151,125 @@ class TournamentRunner:
         self.games = GameService(conn, on_finished=game_finished)
         self.board = Leaderboard(conn, model)
         self.model = self.board.model
+        self.records = BotRecords(conn)
 
     def run(self, tid: str) -> dict[str, Any]:
         """Append everything that is due now; the counts of what was done."""
         done: dict[str, Any] = {"tournament": tid, "appended": 0}
+        loaded = self.store.load(tid)
         for _ in range(MAX_STEPS):
-            loaded = self.store.load(tid)
             if loaded.tournament.finished:
-                self.close(loaded.tournament)
+                self.close(loaded)
                 done["finished"] = True
                 return done
-            events = self.due(tid, loaded)
+            created: list[str] = []
+            events = self.due(tid, loaded, created)
             if not events:
                 self.nudge(loaded.tournament)
-                return done
+                break
             try:
-                self.store.append(tid, loaded, events, self._meta_updates(events))
-            except StaleVersion:
-                continue  # another tick appended first: read again
+                self.store.append(tid, loaded, events, self._meta_updates(events, loaded.tournament))
+            except StaleVersion:  # another tick, a cancellation or a withdrawal appended first: read again
+                loaded = self.store.load(tid)
+                self._call_off_strays(tid, loaded.tournament, created)
+                continue
             done["appended"] += len(events)
+            loaded = self.store.load(tid)
+        self._let_go(loaded)
         return done
 
-    def due(self, tid: str, loaded: Loaded) -> list[dict[str, Any]]:
+    def due(self, tid: str, loaded: Loaded, created: list[str] | None = None) -> list[dict[str, Any]]:
+        """The next batch of events (``created``: the games this step created, for the caller's
+        clean-up when its append loses a race)."""
         t = loaded.tournament
         pairing = next_round(t)
         if pairing is not None:
             return [pairing]
-        finished = [e for g in t.games if g.started and not g.finished for e in self._game_result(t, g.index)]
-        if finished:
-            return finished
+        ended = self._results(tid, t)
+        if ended:
+            return ended
+        skipped = skips_due(t)
+        if skipped:
+            self._call_off_strays(tid, t, [t.game_id(e["index"]) for e in skipped], skipping=True)
+            return skipped
         rated = ratings_due(self.model, t)
         if rated:
             return rated
         started = self._start_games(tid, t)
         if started:
+            if created is not None:
+                created += [e["game_id"] for e in started]
             return started
-        if t.rounds_paired == t.settings.rounds and all(g.finished for g in t.games) and t.rated == len(t.games):
+        if finish_due(t):
+            if t.cancelled is not None:  # a game created by a step whose append lost to the cancellation
+                self._call_off_strays(tid, t, [t.game_id(g.index) for g in t.games if not g.started], skipping=True)
             return [self._finish(tid, t)]
         return []
 
-    def _game_result(self, t: Tournament, index: int) -> list[dict[str, Any]]:
-        game_id = t.games[index].game_id
-        assert game_id is not None
-        game = self.games.load(game_id)
-        if not game.finished:
-            return []
+    def _results(self, tid: str, t: Tournament) -> list[dict[str, Any]]:
+        """GameFinished (and the absences it shows) or GameCalledOff for every started game that is
+        over; a cancelled tournament first calls off those still running."""
+        events: list[dict[str, Any]] = []
+        state = t
+        for g in t.games:
+            if not g.started or g.done or g.game_id is None:
+                continue
+            game = self.games.load(g.game_id)
+            if not game.finished and t.cancelled is not None:
+                game = self._call_off(tid, game)
+            if not game.finished:
+                continue
+            ended = self._game_result(state, g.index, game)
+            state = fold(ended, state)
+            absent = absences_due(state, g.index)
+            state = fold(absent, state)
+            events += ended + absent
+        return events
+
+    def _game_result(self, t: Tournament, index: int, game: Game) -> list[dict[str, Any]]:
+        game_id = game.game_id
         text = self._bundle(game_id)
-        # the table's result, as the bundle's footer has it: seats that left or never played rank last
-        result = game.result or {}
-        ranking = [{"seat": r["seat"], "rank": r["rank"], "score": r.get("score")} for r in result.get("ranking", [])]
-        return [{"type": "GameFinished", "index": index, "game_id": game_id, "ranking": ranking,
-                 "bundle_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "final_hash": game.last_hash}]
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        result = game.result  # the table's, as the bundle's footer has it: departed seats rank last
+        if result is None:  # aborted: a cancellation called it off (or a seat aborted it early)
+            return [{"type": "GameCalledOff", "index": index, "game_id": game_id, "bundle_sha256": digest,
+                     "final_hash": game.last_hash}]
+        ranking = [{"seat": r["seat"], "rank": r["rank"], "score": r.get("score")} for r in result["ranking"]]
+        event = {"type": "GameFinished", "index": index, "game_id": game_id, "ranking": ranking,
+                 "bundle_sha256": digest, "final_hash": game.last_hash}
+        if t.settings.accountable:
+            event.update(departed=list(result.get("departed") or []), records=seat_stats(text))
+        return [event]
+
+    def _call_off(self, tid: str, game: Game) -> Game:
+        """Abort a running game of a cancelled tournament: SYSTEM's table Abort, recorded in the
+        game's log (meta names the tournament), so its replay verifies like any aborted game's.
+        The table event names a seat (the lowest still playing); the batch's actor is SYSTEM."""
+        playing = [s for s in range(len(game.info.seats)) if s not in game.table.left]
+        if not playing:
+            return game
+        try:
+            self.games.apply(game.game_id, SYSTEM, table.Abort(playing[0]), idempotency_key=f"cancel:{game.game_id}",
+                             meta={"tournament": {"id": tid, "cancelled": True}})
+        except (Rejected, StaleVersion, IdempotencyConflict) as exc:  # it ended meanwhile
+            log.info("tournament %s: calling off %s: %s", tid, game.game_id, exc)
+        return self.games.load(game.game_id)
+
+    def _call_off_strays(self, tid: str, t: Tournament, game_ids: list[str], skipping: bool = False) -> None:
+        """Games created for a start that never made it into the stream (its append lost a race to
+        a cancellation or a withdrawal, or the runner died in between): abort those that may no
+        longer start. ``skipping``: every id given is a game the stream will not start."""
+        startable_ids = set() if skipping else {t.game_id(g.index) for g in startable(t)}
+        started = {g.game_id for g in t.games if g.started}
+        for game_id in game_ids:
+            if game_id in started or game_id in startable_ids:
+                continue
+            try:
+                game = self.games.load(game_id)
+            except GameNotFound:
+                continue
+            if not game.finished:
+                self._call_off(tid, game)
 
     def _bundle(self, game_id: str) -> str:
         store = self.games.store
@@ -189,13 +281,11 @@ class TournamentRunner:
         return text
 
     def _start_games(self, tid: str, t: Tournament) -> list[dict[str, Any]]:
-        playing = sum(1 for g in t.games if g.started and not g.finished)
+        playing = sum(1 for g in t.games if g.started and not g.done)
         events = []
-        for game in t.games:
+        for game in startable(t):
             if playing >= t.settings.parallel:
                 break
-            if game.started:
-                continue
             game_id = t.game_id(game.index)
             try:
                 commitment = self._create_game(tid, t, game.index, game_id)
@@ -222,17 +312,34 @@ class TournamentRunner:
         return commitment
 
     def _finish(self, tid: str, t: Tournament) -> dict[str, Any]:
-        leaves = [g.bundle_sha256 or "" for g in t.games]
+        leaves = [g.bundle_sha256 or "" for g in t.bundled()]
         return {"type": "TournamentFinished", "seed": self.store.seed(tid).hex(), "merkle_root": merkle_root(leaves),
                 "standings": standings(t)}
 
     @staticmethod
-    def _meta_updates(events: list[dict[str, Any]]) -> dict[str, str]:
-        return {"status": "finished"} if any(e["type"] == "TournamentFinished" for e in events) else {}
+    def _meta_updates(events: list[dict[str, Any]], t: Tournament) -> dict[str, str]:
+        if not any(e["type"] == "TournamentFinished" for e in events):
+            return {}
+        return {"status": "cancelled" if t.cancelled is not None else "finished"}
 
-    def close(self, t: Tournament) -> None:
-        """After TournamentFinished: the leaderboard takes the games (once), the runner lets go."""
-        self.board.apply(t)
+    def _let_go(self, loaded: Loaded) -> None:
+        """After a step: each bot's public record as of this version, and the ``entered`` mark of a
+        withdrawn bot that has no game left in play here (it may be deleted again)."""
+        t = loaded.tournament
+        self.records.update(t, loaded.version, finished_entries(loaded.entries))
+        playing = {n for g in t.games if g.started and not g.done for n in g.seats}
+        for number in t.withdrawn:
+            entrant = t.entrants[number]
+            if entrant.bot_id and number not in playing:
+                self.games.bots.entered(entrant.bot_id, t.settings.tournament_id, running=False)
+
+    def close(self, loaded: Loaded) -> None:
+        """After TournamentFinished: the leaderboard takes the games (once), the bots' records their
+        final figures, and the runner lets go."""
+        t = loaded.tournament
+        if any(g.finished for g in t.games):  # a tournament cancelled before any game ended rates nobody
+            self.board.apply(t)
+        self.records.update(t, loaded.version, finished_entries(loaded.entries))
         self.store.finish(t.settings.tournament_id)
         for entrant in t.entrants:
             if entrant.bot_id:
@@ -245,7 +352,7 @@ class TournamentRunner:
         tid = t.settings.tournament_id
         now = time.time()
         for g in t.games:
-            if not g.started or g.finished or g.game_id is None:
+            if not g.started or g.done or g.game_id is None:
                 continue
             try:
                 game = self.games.load(g.game_id)

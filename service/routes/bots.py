@@ -13,6 +13,7 @@ from typing import Any
 from flask import Response, current_app
 from flask_smorest import Blueprint
 
+from core.botrecords import BotRecords
 from core.bots import Bot, BotBusy, BotNameTaken, BotNotFound, BotRegistry
 from service import feeds
 from service.auth import principal, require_account, unauthorized
@@ -22,6 +23,7 @@ from service.platform_schemas import (
     BotEventsSchema,
     BotListSchema,
     BotPatchSchema,
+    BotRecordSchema,
     BotRegisterSchema,
     BotSchema,
     BotStreamQuerySchema,
@@ -106,6 +108,23 @@ def get_bot(bot_id: str) -> dict[str, Any]:
     mine = caller.bot_id == bot_id or (bot.owner is not None and caller.kind == "account"
                                         and caller.account_id == bot.owner)
     return {**bot.public(), **({"url": bot.url} if mine and bot.url else {})}
+
+
+@blp.route("/<string:bot_id>/record", methods=["GET"])
+@blp.doc(operationId="getBotRecord")
+@blp.response(200, BotRecordSchema)
+def bot_record(bot_id: str) -> dict[str, Any]:
+    """The bot's public record across tournaments (no token needed): overall and per tournament
+    (the latest 20) its games, points and calls (push: HTTP calls; pull: turns) with their
+    ok/timeout/error counts and latency p50/p95, and its latest 20 games. Never its URL, token or
+    secret; a fixed amount of work per request, whatever the bot's history (``core.botrecords``)."""
+    bot = _bot(bot_id)
+    found = BotRecords(service().store.conn).read(bot_id)
+    for row in found["tournaments"]:
+        row["page"] = f"/tournaments/{row['tournament']}"
+    for row in found["games"]:
+        row["viewer"] = f"/games/{row['game_id']}"
+    return {"bot": bot.public(), **found}
 
 
 @blp.route("/<string:bot_id>", methods=["PATCH"])

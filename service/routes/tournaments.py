@@ -1,8 +1,10 @@
-"""/api/v1/tournaments, /api/v1/leaderboard and the tournament page /tournaments/{id}.
+"""/api/v1/tournaments, /api/v1/leaderboard and the pages /tournaments/{id} and /bots/{id}.
 
 Creating a tournament writes its first events and wakes the runner (``workers.tournaments``,
 wired by the app factory as ``hourglass.tournament_wake``); every read of a running tournament
-also wakes a runner that seems to have stopped, so the organiser's page keeps it going.
+also wakes a runner that seems to have stopped, so the organiser's page keeps it going. Its
+organiser may cancel it, and an entrant's owner withdraw the entrant: each is one event in the
+tournament's stream, after which the runner is woken at once.
 """
 from __future__ import annotations
 
@@ -14,13 +16,16 @@ import flask
 from flask import Response, current_app, send_from_directory
 from flask_smorest import Blueprint
 
+from core.bots import BotNotFound
 from core.leaderboard import Leaderboard
-from core.tournament_store import EntryRefused, TournamentNotFound, TournamentStore
-from core.tournaments import Tournament, TournamentRejected, standings
+from core.scoring import standings
+from core.tournament_store import EntryRefused, Loaded, TournamentNotFound, TournamentStore
+from core.tournaments import NotAllowedNow, Tournament, TournamentRejected
 from replays.tournament import package_from_store
 from service import limits
 from service.auth import require_account
 from service.platform_schemas import (
+    CancelTournamentSchema,
     CreateTournamentSchema,
     LeaderboardQuerySchema,
     LeaderboardSchema,
@@ -46,11 +51,12 @@ def board() -> Leaderboard:
     return found
 
 
-def _wake(tid: str, created: bool = False) -> None:
+def _wake(tid: str, now: bool = False) -> None:
+    """Queue a tick: ``now`` (something was just appended), else only if none seems alive."""
     hooks: tuple[Callable[[str], Any], Callable[[str], Any]] | None = current_app.extensions.get(
         "hourglass.tournament_wake")
     if hooks is not None:
-        (hooks[0] if created else hooks[1])(tid)
+        (hooks[0] if now else hooks[1])(tid)
 
 
 def _load(tid: str) -> Any:
@@ -84,8 +90,70 @@ def create_tournament(body: dict[str, Any]) -> dict[str, Any]:
         raise ApiProblem(422, "INVALID_CONFIG", str(exc), title="Invalid tournament") from None
     except EntryRefused as exc:
         raise ApiProblem(403, "FORBIDDEN", str(exc)) from None
-    _wake(created["id"], created=True)
+    _wake(created["id"], now=True)
     return summary(_load(created["id"]))
+
+
+@blp.route("/api/v1/tournaments/<string:tid>/cancel", methods=["POST"])
+@blp.doc(operationId="cancelTournament")
+@blp.arguments(CancelTournamentSchema)
+@blp.response(200, TournamentSchema)
+def cancel_tournament(body: dict[str, Any], tid: str) -> dict[str, Any]:
+    """The organiser (its account key, scope ``tournaments``) cancels a running tournament:
+    ``TournamentCancelled`` (who, reason) in its stream; no game starts any more, its running games
+    are called off (aborted, in each game's log), and it ends with status ``cancelled``, its seed
+    revealed and a Merkle root over the bundles of its games. 403 for any other account, 409 once it
+    is over or cancelled."""
+    caller, _ = require_account("tournaments")
+    t = _load(tid).tournament
+    if t.settings.organiser is None or t.settings.organiser != caller.account_id:
+        raise ApiProblem(403, "FORBIDDEN", "only the tournament's organiser may cancel it")
+    try:
+        loaded = store().cancel(tid, caller.account_id or "", body.get("reason"))
+    except NotAllowedNow as exc:
+        raise ApiProblem(409, "NOT_RUNNING", str(exc), title="Conflict") from None
+    _wake(tid, now=True)
+    return summary(loaded)
+
+
+@blp.route("/api/v1/tournaments/<string:tid>/entrants/<int:number>/withdraw", methods=["POST"])
+@blp.doc(operationId="withdrawEntrant")
+@blp.response(200, TournamentSchema)
+def withdraw_entrant(tid: str, number: int) -> dict[str, Any]:
+    """The entrant's owner withdraws it: a registered bot by its owner's account key (scope
+    ``bots``), a built-in entrant (or a bot registered before accounts) by the organiser's (scope
+    ``tournaments``). ``EntrantWithdrawn`` (reason ``owner``) in the stream: it is paired no more,
+    its games not yet started are skipped, games it is playing are played out. 403 for anyone
+    else, 409 when the tournament is over or the entrant withdrew already."""
+    caller, _ = require_account()
+    t = _load(tid).tournament
+    if not 0 <= number < len(t.entrants):
+        raise ApiProblem(404, "NOT_FOUND", f"tournament {tid} has entrants 0..{len(t.entrants) - 1}")
+    _check_owner(t, number, caller)
+    try:
+        loaded = store().withdraw(tid, number, caller.account_id or "")
+    except NotAllowedNow as exc:
+        raise ApiProblem(409, "NOT_RUNNING", str(exc), title="Conflict") from None
+    _wake(tid, now=True)
+    return summary(loaded)
+
+
+def _check_owner(t: Tournament, number: int, caller: Any) -> None:
+    """403 unless the caller owns the entrant (module docstring of ``withdraw_entrant``)."""
+    entrant = t.entrants[number]
+    owner, scope = t.settings.organiser, "tournaments"
+    if entrant.bot_id is not None:
+        try:
+            bot_owner = service().bots.get(entrant.bot_id).owner
+        except BotNotFound:
+            bot_owner = None
+        if bot_owner is not None:
+            owner, scope = bot_owner, "bots"
+    if owner is None or owner != caller.account_id:
+        raise ApiProblem(403, "FORBIDDEN", f"entrant {number} ({entrant.name}) is withdrawn only by its owner's "
+                                           "account (a built-in entrant: the organiser's)")
+    if scope not in caller.scopes:
+        raise ApiProblem(403, "FORBIDDEN", f"this key lacks the {scope!r} scope a withdrawal of this entrant needs")
 
 
 @blp.route("/api/v1/tournaments", methods=["GET"])
@@ -171,19 +239,28 @@ def tournament_page(tid: str) -> Response:
     return send_from_directory(STATIC_DIR, "tournament.html")
 
 
+@pages.route("/bots/<string:bot_id>", methods=["GET"])
+def bot_page(bot_id: str) -> Response:
+    """A bot's public record for people (its JSON: ``GET /api/v1/bots/{id}/record``)."""
+    return send_from_directory(STATIC_DIR, "bot.html")
+
+
 @pages.route("/static/platform/<path:name>", methods=["GET"])
 def platform_static(name: str) -> Response:
     return send_from_directory(STATIC_DIR, name)
 
 
-def summary(loaded: Any) -> dict[str, Any]:
+def summary(loaded: Loaded) -> dict[str, Any]:
     t: Tournament = loaded.tournament
     s = t.settings
     entrants = [{"entrant": e.number, "name": e.name, "kind": e.kind, "key": e.key, "bot_id": e.bot_id,
-                 "builtin": e.builtin, "initial": {"mu": e.initial.mu, "sigma": e.initial.sigma}} for e in t.entrants]
+                 "builtin": e.builtin, "initial": {"mu": e.initial.mu, "sigma": e.initial.sigma},
+                 "withdrawn": _withdrawal(t, e.number)} for e in t.entrants]
     games = []
     for g in t.games:
         row = g.to_json()
+        if t.cancelled is not None and row["status"] == "waiting":
+            row["status"] = "not_played"
         row["viewer"] = f"/games/{g.game_id}" if g.game_id else None
         row["names"] = [t.entrants[n].name for n in g.seats]
         games.append(row)
@@ -193,5 +270,11 @@ def summary(loaded: Any) -> dict[str, Any]:
             "points": list(s.points), "seed_commitment": s.seed_commitment, "seed": t.seed,
             "merkle_root": t.merkle_root, "version": loaded.version, "entrants": entrants, "games": games,
             "standings": list(t.final_standings) if t.final_standings is not None else standings(t),
-            "created": s.created}
+            "created": s.created, "organiser": s.organiser, "rules": s.version,
+            "cancelled": ({"by": t.cancelled.by, "reason": t.cancelled.reason} if t.cancelled else None)}
+
+
+def _withdrawal(t: Tournament, number: int) -> dict[str, Any] | None:
+    gone = t.withdrawn.get(number)
+    return None if gone is None else {"by": gone.by, "reason": gone.reason, "game": gone.game}
 

@@ -1,5 +1,6 @@
-// The tournament page: standings, ratings and every game with a link to its viewer (/games/<id>).
-// Reads GET /api/v1/tournaments/<id>; polls every 2 s while the tournament runs.
+// The tournament page: standings, ratings, each entrant's calls, and every game with a link to its
+// viewer (/games/<id>); registered bots link to their record (/bots/<id>).
+// Reads GET /api/v1/tournaments/<id>; polls every 2 s until the tournament is over (its seed revealed).
 "use strict";
 
 const tid = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -15,15 +16,34 @@ function cell(row, text, cls) {
 
 function fixed(x, digits) { return Number(x).toFixed(digits); }
 
+function figure(x) { return x === null || x === undefined ? "–" : String(x); }
+
+function note(s) {
+  if (s.withdrawn === "absent" || s.absent) return "absent (forfeited or never moved)";
+  if (s.withdrawn) return "withdrawn by its owner";
+  return s.byes ? `${s.byes} bye${s.byes > 1 ? "s" : ""}` : "";
+}
+
 function drawStandings(t) {
   const body = document.querySelector("#standings tbody");
   body.replaceChildren();
+  const bots = Object.fromEntries(t.entrants.map(e => [e.entrant, e.bot_id]));
   for (const s of t.standings) {
     const tr = document.createElement("tr");
     tr.dataset.testid = "standing";
     tr.dataset.entrant = s.entrant;
+    if (s.withdrawn || s.absent) tr.className = "withdrawn";
     cell(tr, s.place, "num");
-    cell(tr, s.name, "name");
+    const name = cell(tr, "", "name");
+    if (bots[s.entrant]) {
+      const a = document.createElement("a");
+      a.href = `/bots/${encodeURIComponent(bots[s.entrant])}`;
+      a.textContent = s.name;
+      a.dataset.testid = "bot-link";
+      name.appendChild(a);
+    } else {
+      name.textContent = s.name;
+    }
     cell(tr, s.kind);
     cell(tr, s.games, "num");
     cell(tr, fixed(s.points, 1), "num points");
@@ -32,6 +52,11 @@ function drawStandings(t) {
     cell(tr, fixed(s.ordinal, 2), "num ordinal");
     cell(tr, fixed(s.mu, 2), "num");
     cell(tr, fixed(s.sigma, 2), "num");
+    const builtin = s.kind === "builtin";  // the service's own bots make no calls
+    for (const key of ["calls", "ok", "timeout", "error"]) cell(tr, builtin ? "–" : figure(s[key]), `num ${key}`);
+    cell(tr, figure(s.latency_ms && s.latency_ms.p50), "num p50");
+    cell(tr, figure(s.latency_ms && s.latency_ms.p95), "num p95");
+    cell(tr, note(s), "note");
     body.appendChild(tr);
   }
 }
@@ -50,6 +75,9 @@ function drawGames(t) {
     const ranks = g.ranking ? g.ranking.slice().sort((a, b) => a.rank - b.rank)
       .map(r => `${r.rank}. ${g.names[r.seat]} (${r.score})`).join(", ") : "";
     cell(tr, ranks);
+    const calls = (g.records || []).filter(r => r.calls > 0)
+      .map(r => `${g.names[r.seat]} ${r.ok}/${r.timeout}/${r.error} · ${figure(r.latency_ms.p50)} ms`).join(", ");
+    cell(tr, calls, "seat-calls");
     const td = cell(tr, "");
     if (g.viewer) {
       const a = document.createElement("a");
@@ -72,12 +100,18 @@ function draw(t) {
   status.textContent = t.status;
   status.className = t.status;
   const done = t.games.filter(g => g.status === "finished").length;
+  const cancelled = document.getElementById("cancelled");
+  if (t.cancelled) {
+    cancelled.textContent = `Cancelled by its organiser${t.cancelled.reason ? `: ${t.cancelled.reason}` : ""}. ` +
+      "Games in play were called off; games not started were not played.";
+    cancelled.hidden = false;
+  }
   document.getElementById("progress").textContent = `${done} / ${t.games.length}`;
   document.getElementById("commitment").textContent = t.seed_commitment;
   if (t.seed) document.getElementById("seed").textContent = t.seed;
   if (t.merkle_root) document.getElementById("merkle").textContent = t.merkle_root;
   const pkg = document.getElementById("package");
-  if (t.status === "finished") { pkg.href = `${api}/package`; pkg.hidden = false; }
+  if (t.seed) { pkg.href = `${api}/package`; pkg.hidden = false; }
   drawStandings(t);
   drawGames(t);
   document.body.dataset.status = t.status;
@@ -96,7 +130,7 @@ async function refresh() {
     }
     const t = await response.json();
     draw(t);
-    if (t.status !== "finished") setTimeout(refresh, 2000);
+    if (!t.seed) setTimeout(refresh, 2000);
   } catch (err) {
     document.getElementById("status").textContent = `cannot reach the server (${err}); retrying`;
     setTimeout(refresh, 4000);

@@ -8,6 +8,7 @@ import io
 import os
 import random
 import threading
+import time
 import zipfile
 from collections.abc import Iterator
 from typing import Any
@@ -17,7 +18,8 @@ import redis
 from hourglass_client import ApiError, Bot, Client, Turn
 from hourglass_client.bot import PushServer
 
-from core.tournaments import fold, standings
+from core.scoring import standings
+from core.tournaments import fold
 from replays.tournament import verify_package
 from tests.conftest import REDIS_URL, RUN_QUEUE
 from tests.platform.conftest import unique
@@ -37,13 +39,21 @@ class Liar(Bot):
         return {"type": "NoSuchMove"}
 
 
+class Silent(Bot):
+    """Answers long after any tournament deadline of these tests: a bot that never answers in time."""
+
+    def choose(self, turn: Turn) -> dict[str, Any]:
+        time.sleep(1.5)
+        return turn.moves[0]
+
+
 SECRET = "k" * 48
 
 
 @pytest.fixture(scope="module")
 def push() -> Iterator[dict[str, PushServer]]:
     servers = {"eager": Eager().serve(SECRET), "eager2": Eager().serve(SECRET), "liar": Liar().serve(SECRET),
-               "wrongkey": Eager().serve("w" * 48)}
+               "wrongkey": Eager().serve("w" * 48), "silent": Silent().serve(SECRET)}
     yield servers
     for server in servers.values():
         server.stop()
@@ -163,6 +173,40 @@ def test_a_six_entrant_tournament_survives_a_killed_worker_and_its_package_verif
     assert report.games == 4 and report.merkle_root == final["merkle_root"]
     (tmp_path / "package.zip").write_bytes(package)
     check_one_byte_edits(package)
+
+
+def test_a_silent_push_bot_ends_below_every_bot_that_played_and_a_cancelled_tournament_ends(
+        api: Client, push: dict[str, PushServer], made: dict[str, list[str]]) -> None:
+    """Issue 23 through real workers: a push bot that never answers in time shows only timeouts in
+    the standings and its public record and ends last; then an organiser cancels a tournament
+    whose game waits on an idle pull bot, and it ends with that game called off."""
+    silent = register(api, made, "http", push["silent"])
+    eager = register(api, made, "http", push["eager"])
+    tid = api.create_tournament(name="accountable", game="artificium", players_per_game=2, deadline_s=0.2,
+                                parallel=2, entrants=[{"bot_id": silent["id"]}, {"bot_id": eager["id"]},
+                                                      {"builtin": "random"}])["id"]
+    made["tournaments"].append(tid)
+    final = wait_for(lambda: (t := api.tournament(tid))["status"] == "finished" and t, 300, "the tournament's end",
+                     every=0.5)
+    last = final["standings"][-1]
+    assert last["key"] == f"bot:{silent['id']}" and last["absent"] and last["points"] == 0
+    assert last["calls"] > 0 and last["timeout"] == last["calls"] and last["ok"] == 0
+    assert all(row["ok"] == row["calls"] for row in final["standings"][:-1])
+    record = api.bot_record(silent["id"])
+    assert record["tournaments"][0]["place"] == 3 and record["overall"]["timeout"] == last["calls"]
+    assert verify_package(api.tournament_package(tid)).ok
+
+    idle = register(api, made, "pull")  # nobody plays it: its game waits for it
+    second = api.create_tournament(name="cancelled", game="artificium", players_per_game=2, deadline_s=60,
+                                   parallel=1, entrants=[{"bot_id": idle["id"]}, {"builtin": "greedy"}])["id"]
+    made["tournaments"].append(second)
+    wait_for(lambda: any(g["status"] == "playing" for g in api.tournament(second)["games"]), 60, "a game to start")
+    assert api.cancel_tournament(second, "the venue closed")["status"] == "cancelled"
+    over = wait_for(lambda: (t := api.tournament(second))["seed"] and t, 60, "the cancelled tournament's end")
+    assert sorted(g["status"] for g in over["games"]) == ["called_off", "not_played"]
+    assert over["cancelled"] == {"by": api.account()["id"], "reason": "the venue closed"}
+    report = verify_package(api.tournament_package(second))
+    assert report.ok and report.games == 1, report.describe()
 
 
 def check_one_byte_edits(package: bytes) -> None:

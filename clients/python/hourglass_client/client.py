@@ -328,6 +328,25 @@ class Client:
     def tournament_package(self, tournament_id: str) -> bytes:
         return self.request("GET", f"/api/v1/tournaments/{tournament_id}/package").content
 
+    def cancel_tournament(self, tournament_id: str, reason: str | None = None) -> dict[str, Any]:
+        """Cancel a running tournament (its organiser's key): no game starts any more, running ones
+        are called off, and it ends with status ``cancelled``."""
+        body = {"reason": reason} if reason is not None else {}
+        result: dict[str, Any] = self._json("POST", f"/api/v1/tournaments/{tournament_id}/cancel", json_body=body)
+        return result
+
+    def withdraw_entrant(self, tournament_id: str, entrant: int) -> dict[str, Any]:
+        """Withdraw entrant number ``entrant`` (its owner's key): it is paired no more and its games
+        not yet started are skipped."""
+        result: dict[str, Any] = self._json("POST", f"/api/v1/tournaments/{tournament_id}/entrants/{entrant}/withdraw")
+        return result
+
+    def bot_record(self, bot_id: str) -> dict[str, Any]:
+        """A bot's public record: overall and per tournament its games, points and calls (ok,
+        timeout, error, latency p50/p95), and its latest games."""
+        result: dict[str, Any] = self._json("GET", f"/api/v1/bots/{bot_id}/record")
+        return result
+
     def leaderboard(self, game: str, edition: str | None = None) -> dict[str, Any]:
         params = {"game": game, **({"edition": edition} if edition else {})}
         result: dict[str, Any] = self._json("GET", "/api/v1/leaderboard", params=params)
