@@ -10,6 +10,8 @@ decides). Who may do what:
   result: the joiner loses), at any time.
 - **The creator's seats** (those the game was created with) may abort the game while its seats
   have made fewer than ``abort_moves`` moves (always while seats are open); after that, resign.
+  No seat aborts a tournament's game (a bot could dodge its pairing so): the organiser cancels
+  the tournament, which calls its games off.
 - **A claim** against an unclocked human seat the game has waited on for ``inactivity_s``:
   ``victory`` counts it as having left, ``default_move`` plays one default move for it.
 """
@@ -76,6 +78,9 @@ def abort(svc: GameService, game_id: str, seat: int, idempotency_key: str | None
     game = svc.load(game_id)
     if game.finished:
         return svc.apply(game_id, seat, table.Abort(seat))  # refused: GAME_OVER
+    if game.info.tournament:
+        raise Rejected(RejectKind.ILLEGAL_MOVE, "a tournament's game is called off only by its organiser's "
+                       "cancellation; resign instead")
     if seat in game.table.joined:
         def refuse(current: Game) -> None:
             if not _gives_back(svc, current, seat):

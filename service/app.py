@@ -82,9 +82,27 @@ MAX_JSON_DEPTH = 32
 
 def _refuse_deep_json() -> None:
     """A JSON body nested thousands deep would exhaust the parser's recursion (a 500): refuse
-    anything deeper than ``MAX_JSON_DEPTH`` before any parser sees it."""
+    anything deeper than ``MAX_JSON_DEPTH`` before any parser sees it. A string with a lone
+    surrogate escape (``"\\ud800"``) parses, but no UTF-8 store can keep it (a 500 where it reaches
+    Redis): refuse it here too."""
     if request.is_json:
-        _check_depth(request.get_data(cache=True))
+        raw = request.get_data(cache=True)
+        _check_depth(raw)
+        if b"\\u" in raw.lower() and _lone_surrogate(raw):
+            raise ApiProblem(400, "MALFORMED", "a JSON string holds a lone surrogate (\\ud800-\\udfff without its pair): "
+                             "not valid Unicode", title="Malformed request")
+
+
+def _lone_surrogate(raw: bytes) -> bool:
+    """Whether the JSON text ``raw`` decodes to a string no UTF-8 encoder accepts (an invalid body
+    is the schema's to refuse)."""
+    try:
+        json.dumps(json.loads(raw), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    except ValueError:
+        return False
+    return False
 
 
 def _check_depth(raw: bytes) -> None:

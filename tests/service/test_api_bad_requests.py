@@ -149,6 +149,25 @@ def test_deeply_nested_json_is_a_400_not_a_500(client: Any, new_game: Any, depth
     assert r.status_code == 400 and r.mimetype == "application/problem+json"
 
 
+@pytest.mark.parametrize("path, body", [
+    ("/api/v1/games", {"game": "toy", "edition": "classic", "seats": [{"bot_id": "\ud800"}, {"name": "B"}]}),
+    ("/api/v1/games", {"game": "toy", "edition": "classic", "seats": [{"name": "A"},
+                                                                      {"kind": "open", "invite_account": "ab\udfff"}]}),
+    ("/api/v1/games", {"game": "toy", "edition": "classic", "seats": [{"name": "\udc80"}, {"name": "B"}]}),
+    ("/api/v1/accounts", {"name": "ab\ud83d"}),
+    ("/api/v1/tournaments", {"game": "toy", "players_per_game": 2, "entrants": [{"bot_id": "\ud800"}]}),
+])
+def test_a_lone_surrogate_in_a_json_string_is_a_400_not_a_500(client: Any, path: str, body: dict[str, Any]) -> None:
+    """Such a string parses but no UTF-8 store keeps it: it reached Redis as a 500 (a bot id)."""
+    r = client.post(path, data=json.dumps(body), headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and r.json["kind"] == "MALFORMED" and "surrogate" in r.json["detail"]
+
+
+def test_a_surrogate_pair_is_a_character_like_any_other(new_game: Any) -> None:
+    game = new_game(seats=[{"name": "Ann \ud83c\udfb2"}, {"name": "B"}])
+    assert game["seats"][0]["name"] == "Ann \U0001f3b2"
+
+
 def test_nesting_inside_strings_does_not_count(new_game: Any) -> None:
     game = new_game(seats=[{"name": "[{" * 30}, {"name": '\\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['}])
     assert game["seats"][0]["name"] == "[{" * 30

@@ -202,3 +202,15 @@ def test_orleans_resignation_replays_and_verifies(client: Any, svc: GameService,
     summary = client.get(f"{API}/{gid}").json
     assert summary["status"] == "finished" and summary["result"]["winners"] == [1]
     verified(client, gid)
+
+
+def test_no_seat_aborts_a_tournaments_game(client: Any, svc: GameService, created: list[str]) -> None:
+    """A tournament's games are called off by the organiser's cancellation only: a seat (a pull bot
+    with its token, say) could otherwise dodge its pairing before ``ABORT_MOVES`` (found by H5)."""
+    game = svc.create({"game": "toy", "edition": "classic", "seats": [{"name": "A"}, {"name": "B"}]},
+                      tournament="tdodge")
+    created.append(game["id"])
+    refused = client.post(f"{API}/{game['id']}/abort", headers=auth(tokens(game)[0]))
+    assert refused.status_code == 422 and "cancellation" in refused.json["detail"]
+    assert client.get(f"{API}/{game['id']}").json["status"] == "active"
+    assert client.post(f"{API}/{game['id']}/resign", headers=auth(tokens(game)[0])).status_code == 200
