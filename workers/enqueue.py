@@ -111,9 +111,8 @@ def requeue_advance(conn: Redis, game_id: str, version: int, attempt: int) -> bo
     version's own job or the previous sweep's is still waiting to run (False then).
 
     A job that claims to be running does not count (the sweeper only asks when no job holds the
-    game's lease: its worker died without a word), nor does one that a dead worker popped: RQ
-    moves a job to the queue's intermediate list as a worker takes it, and a worker whose
-    blocking pop outlived it (its socket held open by a forked child) leaves it there.
+    game's lease: its worker died without a word), nor does one that a dead worker popped
+    (``_waiting``: queued in status, but gone from its lane's list).
     """
     base = f"advance-{game_id}-{version}"
     q = queue(conn)
@@ -127,12 +126,27 @@ def requeue_advance(conn: Redis, game_id: str, version: int, attempt: int) -> bo
 
 
 def _waiting(q: Queue, job_id: str) -> bool:
+    """True while job ``job_id`` will still run without help: scheduled, deferred, or queued AND
+    actually on its queue's list.
+
+    A worker that takes from several lanes pops with BLPOP: a worker killed between that pop and
+    marking the job started leaves it ``queued`` in status but on no list at all (a lost job, seen
+    in CI as a tournament game that never moved again). A single-lane worker pops with BLMOVE into
+    the queue's intermediate list, where a dead worker leaves it. Neither runs again by itself.
+    """
     try:
-        status = Job.fetch(job_id, connection=q.connection, serializer=JSONSerializer).get_status(refresh=False)
+        job = Job.fetch(job_id, connection=q.connection, serializer=JSONSerializer)
     except NoSuchJobError:
         return False
-    popped_by_the_dead = q.connection.lpos(q.intermediate_queue_key, job_id) is not None
-    return status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED) and not popped_by_the_dead
+    status = job.get_status(refresh=False)
+    if status in (JobStatus.SCHEDULED, JobStatus.DEFERRED):
+        return True
+    if status != JobStatus.QUEUED:
+        return False
+    origin = Queue(job.origin, connection=q.connection, serializer=JSONSerializer) if job.origin else q
+    on_its_list = q.connection.lpos(origin.key, job_id) is not None
+    popped_by_the_dead = q.connection.lpos(origin.intermediate_queue_key, job_id) is not None
+    return on_its_list and not popped_by_the_dead
 
 
 def timeout_job_id(game_id: str, seat: int, stint: int, again: bool = False) -> str:

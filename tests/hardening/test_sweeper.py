@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import redis
 from rq import Queue
+from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from core.games import GameService
@@ -24,6 +25,7 @@ from tests.hardening.conftest import Children, RedisServer, wait_until
 from tests.workers.hg_botserver import BotServer
 from workers import jobs, sweeper
 from workers.enqueue import enqueue_advance
+from workers.lanes import NOW, queue_suffix
 from workers.lease import Lease, lease_key
 
 
@@ -120,6 +122,26 @@ def test_the_sweeper_requeues_a_lost_enqueue_and_gives_up_on_a_game_no_worker_ca
         conn.zadd(DUE_KEY, {bot_game: 0})
         sweeper.sweep_once(svc)
     assert svc.worklist.stuck(bot_game) is not None and conn.zscore(DUE_KEY, bot_game) is None
+
+
+def test_a_job_a_killed_worker_popped_but_never_started_is_requeued(
+        conn: redis.Redis, svc: GameService, bot_game: str, queue_name: str) -> None:
+    """A worker taking from several lanes pops with BLPOP; killed before it marks the job started,
+    it leaves the job ``queued`` in status and on no list. Before: the sweeper took it for a
+    backlog ("waiting") for ever, and the game never moved again (a CI tournament, 420 s)."""
+    version = svc.load(bot_game).version
+    enqueue_advance(conn, bot_game, version, lane=NOW)  # a creation's job goes to the "now" lane
+    job_id = f"advance-{bot_game}-{version}"
+    now_lane = Queue(queue_name + queue_suffix(NOW), connection=conn, serializer=JSONSerializer)
+    assert job_id in now_lane.job_ids
+    conn.zadd(DUE_KEY, {bot_game: 0})
+    assert sweeper.sweep_once(svc)["waiting"] >= 1  # really queued: a backlog, left alone
+    conn.lrem(now_lane.key, 0, job_id)  # what BLPOP does; the worker dies before the job starts
+    assert Job.fetch(job_id, connection=conn, serializer=JSONSerializer).get_status() == JobStatus.QUEUED
+    conn.zadd(DUE_KEY, {bot_game: 0})
+    assert sweeper.sweep_once(svc)["requeued"] >= 1
+    fast_lane = Queue(queue_name, connection=conn, serializer=JSONSerializer)
+    assert f"{job_id}-sweep1" in fast_lane.job_ids
 
 
 def test_advance_retires_a_game_that_waits_for_humans(

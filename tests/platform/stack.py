@@ -70,12 +70,16 @@ class Stack:
         self.httpd.shutdown()
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float, what: str, every: float = 0.2) -> Any:
+def wait_for(predicate: Callable[[], Any], timeout: float, what: str, every: float = 0.2,
+             explain: Callable[[], str] | None = None) -> Any:
+    """``predicate()`` once it is true; after ``timeout`` s an AssertionError naming ``what`` and,
+    with ``explain``, what the stack looked like (so a CI failure says where it stood)."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+            detail = f"\n{explain()}" if explain is not None else ""
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}{detail}")
         time.sleep(every)

@@ -20,10 +20,12 @@ from hourglass_client.bot import PushServer
 
 from core.scoring import standings
 from core.tournaments import fold
+from core.worklist import DUE_KEY
 from replays.tournament import verify_package
 from tests.conftest import REDIS_URL, RUN_QUEUE
 from tests.platform.conftest import unique
 from tests.platform.stack import Stack, wait_for
+from workers.lease import lease_key
 
 
 class Eager(Bot):
@@ -137,6 +139,23 @@ def test_every_push_call_outcome_is_on_the_bots_stream_before_the_game_ends(
     assert defaults  # the seat still played: its default moves
 
 
+def where_games_stand(api: Client, stack: Stack, conn: redis.Redis, tid: str) -> str:
+    """A tournament's games as the workers see them: version, who acts, lease, work list, queues."""
+    lines = []
+    for game in api.tournament(tid)["games"]:
+        gid = game.get("game_id") or game.get("id")
+        if not gid:
+            lines.append(f"  {game}")
+            continue
+        summary = api.game(gid)
+        lines.append(f"  {gid}: {summary['status']} v{summary.get('version')} to_act={summary.get('to_act')} "
+                     f"lease={conn.pttl(lease_key(gid))} ms due={conn.zscore(DUE_KEY, gid)}")
+    for name in (stack.queue, f"{stack.queue}-now", f"{stack.queue}-slow"):
+        lines.append(f"  queue {name}: {conn.llen(f'rq:queue:{name}')} waiting")
+    lines += [f"  {log.name}: {log.read_text()[-600:]!r}" for log in stack.logs if log.exists()]
+    return "\n".join(lines)
+
+
 def test_a_six_entrant_tournament_survives_a_killed_worker_and_its_package_verifies(
         api: Client, stack: Stack, conn: redis.Redis, push: dict[str, PushServer], made: dict[str, list[str]],
         tmp_path: Any) -> None:
@@ -156,7 +175,7 @@ def test_a_six_entrant_tournament_survives_a_killed_worker_and_its_package_verif
     stack.start_worker()
 
     final = wait_for(lambda: (t := api.tournament(tid))["status"] == "finished" and t, 420, "the tournament's end",
-                     every=0.5)
+                     every=0.5, explain=lambda: where_games_stand(api, stack, conn, tid))
     for thread in players:
         thread.join(timeout=60)
     assert len(final["games"]) == 4 and all(g["status"] == "finished" for g in final["games"])
