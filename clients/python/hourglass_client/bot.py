@@ -30,6 +30,7 @@ from hourglass_client.client import ApiError, Client, StreamEvent
 
 SIGNATURE_HEADER = "X-Hourglass-Signature"
 MAX_BODY_BYTES = 4 * 1024 * 1024
+MAX_REREADS = 50  # a game that moves on under a turn this often has other seats in a hurry, not a stuck bot
 log = logging.getLogger("hourglass_client.bot")
 
 
@@ -94,7 +95,7 @@ class Bot:
         game_id = data["game"]
         if data["version"] < posted.get(game_id, -1):
             return  # an older turn we already answered (a resync after a reconnect)
-        for _ in range(3):
+        for _ in range(MAX_REREADS):  # the stream says your_turn once per prompt: keep at it while we still owe a move
             moves = client.moves(game_id)
             if not moves["moves"]:
                 return  # not our turn any more (the clock played for us, or the game ended)
@@ -109,6 +110,8 @@ class Bot:
                 raise
             posted[game_id] = result["version"]
             return
+        log.warning("game %s: still to act after %d reads that the game moved on under; giving up this turn",
+                    game_id, MAX_REREADS)
 
 
 class PushServer:
