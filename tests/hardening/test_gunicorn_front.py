@@ -89,11 +89,12 @@ def _slow_client(base: str, stop: threading.Event, opened: list[socket.socket]) 
             return
 
 
-def test_forty_slow_header_sockets_do_not_starve_a_seat_holder(server: str) -> None:
-    created = requests.post(f"{server}/api/v1/games", json={
+def test_forty_slow_header_sockets_do_not_starve_a_seat_holder(server: str, created: list[str]) -> None:
+    answer = requests.post(f"{server}/api/v1/games", json={
         "game": "orleans", "edition": "classic", "seats": [{"name": "Ann"}, {"name": "Bob"}]}, timeout=PATIENCE_S)
-    assert created.status_code == 201, created.text
-    game: dict[str, Any] = created.json()
+    assert answer.status_code == 201, answer.text
+    game: dict[str, Any] = answer.json()
+    created.append(game["id"])  # deleted after the test (tests/workers/conftest.py)
     auth = {"Authorization": f"Bearer {game['seats'][0]['token']}"}
     stop, opened = threading.Event(), []  # type: ignore[var-annotated]
     clients = [threading.Thread(target=_slow_client, args=(server, stop, opened), daemon=True)
