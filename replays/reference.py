@@ -13,7 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from domain.cathedral.data import EventSpec, OrderSpec
+    from domain.orleans.data import Hourglass
 
 
 def _orleans() -> dict[str, Any]:
@@ -39,7 +43,7 @@ def _orleans() -> dict[str, Any]:
     }
 
 
-def _letter(stack: tuple[Any, ...]) -> str:
+def _letter(stack: tuple[Hourglass, ...]) -> str:
     """A 2023 hour-glass stack's letter: the level its scaled tiles carry (A, B or C)."""
     return next(tile.level for tile in stack if tile.level)
 
@@ -71,10 +75,10 @@ def _artificium() -> dict[str, Any]:
 def _cathedral() -> dict[str, Any]:
     from domain.cathedral import data as D
 
-    def order(spec: Any) -> dict[str, Any]:
+    def order(spec: OrderSpec) -> dict[str, Any]:
         return {"needs": [i.value for i in spec.needs], "rewards": [r.value for r in spec.rewards]}
 
-    def event(spec: Any) -> dict[str, Any]:
+    def event(spec: EventSpec) -> dict[str, Any]:
         return {"reward": spec.reward and spec.reward.value, "condition": spec.condition and spec.condition.value,
                 "place": spec.place and spec.place.value, "count": spec.count or None}
 

@@ -30,7 +30,9 @@ import math
 import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
+
+import redis
 
 from core.ratings import RatingModel
 from core.scoring import ratings_due, standings
@@ -389,7 +391,7 @@ def _check_manifest(found: Mapping[str, Any], expected: Mapping[str, Any]) -> No
                                     f"{canonical_json(expected[key])[:120]}")
 
 
-def _check_seating(path: str, data: bytes, game: Any, state: Tournament) -> None:
+def _check_seating(path: str, data: bytes, game: TournamentGame, state: Tournament) -> None:
     """The bundle's seats are the entrants the pairing put there, in that order."""
     seats = json.loads(data.split(b"\n", 1)[0]).get("seats") or []
     expected = [state.entrants[n] for n in game.seats]
@@ -400,7 +402,7 @@ def _check_seating(path: str, data: bytes, game: Any, state: Tournament) -> None
         raise _Failed(f"{path} line 1", "the game's seats are not the entrants its pairing names")
 
 
-def _check_game(path: str, data: bytes, game: Any, tournament_seed: bytes, tid: str) -> None:
+def _check_game(path: str, data: bytes, game: TournamentGame, tournament_seed: bytes, tid: str) -> None:
     report = verify_bundle(data)
     if not report.ok:
         assert report.divergence is not None
@@ -430,7 +432,7 @@ def _check_game(path: str, data: bytes, game: Any, tournament_seed: bytes, tid: 
                                 "stream's GameFinished")
 
 
-def package_from_store(conn: Any, tid: str) -> bytes:
+def package_from_store(conn: redis.Redis, tid: str) -> bytes:
     """The package of a finished tournament read from Redis (cached under ``hg:t:{<id>}:package``).
 
     Raises ``core.tournament_store.TournamentNotFound``, or ValueError while it is not finished.
@@ -439,7 +441,7 @@ def package_from_store(conn: Any, tid: str) -> bytes:
     from core.tournament_store import TournamentStore
 
     key = f"hg:t:{{{tid}}}:package"
-    cached = conn.get(key)
+    cached = cast("bytes | None", conn.get(key))  # redis-py types a sync reply as Awaitable | Any
     if cached is not None:
         return bytes(cached)
     loaded = TournamentStore(conn).load(tid)

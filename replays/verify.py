@@ -66,7 +66,7 @@ class Report:
     batches: int = 0
     entries: int = 0
     final_hash: str | None = None
-    result: Any = None
+    result: dict[str, Any] | None = None
     divergence: Divergence | None = None
     warnings: tuple[str, ...] = field(default=())
 
@@ -191,7 +191,7 @@ class _Replayer:
         else:
             _expect_equal(number, "state hash after the batch (null between checkpoints)", None, line["state_hash"])
 
-    def entry(self, number: int, position: int, line: dict[str, Any], event: dict[str, Any], entry: Any,
+    def entry(self, number: int, position: int, line: dict[str, Any], event: dict[str, Any], entry: object,
               check_event: bool) -> None:
         where = f"entry {position + 1}"
         if not isinstance(entry, dict):
@@ -210,7 +210,7 @@ class _Replayer:
         self.chain = entry_hash(self.chain, full)
         self.entries += 1
 
-    def footer(self, number: int, line: dict[str, Any], batches: int) -> Any:
+    def footer(self, number: int, line: dict[str, Any], batches: int) -> dict[str, Any] | None:
         _expect_keys(number, line, "footer", FOOTER_KEYS)
         status = table.status(self.rules, self.state, self.table)
         if status not in ("finished", "aborted"):

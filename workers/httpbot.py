@@ -146,7 +146,7 @@ def _connection(target: BotTarget, timeout_s: float) -> tuple[http.client.HTTPCo
     else:
         conn = http.client.HTTPConnection(target.host, target.port, timeout=timeout_s)
 
-    def pinned(address: tuple[str, int], timeout: float, source: Any = None) -> socket.socket:
+    def pinned(address: tuple[str, int], timeout: float, source: tuple[str, int] | None = None) -> socket.socket:
         error: OSError = OSError(f"no address to connect to for {target.host}")
         for ip in target.addresses:
             try:

@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
+from types import FrameType
 from typing import Any
 
 import redis
@@ -48,7 +49,7 @@ class _Stoppable:
     stop_event: threading.Event
     max_connection_wait_time = RETRY_CAP_S
 
-    def request_stop(self, signum: int, frame: Any) -> None:
+    def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_event.set()
         super().request_stop(signum, frame)  # type: ignore[misc]
 
@@ -153,7 +154,7 @@ def _clean_up(worker: BaseWorker | None) -> None:
             worker.wait_for_horse()
     if worker.scheduler is not None:
         with suppress(Exception):
-            worker.stop_scheduler()
+            worker.stop_scheduler()  # type: ignore[no-untyped-call]  # rq leaves it unannotated
     if worker.pubsub_thread is not None:
         worker.pubsub_thread.stop()
         worker.pubsub_thread.join(timeout=3)
@@ -165,4 +166,4 @@ def _bury(worker: BaseWorker | None) -> None:
     """Mark the old worker dead in Redis (best effort), so a ``--name`` can be registered again."""
     if worker is not None:
         with suppress(*REDIS_DOWN):
-            worker.register_death()
+            worker.register_death()  # type: ignore[no-untyped-call]  # rq leaves it unannotated

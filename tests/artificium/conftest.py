@@ -8,10 +8,9 @@ from typing import Any
 import pytest
 import redis
 
-from core import clocks
 from core.games import GameService
-from core.store import EventStore
 from service.app import create_app
+from tests.conftest import forget_games
 from tests.workers.conftest import fresh_job_caches, queue_name  # noqa: F401 (fixtures used by name)
 
 API = "/api/v1/games"
@@ -22,9 +21,7 @@ def created(conn: redis.Redis) -> Iterator[list[str]]:
     """Game ids to delete (events, meta, idempotency, clock keys) after the test."""
     ids: list[str] = []
     yield ids
-    EventStore(conn).delete(ids)
-    if ids:
-        conn.delete(*(clocks.clock_key(i) for i in ids))
+    forget_games(conn, ids)
 
 
 @pytest.fixture

@@ -21,10 +21,10 @@ import pytest
 import redis
 
 from core.games import GameService
-from core.store import EventStore
 from domain.artificium.data import Card
 from service.app import create_app
 from tests.artificium.conftest import API, auth
+from tests.conftest import forget_games
 from workers import jobs
 
 SEATS = [{"name": f"P{i}"} for i in range(4)]
@@ -45,7 +45,7 @@ def twins(conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[t
                         "RATE_LIMIT": 0, "ADVANCE": "off"}) for c in (conn, other)]
     yield [(a.test_client(), a.extensions["hourglass"]) for a in apps]
     for c in (conn, other):
-        EventStore(c).delete([game_id])
+        forget_games(c, [game_id])
 
 
 def new_game(client: Any, svc: GameService) -> tuple[str, dict[int, str]]:

@@ -16,6 +16,7 @@ from domain.core import SYSTEM, Rejected, RejectKind
 from replays.bundle import build_bundle
 from replays.source import load_game
 from replays.verify import verify_bundle
+from tests.conftest import forget_games
 
 SEATS = [{"name": "Ann", "kind": "human"}, {"name": "Bob", "kind": "bot", "bot": "greedy"},
          {"name": "Cy", "kind": "bot", "bot": "random"}, {"name": "Di", "kind": "human"}]
@@ -26,7 +27,7 @@ def svc(conn: redis.Redis) -> Iterator[GameService]:
     service = GameService(conn, client_seeds="any")
     service.created = []  # type: ignore[attr-defined]
     yield service
-    EventStore(conn).delete(service.created)  # type: ignore[attr-defined]
+    forget_games(conn, service.created)  # type: ignore[attr-defined]
 
 
 def create(svc: GameService, seed: str = "artificium-service") -> dict[str, Any]:

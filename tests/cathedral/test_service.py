@@ -26,6 +26,7 @@ from replays.bundle import build_bundle
 from replays.source import load_game
 from replays.verify import verify_bundle
 from service.app import create_app
+from tests.conftest import forget_games
 from workers import jobs
 
 API = "/api/v1/games"
@@ -41,7 +42,7 @@ def svc(conn: redis.Redis) -> Iterator[GameService]:
     service = GameService(conn, client_seeds="any")
     service.created = []  # type: ignore[attr-defined]
     yield service
-    EventStore(conn).delete(service.created)  # type: ignore[attr-defined]
+    forget_games(conn, service.created)  # type: ignore[attr-defined]
 
 
 def create(svc: GameService, players: int = 3, edition: str = "standard", seed: str = "cathedral-service",
@@ -184,7 +185,7 @@ def client(conn: redis.Redis) -> Iterator[Any]:
     test_client = app.test_client()
     test_client.made = made
     yield test_client
-    EventStore(conn).delete(made)
+    forget_games(conn, made)
 
 
 def auth(token: str) -> dict[str, str]:

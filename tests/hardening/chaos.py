@@ -41,7 +41,7 @@ from rq.serializers import JSONSerializer
 
 from core.games import GameService
 from core.store import EventStore, verify_chain
-from tests.hardening.conftest import Children, RedisServer, free_port, wait_until
+from tests.hardening.conftest import PATIENCE_S, Children, RedisServer, free_port, wait_until
 from workers.enqueue import enqueue_advance
 from workers.policy import next_actor
 
@@ -117,7 +117,7 @@ class Chaos:
         self.env = env
         self.children.hourglass("web", "serve", "--no-worker", "--port", str(self.port), "--workers", "2", env=env)
         self.workers = [self.children.hourglass(f"worker-{i}", "worker", env=env) for i in range(2)]
-        wait_until(self._api_up, 60, 0.2, "the web to answer")
+        wait_until(self._api_up, PATIENCE_S, 0.2, "the web to answer")
 
     def _api_up(self) -> bool:
         try:
@@ -163,7 +163,7 @@ class Chaos:
     # -- operations ---------------------------------------------------------------------------
 
     def http(self, method: str, path: str, **kwargs: Any) -> requests.Response:
-        response = self.session().request(method, self.base + path, timeout=10, **kwargs)
+        response = self.session().request(method, self.base + path, timeout=PATIENCE_S, **kwargs)
         with self.report.lock:
             self.report.statuses[response.status_code] += 1
         if response.status_code >= 500 and response.status_code != 503:
@@ -348,7 +348,7 @@ class Chaos:
         time.sleep(1.5)
         self.redis.start()
         back = time.monotonic()
-        wait_until(self._api_up, 60, 0.1, "the API after Redis came back")
+        wait_until(self._api_up, PATIENCE_S, 0.1, "the API after Redis came back")
         self.report.recoveries.append(("Redis kill: API answers again", time.monotonic() - back))
         canary = self._safe(lambda: self.svc.create({"game": "orleans", "edition": "classic", "seats": BOTS}))
         if canary:  # at the front of the queue: this measures the workers coming back, not the backlog

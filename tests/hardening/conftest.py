@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import redis
 
+from tests.live import PATIENCE_S
 from tests.workers.conftest import ask_bot, created, new_game, queue_name, svc  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +70,7 @@ class RedisServer:
                    *persistence, "--dir", str(self.directory)]
         with open(self.directory / "redis.log", "ab") as log:
             self.proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        wait_until(self._answers, 10, 0.05, "redis-server to answer")
+        wait_until(self._answers, PATIENCE_S, 0.05, "redis-server to answer")
 
     def kill(self) -> None:
         """SIGKILL: no shutdown, no save; clients see a reset, then refused connections."""

@@ -25,9 +25,9 @@ from freezegun import freeze_time
 from core import clocks, seats
 from core.bots import BotRegistry
 from core.games import GameService
-from core.store import EventStore
 from domain.orleans import data as D
 from service.app import create_app
+from tests.conftest import forget_games
 from tests.workers.hg_botserver import BotServer
 from workers import jobs
 
@@ -47,7 +47,7 @@ def client(conn: redis.Redis) -> Any:
 def games(conn: redis.Redis) -> Iterator[list[str]]:
     ids: list[str] = []
     yield ids
-    EventStore(conn).delete(ids)
+    forget_games(conn, ids)
     if ids:
         conn.delete(*(clocks.clock_key(i) for i in ids))
 

@@ -20,7 +20,7 @@ from rq.serializers import JSONSerializer
 
 from core.games import GameService
 from core.seats import HOSTS_ENV
-from tests.hardening.conftest import Children, RedisServer, wait_until
+from tests.hardening.conftest import PATIENCE_S, Children, RedisServer, wait_until
 from tests.workers.hg_botserver import BotServer
 from workers.enqueue import enqueue_advance, queue_name
 
@@ -59,16 +59,16 @@ def test_a_push_call_held_open_holds_up_no_other_game(
         start(children, env, with_caller, [["--lanes", "now,fast"], ["--lanes", "slow,now,fast"]])
         svc = GameService(private_redis.client(), client_seeds="any")
         if with_caller:
-            wait_until(lambda: caller_alive(svc.store.conn), 60, 0.1, "the caller to start")
+            wait_until(lambda: caller_alive(svc.store.conn), PATIENCE_S, 0.1, "the caller to start")
         held = push_game(svc, bots, "/gate", "fair-held")
-        wait_until(lambda: bots.requests, 60, 0.1, "the push bot to be asked")
+        wait_until(lambda: bots.requests, PATIENCE_S, 0.1, "the push bot to be asked")
         fresh = svc.create({"game": "cathedral", "seats": BUILTIN, "seed": "fair-fresh"})["id"]
         enqueue_advance(svc.store.conn, fresh, svc.load(fresh).version)
         wait_until(lambda: svc.load(fresh).finished, 120, 0.2, "the fresh game to be played to the end")
         assert bots.open_now == 1 and not bots.gate.is_set()  # the push call was open all along
         held_version = svc.store.version(held)
         bots.gate.set()
-        wait_until(lambda: svc.store.version(held) > held_version, 60, 0.1, "the held answer to be played")
+        wait_until(lambda: svc.store.version(held) > held_version, PATIENCE_S, 0.1, "the held answer to be played")
     for name in ("worker-0", "worker-1"):
         assert ("http seat" in children.log(name)) is (not with_caller and name == "worker-1")
 
@@ -96,7 +96,7 @@ def test_two_workers_and_a_caller_ask_a_slow_bot_once_per_decision(
 
         play_until(12)
         children.hourglass("caller", "caller", env=env)  # halfway: the caller takes over the calls
-        wait_until(lambda: caller_alive(conn), 60, 0.1, "the caller to start")
+        wait_until(lambda: caller_alive(conn), PATIENCE_S, 0.1, "the caller to start")
         play_until(len(bots.requests) + 12)
         asked = Counter((r["payload"]["game"], r["payload"]["version"]) for r in list(bots.requests))
     assert len(asked) >= 24, f"only {len(asked)} decisions were asked for"

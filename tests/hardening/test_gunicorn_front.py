@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.hardening.conftest import Children, free_port, wait_until
+from tests.hardening.conftest import PATIENCE_S, Children, free_port, wait_until
 from tests.workers.conftest import REDIS_URL
 
 SLOW_SOCKETS = 40
@@ -40,7 +40,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             return False
 
     try:
-        wait_until(up, 30, 0.1, "gunicorn to answer")
+        wait_until(up, PATIENCE_S, 0.1, "gunicorn to answer")
         yield base
     finally:
         kids.stop_all()
@@ -48,7 +48,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def raw(base: str, payload: bytes) -> tuple[int, dict[str, str], bytes]:
     host, port = base.split("//", 1)[1].split(":")
-    with socket.create_connection((host, int(port)), timeout=10) as sock:
+    with socket.create_connection((host, int(port)), timeout=PATIENCE_S) as sock:
         sock.sendall(payload)
         data = b""
         while chunk := sock.recv(65536):
@@ -79,7 +79,7 @@ def test_gunicorns_own_errors_are_problem_json(server: str, name: str, payload: 
 
 def _slow_client(base: str, stop: threading.Event, opened: list[socket.socket]) -> None:
     host, port = base.split("//", 1)[1].split(":")
-    sock = socket.create_connection((host, int(port)), timeout=5)
+    sock = socket.create_connection((host, int(port)), timeout=PATIENCE_S)
     opened.append(sock)
     sock.sendall(b"GET /api/v1/games/0000000000000000 HTTP/1.1\r\nHost: x\r\nX-Slow: ")
     while not stop.wait(0.5):  # one header byte every half second, never the end of the headers
@@ -89,11 +89,12 @@ def _slow_client(base: str, stop: threading.Event, opened: list[socket.socket]) 
             return
 
 
-def test_forty_slow_header_sockets_do_not_starve_a_seat_holder(server: str) -> None:
-    created = requests.post(f"{server}/api/v1/games", json={
-        "game": "orleans", "edition": "classic", "seats": [{"name": "Ann"}, {"name": "Bob"}]}, timeout=10)
-    assert created.status_code == 201, created.text
-    game: dict[str, Any] = created.json()
+def test_forty_slow_header_sockets_do_not_starve_a_seat_holder(server: str, created: list[str]) -> None:
+    answer = requests.post(f"{server}/api/v1/games", json={
+        "game": "orleans", "edition": "classic", "seats": [{"name": "Ann"}, {"name": "Bob"}]}, timeout=PATIENCE_S)
+    assert answer.status_code == 201, answer.text
+    game: dict[str, Any] = answer.json()
+    created.append(game["id"])  # deleted after the test (tests/workers/conftest.py)
     auth = {"Authorization": f"Bearer {game['seats'][0]['token']}"}
     stop, opened = threading.Event(), []  # type: ignore[var-annotated]
     clients = [threading.Thread(target=_slow_client, args=(server, stop, opened), daemon=True)
@@ -101,12 +102,12 @@ def test_forty_slow_header_sockets_do_not_starve_a_seat_holder(server: str) -> N
     try:
         for c in clients:
             c.start()
-        wait_until(lambda: len(opened) == SLOW_SOCKETS, 10, what="the slow sockets to connect")
+        wait_until(lambda: len(opened) == SLOW_SOCKETS, PATIENCE_S, what="the slow sockets to connect")
         time.sleep(1)
         took = []
         for _ in range(5):
             started = time.monotonic()
-            answer = requests.get(f"{server}/api/v1/games/{game['id']}/state", headers=auth, timeout=5)
+            answer = requests.get(f"{server}/api/v1/games/{game['id']}/state", headers=auth, timeout=PATIENCE_S)
             took.append(time.monotonic() - started)
             assert answer.status_code == 200 and answer.json()["seat"] == 0
         print(f"with {SLOW_SOCKETS} slow-header sockets open: seat holder's GET /state took "

@@ -16,7 +16,7 @@ import redis
 
 from core.games import GameService
 from core.seats import HOSTS_ENV
-from tests.hardening.conftest import Children, RedisServer, wait_until
+from tests.hardening.conftest import PATIENCE_S, Children, RedisServer, wait_until
 from tests.workers.hg_botserver import BotServer
 from workers.enqueue import enqueue_advance
 
@@ -63,14 +63,14 @@ def test_the_worker_survives_a_redis_kill_mid_job_and_plays_on(
         svc, slow_game = start_game(private_redis.url, seats, "outage-slow")
         bots.secrets.update(s for s in [svc.store.meta_field(slow_game, "secret:0")] if s)
         start = svc.load(slow_game).version
-        wait_until(lambda: version(svc, slow_game) > start + 2, 30, what="the slow game to be under way")
+        wait_until(lambda: version(svc, slow_game) > start + 2, PATIENCE_S, what="the slow game to be under way")
         private_redis.kill()  # mid-job: the horse is waiting on the bot or appending
         time.sleep(3)
         private_redis.start()
     time.sleep(2)
     assert worker.poll() is None, "hourglass worker exited:\n" + children.log("worker")[-3000:]
     svc, game_id = start_game(private_redis.url, BOTS, "outage-after")
-    wait_until(lambda: finished(svc, game_id), 60, 0.2, "the bot game after the outage to finish")
+    wait_until(lambda: finished(svc, game_id), PATIENCE_S, 0.2, "the bot game after the outage to finish")
     assert worker.poll() is None
 
 
@@ -84,12 +84,12 @@ def test_clock_timeouts_fire_again_soon_after_an_outage_while_idle(
         return any(set(line.split("Scheduler for ", 1)[1].split(" started", 1)[0].split(", "))
                    == {f"{queue}-now", queue, f"{queue}-slow"} for line in lines)
 
-    wait_until(scheduler_started, 30, what="the scheduler")
+    wait_until(scheduler_started, PATIENCE_S, what="the scheduler")
     private_redis.kill()
     time.sleep(3)
     private_redis.start()
     svc, game_id = start_game(private_redis.url, CLOCKED, "outage-clock")
     started = time.monotonic()
-    wait_until(lambda: timed_out(svc, game_id), 60, 0.2, "a clock timeout after the outage")
+    wait_until(lambda: timed_out(svc, game_id), PATIENCE_S, 0.2, "a clock timeout after the outage")
     print(f"first timeout {time.monotonic() - started:.1f} s after the game was created")
     assert worker.poll() is None

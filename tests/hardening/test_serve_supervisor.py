@@ -18,7 +18,7 @@ from typing import Any
 import requests
 
 from service.streamhub import DEFAULT_NICE
-from tests.hardening.conftest import Children, RedisServer, free_port, wait_until
+from tests.hardening.conftest import PATIENCE_S, Children, RedisServer, free_port, wait_until
 from tests.live import open_sockets
 
 BOTS = [{"name": "R1", "kind": "bot", "bot": "random"}, {"name": "R2", "kind": "bot", "bot": "random"}]
@@ -64,7 +64,7 @@ def answers(base: str) -> bool:
 
 def play_bot_game(base: str, seed: str) -> float:
     body: dict[str, Any] = {"game": "orleans", "edition": "classic", "seats": BOTS, "seed": seed}
-    created = requests.post(f"{base}/api/v1/games", json=body, timeout=10)
+    created = requests.post(f"{base}/api/v1/games", json=body, timeout=PATIENCE_S)
     assert created.status_code == 201, created.text
     game_id = created.json()["id"]
     started = time.monotonic()
@@ -75,7 +75,7 @@ def play_bot_game(base: str, seed: str) -> float:
         except (requests.RequestException, ValueError):
             return False
 
-    wait_until(finished, 60, 0.2, f"bot game {game_id} to finish")
+    wait_until(finished, PATIENCE_S, 0.2, f"bot game {game_id} to finish")
     return time.monotonic() - started
 
 
@@ -84,23 +84,23 @@ def test_serve_rides_out_a_redis_kill_and_a_dead_worker(private_redis: RedisServ
     base = f"http://127.0.0.1:{port}"
     env = {"REDIS_URL": private_redis.url, "HOURGLASS_RATE_LIMIT": "0"}
     serve = children.hourglass("serve", "serve", "--port", str(port), "--workers", "1", "--threads", "4", env=env)
-    wait_until(lambda: answers(base), 30, 0.1, "the web to answer")
+    wait_until(lambda: answers(base), PATIENCE_S, 0.1, "the web to answer")
     play_bot_game(base, "serve-before")
 
     private_redis.kill()
     killed = time.monotonic()
-    outage = requests.get(f"{base}/api/v1/games/0000000000000000", timeout=10)
+    outage = requests.get(f"{base}/api/v1/games/0000000000000000", timeout=PATIENCE_S)
     assert outage.status_code == 503 and outage.json()["kind"] == "UNAVAILABLE" and outage.headers["Retry-After"]
     time.sleep(3)
     private_redis.start()
-    wait_until(lambda: answers(base), 20, 0.1, "the web to answer after Redis came back")
+    wait_until(lambda: answers(base), PATIENCE_S, 0.1, "the web to answer after Redis came back")
     print(f"web answered {time.monotonic() - killed - 3:.1f} s after Redis came back")
     assert serve.poll() is None, children.log("serve")[-3000:]
     play_bot_game(base, "serve-after-outage")
 
-    old_worker = wait_until(lambda: worker_pid(serve.pid), 10, what="the worker child")
+    old_worker = wait_until(lambda: worker_pid(serve.pid), PATIENCE_S, what="the worker child")
     os.kill(old_worker, signal.SIGKILL)
-    new_worker = wait_until(lambda: (p := worker_pid(serve.pid)) and p != old_worker and p, 30, 0.1,
+    new_worker = wait_until(lambda: (p := worker_pid(serve.pid)) and p != old_worker and p, PATIENCE_S, 0.1,
                             "a new worker child")
     assert answers(base) and serve.poll() is None
     play_bot_game(base, "serve-after-worker-kill")
@@ -125,24 +125,24 @@ def test_serve_hands_live_streams_to_its_stream_process(private_redis: RedisServ
     base = f"http://127.0.0.1:{port}"
     env = {"REDIS_URL": private_redis.url, "HOURGLASS_RATE_LIMIT": "0", "HOURGLASS_CLIENT_SEEDS": "any"}
     serve = children.hourglass("serve", "serve", "--no-worker", "--port", str(port), "--workers", "1", env=env)
-    wait_until(lambda: answers(base), 30, 0.1, "the web to answer")
-    hub = wait_until(lambda: streams_pid(serve.pid), 10, what="the stream process")
+    wait_until(lambda: answers(base), PATIENCE_S, 0.1, "the web to answer")
+    hub = wait_until(lambda: streams_pid(serve.pid), PATIENCE_S, what="the stream process")
     # until it listens, the web serves streams itself (and keeps serving those)
-    wait_until(lambda: "stream process on " in children.log("serve"), 60, 0.1, "the stream process to listen")
+    wait_until(lambda: "stream process on " in children.log("serve"), PATIENCE_S, 0.1, "the stream process to listen")
     # it runs below the web's CPU priority, so on shared cores a move goes before the fan-out
     assert os.getpriority(os.PRIO_PROCESS, hub) == min(19, os.getpriority(os.PRIO_PROCESS, serve.pid) + DEFAULT_NICE)
     body = {"game": "orleans", "edition": "classic", "seats": [{"name": "A"}, {"name": "B"}]}
-    game_id = requests.post(f"{base}/api/v1/games", json=body, timeout=10).json()["id"]
-    streams = [requests.get(f"{base}/api/v1/games/{game_id}/events/stream", stream=True, timeout=10) for _ in range(3)]
+    game_id = requests.post(f"{base}/api/v1/games", json=body, timeout=PATIENCE_S).json()["id"]
+    streams = [requests.get(f"{base}/api/v1/games/{game_id}/events/stream", stream=True, timeout=PATIENCE_S) for _ in range(3)]
     assert all(s.status_code == 200 for s in streams)
 
     # its listener, and a control connection and the client socket per stream
-    wait_until(lambda: open_sockets(hub) >= 1 + 2 * 3, 10, 0.1, "the stream process to hold the streams")
+    wait_until(lambda: open_sockets(hub) >= 1 + 2 * 3, PATIENCE_S, 0.1, "the stream process to hold the streams")
     first = [next(s.iter_lines()) for s in streams]
     assert all(line.startswith(b"retry: ") for line in first)
 
     os.kill(hub, signal.SIGKILL)
-    wait_until(lambda: (p := streams_pid(serve.pid)) and p != hub and p, 60, 0.1, "a new stream process")
+    wait_until(lambda: (p := streams_pid(serve.pid)) and p != hub and p, PATIENCE_S, 0.1, "a new stream process")
     assert "streams exited with code -9; restarting" in children.log("serve")
     for stream in streams:
         stream.close()

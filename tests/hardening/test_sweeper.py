@@ -21,7 +21,7 @@ from core.games import GameService
 from core.seats import HOSTS_ENV
 from core.worklist import DUE_KEY, STATS_KEY
 from service.app import create_app
-from tests.hardening.conftest import Children, RedisServer, wait_until
+from tests.hardening.conftest import PATIENCE_S, Children, RedisServer, wait_until
 from tests.workers.hg_botserver import BotServer
 from workers import jobs, sweeper
 from workers.enqueue import enqueue_advance
@@ -50,20 +50,20 @@ def test_a_game_whose_worker_was_killed_mid_job_finishes_with_a_fresh_worker(
         bots.secrets.add(created["seats"][0]["secret"])
         enqueue_advance(svc.store.conn, game_id, svc.load(game_id).version)
         start = svc.load(game_id).version
-        wait_until(lambda: version(svc, game_id) > start + 20, 30, what="the game to be under way")
+        wait_until(lambda: version(svc, game_id) > start + 20, PATIENCE_S, what="the game to be under way")
         Children.kill_tree(first)  # SIGKILL the worker, its work horse and its scheduler at once
         first.wait(timeout=10)
         killed_at, killed_version = time.monotonic(), version(svc, game_id)
         time.sleep(0.5)
         assert version(svc, game_id) == killed_version, "something else is still advancing the game"
         children.hourglass("worker-2", "worker", env=env)
-        wait_until(lambda: version(svc, game_id) > killed_version, 30, 0.2, "a fresh worker to take the game on")
+        wait_until(lambda: version(svc, game_id) > killed_version, PATIENCE_S, 0.2, "a fresh worker to take the game on")
         recovered = time.monotonic() - killed_at
         wait_until(lambda: svc.load(game_id).finished, 120, 0.5, "the game to finish")
     print(f"game moved again {recovered:.1f} s after its worker was killed")
-    # within 30 s, so not RQ's 600 s cleanup: the sweeper requeued the job the dead worker held, or (a
-    # game advances in short slices, workers.lanes) the dead worker was between slices and the next
-    # slice's job was waiting in the queue
+    # within PATIENCE_S (120 s), so not RQ's 600 s cleanup: the sweeper requeued the job the dead
+    # worker held, or (a game advances in short slices, workers.lanes) the dead worker was between
+    # slices and the next slice's job was waiting in the queue
     log = children.log("worker-2")
     assert "'requeued': 1" in log or f"advance-{game_id}-" in log
     assert not svc.store.conn.zscore(DUE_KEY, game_id)

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.hardening.conftest import Children, RedisServer, descendants, free_port, wait_until
+from tests.hardening.conftest import PATIENCE_S, Children, RedisServer, descendants, free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = (ROOT / "tests" / "golden" / "orleans-2-bundle-classic-4p.jsonl").read_bytes()
@@ -43,7 +43,7 @@ class Served:
 
     def state(self) -> int:
         response = requests.get(f"{self.base}/api/v1/games/{self.game}/state",
-                                headers={"Authorization": f"Bearer {self.token}"}, timeout=30)
+                                headers={"Authorization": f"Bearer {self.token}"}, timeout=PATIENCE_S)
         return response.status_code
 
 
@@ -62,9 +62,9 @@ def _serve(tmp: Path, env: dict[str, str], *args: str) -> Iterator[Served]:
         return False
 
     try:
-        wait_until(up, 60, 0.2, "hourglass serve to answer")
+        wait_until(up, PATIENCE_S, 0.2, "hourglass serve to answer")
         created = requests.post(f"{base}/api/v1/games", json={
-            "game": "orleans", "edition": "classic", "seats": [{"name": "Ann"}, {"name": "Bob"}]}, timeout=30).json()
+            "game": "orleans", "edition": "classic", "seats": [{"name": "Ann"}, {"name": "Bob"}]}, timeout=PATIENCE_S).json()
         yield Served(base, port, proc, redis_server, created["id"], created["seats"][0]["token"])
     finally:
         kids.stop_all()
@@ -124,7 +124,7 @@ def upload(port: int, body: bytes | None = None, *, mib: int = HOSTILE_MIB, chun
             sent += len(block)
         if chunked and sent == total and not reply:
             sock.sendall(b"0\r\n\r\n")
-    wait_until(lambda: b"\r\n\r\n" in reply, 60, 0.01, "an answer")
+    wait_until(lambda: b"\r\n\r\n" in reply, PATIENCE_S, 0.01, "an answer")
     if sent < total:  # a body the server did not read to its end: it must end the connection
         closed.wait(10)
     sock.close()
@@ -237,7 +237,7 @@ def _slots(served: Served, address: str) -> int:
 def test_one_verification_per_address_then_429_and_a_silent_client_is_cut_off(tight: Served) -> None:
     held: list[Upload] = []
     thread = _held(tight, "198.51.100.7", held)
-    wait_until(lambda: _slots(tight, "198.51.100.7") == 1, 10, 0.02, "the held verification's slot")
+    wait_until(lambda: _slots(tight, "198.51.100.7") == 1, PATIENCE_S, 0.02, "the held verification's slot")
     second = upload(tight.port, GOLDEN, headers={"X-Forwarded-For": "198.51.100.7"})
     assert second.status == 429 and second.body["kind"] == "TOO_MANY_VERIFICATIONS"
     other = upload(tight.port, GOLDEN, headers={"X-Forwarded-For": "198.51.100.8"})
@@ -252,7 +252,7 @@ def test_one_verification_per_address_then_429_and_a_silent_client_is_cut_off(ti
 def test_a_process_verifying_its_limit_answers_503_and_the_seat_holder_still_plays(tight: Served) -> None:
     held: list[Upload] = []
     threads = [_held(tight, f"198.51.100.{n}", held) for n in (21, 22)]
-    wait_until(lambda: _slots(tight, "198.51.100.21") + _slots(tight, "198.51.100.22") == 2, 10, 0.02, "two slots")
+    wait_until(lambda: _slots(tight, "198.51.100.21") + _slots(tight, "198.51.100.22") == 2, PATIENCE_S, 0.02, "two slots")
     busy = wait_until(lambda: (lambda a: a if a.status == 503 else None)(
         upload(tight.port, GOLDEN, headers={"X-Forwarded-For": "198.51.100.23"})), 2.5, 0.05, "a 503")
     assert busy.body["kind"] == "VERIFY_BUSY" and "hourglass replay verify FILE" in busy.body["detail"]

@@ -10,12 +10,11 @@ import pytest
 import redis
 from cryptography.fernet import Fernet
 
-from core import clocks
 from core.accounts import Accounts
 from core.bots import BotRegistry
-from core.store import EventStore
 from core.tournament_store import TournamentStore
 from service.app import create_app
+from tests.conftest import forget_games
 
 REDIS_URL = os.environ["HOURGLASS_TEST_REDIS_URL"]  # settled by tests/conftest.py
 SECRET_KEY = Fernet.generate_key().decode()
@@ -36,9 +35,7 @@ def made(conn: redis.Redis) -> Iterator[dict[str, list[str]]]:
         except LookupError:
             pass
     store.delete(ids["tournaments"])
-    EventStore(conn).delete(ids["games"])
-    if ids["games"]:
-        conn.delete(*(clocks.clock_key(g) for g in ids["games"]))
+    forget_games(conn, ids["games"])
     BotRegistry(conn).delete(ids["bots"])
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from core.games import GameService
 from domain.core import SYSTEM
+from tests.conftest import forget_games
 from tests.replays.replay_helpers import pick
 
 REDIS_URL = os.environ["HOURGLASS_TEST_REDIS_URL"]  # settled by tests/conftest.py
@@ -39,4 +40,4 @@ def play_to_end(service: GameService, edition: str = "classic", players: int = 2
 
 
 def cleanup(service: GameService, game_ids: list[Any]) -> None:
-    service.store.delete(game_ids)
+    forget_games(service.store.conn, game_ids)

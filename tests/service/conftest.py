@@ -15,9 +15,9 @@ import toygame
 
 import domain.games
 from core.games import GameService
-from core.store import EventStore
 from domain.core import SYSTEM
 from service.app import create_app
+from tests.conftest import forget_games
 
 domain.games._LOADERS.setdefault("toy", lambda: toygame.RULES)
 
@@ -29,7 +29,7 @@ def created(conn: redis.Redis) -> Iterator[list[str]]:
     """Game ids to delete after the test."""
     ids: list[str] = []
     yield ids
-    EventStore(conn).delete(ids)
+    forget_games(conn, ids)
 
 
 @pytest.fixture

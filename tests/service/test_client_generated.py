@@ -29,7 +29,7 @@ import pytest
 import redis
 
 from core.games import GameService
-from core.store import EventStore
+from tests.conftest import forget_games
 from workers.jobs import run_advance
 
 GENERATOR = Path(sys.executable).parent / "openapi-python-client"
@@ -121,7 +121,7 @@ def test_a_generated_client_plays_a_whole_orleans_game(api: Any, server: tuple[s
             payload=io.BytesIO(bundle.payload.read()), file_name="game.jsonl"))
         assert isinstance(report, m.VerifyReport) and report.ok, report
     finally:
-        EventStore(conn).delete([gid])
+        forget_games(conn, [gid])
 
 
 def _play(api: Any, m: Any, gid: str, seats: list[Any], client: Any) -> None:
@@ -187,7 +187,7 @@ def test_a_generated_client_joins_an_open_seat_from_the_lobby(api: Any, server: 
         taken = op(api, "seats.join_seat").sync_detailed(created.id, 1, client=client, body=m.Join(name="Cy"))
         assert taken.status_code == 409 and isinstance(taken.parsed, m.Problem) and taken.parsed.kind == "SEAT_TAKEN"
     finally:
-        EventStore(conn).delete([created.id])
+        forget_games(conn, [created.id])
 
 
 def test_problems_parse_as_problems(api: Any, server: tuple[str, GameService]) -> None:
@@ -238,7 +238,7 @@ def test_a_generated_client_uses_both_schemes_an_account_key_and_a_seat_token(
         assert refused.status_code == 401 and isinstance(refused.parsed, m.Problem)
     finally:
         if game_id:
-            EventStore(conn).delete([game_id])
+            forget_games(conn, [game_id])
         if bot_id:
             from core.bots import BotRegistry
 

@@ -141,8 +141,8 @@ def test_a_join_costs_work_like_creating(limited: Any, created: list[str]) -> No
                         environ_base=_address()).json
     created.append(game["id"])
     joiner = _address()
-    for _ in range(2):
-        limited.post("/api/v1/games", json=BODY, environ_base=joiner)  # the joiner's budget, used up
+    for _ in range(2):  # the joiner's budget, used up
+        created.append(limited.post("/api/v1/games", json=BODY, environ_base=joiner).json["id"])
     refused = limited.post(f"/api/v1/games/{game['id']}/seats/1/join", json={"name": "Cleo"}, environ_base=joiner)
     assert refused.status_code == 429 and refused.json["kind"] == "WORK_BUDGET"
     # nothing changed (read from an address of its own: 127.0.0.1's window is every other test's too)

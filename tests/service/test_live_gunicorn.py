@@ -13,7 +13,7 @@ import requests
 from conftest import REDIS_URL, run_worker
 
 from service.cli import gunicorn_command
-from tests.live import free_port, wait_until_serving
+from tests.live import PATIENCE_S, free_port, wait_until_serving
 
 ROOT = Path(__file__).parents[2]
 
@@ -37,7 +37,7 @@ def server() -> Iterator[str]:
 
 def test_live_game_concurrency_and_retry(server: str, svc: Any, created: list[str]) -> None:
     game = requests.post(f"{server}/api/v1/games", json={"game": "toy", "edition": "classic", "options": {"rounds": 1},
-                                                          "seats": [{"name": "A"}, {"name": "B"}]}, timeout=5)
+                                                          "seats": [{"name": "A"}, {"name": "B"}]}, timeout=PATIENCE_S)
     assert game.status_code == 201
     gid, (t0, t1) = game.json()["id"], [s["token"] for s in game.json()["seats"]]
     created.append(gid)
@@ -47,7 +47,7 @@ def test_live_game_concurrency_and_retry(server: str, svc: Any, created: list[st
     def post() -> None:
         barrier.wait()
         r = requests.post(f"{server}/api/v1/games/{gid}/moves", json={"type": "Bid", "bid": 2},
-                          headers={"Authorization": f"Bearer {t0}", "If-Match": '"2"'}, timeout=5)
+                          headers={"Authorization": f"Bearer {t0}", "If-Match": '"2"'}, timeout=PATIENCE_S)
         results.append(r.status_code)
 
     threads = [threading.Thread(target=post) for _ in range(8)]
@@ -58,20 +58,21 @@ def test_live_game_concurrency_and_retry(server: str, svc: Any, created: list[st
     assert sorted(results) == [200] + [412] * 7
 
     headers = {"Authorization": f"Bearer {t1}", "Idempotency-Key": "live-1"}
-    first = requests.post(f"{server}/api/v1/games/{gid}/moves", json={"type": "Bid", "bid": 3}, headers=headers, timeout=5)
-    again = requests.post(f"{server}/api/v1/games/{gid}/moves", json={"type": "Bid", "bid": 3}, headers=headers, timeout=5)
+    move = {"type": "Bid", "bid": 3}
+    first = requests.post(f"{server}/api/v1/games/{gid}/moves", json=move, headers=headers, timeout=PATIENCE_S)
+    again = requests.post(f"{server}/api/v1/games/{gid}/moves", json=move, headers=headers, timeout=PATIENCE_S)
     assert first.status_code == again.status_code == 200 and first.content == again.content
 
     run_worker(svc, gid)
-    summary = requests.get(f"{server}/api/v1/games/{gid}", timeout=5).json()
+    summary = requests.get(f"{server}/api/v1/games/{gid}", timeout=PATIENCE_S).json()
     assert summary["status"] == "finished" and summary["result"]["winners"] == [1]
 
     with requests.get(f"{server}/api/v1/games/{gid}/events/stream", headers={"Last-Event-ID": "2"},
-                      stream=True, timeout=5) as stream:
+                      stream=True, timeout=PATIENCE_S) as stream:
         text = "".join(chunk for chunk in stream.iter_content(chunk_size=None, decode_unicode=True))
     ids = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
     assert ids == list(range(3, summary["version"] + 1)) and "event: end" in text
 
     bad = requests.post(f"{server}/api/v1/games/{gid}/moves", data="{", headers={"Content-Type": "application/json",
-                        "Authorization": f"Bearer {t0}"}, timeout=5)
+                        "Authorization": f"Bearer {t0}"}, timeout=PATIENCE_S)
     assert bad.status_code == 400 and bad.headers["Content-Type"] == "application/problem+json"

@@ -27,7 +27,7 @@ from hourglass_client import Client
 
 from service.cli import gunicorn_command
 from tests.browser import launch, playwright_or_skip
-from tests.live import free_port, open_sockets, wait_until_serving
+from tests.live import PATIENCE_S, free_port, open_sockets, wait_until_serving
 
 ROOT = Path(__file__).parents[2]
 SPECTATORS = 24
@@ -61,7 +61,7 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         for child in (proc, HUBS.pop(base, None)):
             if child is not None:
                 child.terminate()
-                child.wait(timeout=15)
+                child.wait(timeout=PATIENCE_S)
         del SERVERS[base]
 
 
@@ -71,7 +71,8 @@ def start_hub(env: dict[str, str]) -> subprocess.Popen[bytes]:
     path.unlink(missing_ok=True)
     hub = subprocess.Popen([sys.executable, "-m", "service.streamhub", "--socket", str(path), "--app", "toy_wsgi:app"],
                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-    for _ in range(600):
+    deadline = time.monotonic() + PATIENCE_S
+    while time.monotonic() < deadline:
         if path.exists():
             return hub
         time.sleep(0.05)
@@ -82,7 +83,7 @@ class Follower:
     """One stream read from a raw socket; ``body`` is the de-chunked body once the response ends."""
 
     def __init__(self, port: int, path: str, headers: dict[str, str], version: str = "HTTP/1.1") -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=PATIENCE_S)
         lines = [f"GET {path} {version}", "Host: test", *(f"{k}: {v}" for k, v in headers.items()), "", ""]
         self.sock.sendall("\r\n".join(lines).encode())
         self.file = self.sock.makefile("rb")
@@ -120,7 +121,8 @@ class Follower:
             body += data
 
     def text(self) -> str:
-        self.thread.join(30)
+        self.thread.join(PATIENCE_S)
+        assert not self.thread.is_alive(), "the stream did not end"
         assert self.error is None, self.error
         return self.body.decode()
 
@@ -128,7 +130,7 @@ class Follower:
 def toy_game(base: str, rounds: int, created: list[str]) -> tuple[str, list[str]]:
     """A new toy game of two humans through the API: its id and the seats' tokens."""
     game = requests.post(f"{base}/api/v1/games", json={"game": "toy", "edition": "classic", "options": {"rounds": rounds},
-                                                        "seats": [{"name": "A"}, {"name": "B"}]}, timeout=10).json()
+                                                        "seats": [{"name": "A"}, {"name": "B"}]}, timeout=PATIENCE_S).json()
     created.append(game["id"])
     return game["id"], [s["token"] for s in game["seats"]]
 
@@ -138,7 +140,7 @@ def play_rounds(base: str, svc: Any, gid: str, tokens: list[str], rounds: int) -
     for _ in range(rounds):
         for who, bid in ((0, 2), (1, 1)):
             answer = requests.post(f"{base}/api/v1/games/{gid}/moves", json={"type": "Bid", "bid": bid},
-                                   headers={"Authorization": f"Bearer {tokens[who]}"}, timeout=10)
+                                   headers={"Authorization": f"Bearer {tokens[who]}"}, timeout=PATIENCE_S)
             assert answer.status_code == 200, answer.text
         run_worker(svc, gid)
 
@@ -159,7 +161,7 @@ def test_every_follower_gets_every_event_once_in_order_with_valid_framing(server
     time.sleep(1.0)  # quiet: keep-alives go out through gunicorn, then the feed's writes follow them
     first_live = svc.load(gid).version + 1
     if base in HUBS:  # the stream process holds every live stream (the HTTP/1.0 one included)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + PATIENCE_S
         while open_sockets(HUBS[base].pid) < SPECTATORS + 3:  # the hand-overs may lag on a busy machine
             assert time.monotonic() < deadline, "the stream process does not hold the streams"
             time.sleep(0.1)
@@ -169,7 +171,7 @@ def test_every_follower_gets_every_event_once_in_order_with_valid_framing(server
 
     def paged(token: str | None) -> list[dict[str, Any]]:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return requests.get(f"{base}/api/v1/games/{gid}/events?limit=500", headers=headers, timeout=10).json()["events"]
+        return requests.get(f"{base}/api/v1/games/{gid}/events?limit=500", headers=headers, timeout=PATIENCE_S).json()["events"]
 
     public = paged(None)
     assert [e["seq"] for e in public] == list(range(1, version + 1))
@@ -203,22 +205,26 @@ def test_a_follower_whose_worker_is_killed_resumes_and_misses_nothing(server: tu
     follower.start()
 
     def bid(who: int, amount: int) -> None:
-        for _ in range(100):  # the workers may be restarting
+        # The workers may be restarting: a refused connection is tried again, and a worker that is
+        # still importing the app is waited for (an answer ends the wait at once).
+        deadline = time.monotonic() + PATIENCE_S
+        while True:
             try:
                 answer = requests.post(f"{base}/api/v1/games/{gid}/moves", json={"type": "Bid", "bid": amount},
                                        headers={"Authorization": f"Bearer {tokens[who]}",
-                                                "Idempotency-Key": f"{who}-{svc.load(gid).version}"}, timeout=5)
+                                                "Idempotency-Key": f"{who}-{svc.load(gid).version}"},
+                                       timeout=PATIENCE_S)
                 assert answer.status_code == 200, answer.text
                 return
             except requests.ConnectionError:
+                assert time.monotonic() < deadline, "the server did not come back"
                 time.sleep(0.1)
-        raise AssertionError("the server did not come back")
 
     killed: list[int] = []
     for round_ in range(6):
         if round_ == 1 and base in HUBS:
             HUBS[base].kill()
-            HUBS[base].wait(10)
+            HUBS[base].wait(PATIENCE_S)
             time.sleep(0.5)  # the follower resumes on a web worker that cannot reach the stream process
             env = {**os.environ, "HOURGLASS_STREAM_HUB": HUB_PATHS[base], "REDIS_URL": REDIS_URL,
                    "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "service")])}
@@ -230,7 +236,7 @@ def test_a_follower_whose_worker_is_killed_resumes_and_misses_nothing(server: tu
         bid(0, 2)
         bid(1, 1)
         run_worker(svc, gid)
-    follower.join(60)
+    follower.join(PATIENCE_S)
     assert not follower.is_alive() and svc.load(gid).finished
     assert seen == list(range(1, svc.load(gid).version + 1))  # every event once, in order
     assert killed and not set(killed) & set(_workers(master))  # served by new workers after the kill
@@ -254,10 +260,10 @@ def test_a_browser_event_source_reads_the_feed_written_stream(server: tuple[str,
                 source.onmessage = e => window.ids.push(Number(e.lastEventId));
                 source.addEventListener("end", () => { window.ended = true; source.close(); });
             }""", gid)
-            page.wait_for_function("window.ids.length >= 1")
+            page.wait_for_function("window.ids.length >= 1", timeout=PATIENCE_S * 1000)
             time.sleep(0.8)  # keep-alives go out through gunicorn between the feed's writes
             play_rounds(base, svc, gid, tokens, 2)
-            page.wait_for_function("window.ended", timeout=20_000)
+            page.wait_for_function("window.ended", timeout=PATIENCE_S * 1000)
             assert page.evaluate("window.ids") == list(range(1, svc.load(gid).version + 1))
         finally:
             chromium.close()

@@ -21,8 +21,7 @@ import pytest
 import redis
 from conftest import REDIS_URL
 
-from core.store import EventStore
-from tests.conftest import delete_queue
+from tests.conftest import delete_queue, forget_games
 from tests.live import free_port, wait_until_serving
 
 ROOT = Path(__file__).parents[2]
@@ -70,7 +69,7 @@ def test_the_readme_curl_session_runs_as_written(served: str, conn: redis.Redis)
     finally:
         ids = set(re.findall(r'"id":"([0-9a-f]{16})"', done.stdout))
         if created.get("id"):
-            EventStore(conn).delete(ids | {created["id"]})
+            forget_games(conn, ids | {created["id"]})
             jobs = list(conn.scan_iter(f"rq:*{created['id']}*", count=1000))
             if jobs:
                 conn.delete(*jobs)

@@ -34,8 +34,7 @@ from core.accounts import ALL_KEY as ACCOUNTS
 from core.accounts import Accounts
 from core.games import GameService
 from core.lobby import PREFIX
-from core.store import EventStore
-from tests.conftest import REDIS_URL
+from tests.conftest import REDIS_URL, forget_games
 from tests.live import free_port, wait_until_serving
 
 ST = Path(sys.executable).parent / "st"
@@ -95,7 +94,7 @@ def served(conn: redis.Redis, tmp_path: Path) -> Iterator[tuple[str, dict[str, A
         proc.wait(timeout=20)
         log.close()
         made = {m.decode() for m in conn.zrange(f"{PREFIX}:all", 0, -1)} - before | {game["id"]}
-        EventStore(conn).delete(made)
+        forget_games(conn, made)
         for key in conn.scan_iter(f"{PREFIX}:*", count=1000):
             conn.zrem(key, *made)
         Accounts(conn).delete({m.decode() for m in conn.zrange(ACCOUNTS, 0, -1)} - accounts_before)

@@ -34,7 +34,7 @@ from domain.core import SYSTEM
 from service.app import create_app
 from service.cli import gunicorn_command
 from service.streamhub import lag_figures
-from tests.live import free_port, wait_until_serving
+from tests.live import PATIENCE_S, free_port, wait_until_serving
 
 ROOT = Path(__file__).parents[2]
 BOUND_S = 0.2
@@ -54,9 +54,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]
            "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "service")])}
     hub = subprocess.Popen([sys.executable, "-m", "service.streamhub", "--socket", str(path), "--app", "toy_wsgi:app"],
                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-    for _ in range(600):
-        if path.exists():
-            break
+    deadline = time.monotonic() + PATIENCE_S
+    while not path.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
@@ -77,7 +76,7 @@ class Stalled:
     def __init__(self, port: int, path: str, headers: dict[str, str] | None = None) -> None:
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
-        self.sock.settimeout(30)
+        self.sock.settimeout(PATIENCE_S)
         self.sock.connect(("127.0.0.1", port))
         lines = [f"GET {path} HTTP/1.0", "Host: test", "Accept: text/event-stream",
                  *(f"{k}: {v}" for k, v in (headers or {}).items()), "", ""]
@@ -95,7 +94,7 @@ class Stalled:
 
 
 def orleans(base: str, created: list[str]) -> tuple[str, list[str]]:
-    game = requests.post(f"{base}/api/v1/games", timeout=10, json={
+    game = requests.post(f"{base}/api/v1/games", timeout=PATIENCE_S, json={
         "game": "orleans", "edition": "classic", "seats": [{"name": f"P{i}"} for i in range(4)]}).json()
     created.append(game["id"])
     return game["id"], [s["token"] for s in game["seats"]]
@@ -130,7 +129,7 @@ def blocks(text: str) -> list[dict[str, Any]]:
 
 
 def wait_for_subscribers(count: int) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + PATIENCE_S
     while lag_figures(HUB["path"])["subscribers"] < count:
         assert time.monotonic() < deadline, "the stream process does not hold the streams"
         time.sleep(0.1)
@@ -149,7 +148,7 @@ def test_a_stalled_reader_gets_a_resync_then_the_rest_and_resumes_after_it(
     reading = ThreadPoolExecutor(1).submit(stalled.read_all)  # it reads again only now
     play(svc, gid, 5, random.Random(8), pause=0.3)
     end(svc, gid)
-    text = reading.result(timeout=60)
+    text = reading.result(timeout=PATIENCE_S)
     final = svc.load(gid).version
     messages = blocks(text)
     kinds = [m["event"] for m in messages]
@@ -163,7 +162,7 @@ def test_a_stalled_reader_gets_a_resync_then_the_rest_and_resumes_after_it(
             resync = message["data"]
             assert resync["version"] > seen and message["id"] == str(resync["version"]) and resync["reason"] == "behind"
             seen = resync["version"]
-            at = requests.get(f"{base}/api/v1/games/{gid}/states/{seen}", timeout=10,
+            at = requests.get(f"{base}/api/v1/games/{gid}/states/{seen}", timeout=PATIENCE_S,
                               headers={"Authorization": f"Bearer {tokens[2]}"}).json()
             same = ("version", "status", "seat", "to_act", "view")
             assert {k: resync[k] for k in same} == {k: at[k] for k in same}  # seat 2's own view, nobody else's
@@ -171,7 +170,7 @@ def test_a_stalled_reader_gets_a_resync_then_the_rest_and_resumes_after_it(
     assert seen == final
     assert lag_figures(HUB["path"])["resyncs"] > before["resyncs"]
     assert sse_events(healthy.text()) == requests.get(f"{base}/api/v1/games/{gid}/events?limit=1000",
-                                                      timeout=10).json()["events"]  # kept up: every event
+                                                      timeout=PATIENCE_S).json()["events"]  # kept up: every event
     first = next(m for m in messages if m["event"] == "resync")["data"]["version"]
     resumed = [int(e.id) for e in Client(base, tokens[2]).follow_game(gid, after=first) if e.id is not None]
     assert resumed == list(range(first + 1, final + 1))  # Last-Event-ID after a resync: exactly the rest
@@ -180,7 +179,7 @@ def test_a_stalled_reader_gets_a_resync_then_the_rest_and_resumes_after_it(
 
 
 def _feed_at(app: Any, gid: str, version: int) -> None:
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + PATIENCE_S
     while True:
         feed = app.extensions["hourglass.streams"].feeds.get(gid)
         if feed is not None and feed.game is not None and feed.game.version >= version:
@@ -251,7 +250,7 @@ def test_a_stranger_with_stalled_streams_gets_resyncs_while_the_others_keep_up(
     end(svc, gid)
     end(svc, other)
     for game_id, followers in ((gid, readers), (other, [elsewhere])):
-        public = requests.get(f"{base}/api/v1/games/{game_id}/events?limit=1000", timeout=10).json()["events"]
+        public = requests.get(f"{base}/api/v1/games/{game_id}/events?limit=1000", timeout=PATIENCE_S).json()["events"]
         for follower in followers:
             text = follower.text()
             assert sse_events(text) == public and "event: resync" not in text

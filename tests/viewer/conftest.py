@@ -17,10 +17,10 @@ import pytest
 import redis
 
 from core.games import GameService
-from core.store import EventStore
 from service.app import create_app
 from tests.browser import ARTIFACTS as BROWSER_ARTIFACTS
 from tests.browser import launch, playwright_or_skip
+from tests.conftest import forget_games
 
 ARTIFACTS = BROWSER_ARTIFACTS / "viewer"
 LAPTOP = {"width": 1366, "height": 768}
@@ -32,7 +32,7 @@ def service(conn: redis.Redis) -> Iterator[GameService]:
     svc = GameService(conn, client_seeds="any")
     svc.created = []  # type: ignore[attr-defined]
     yield svc
-    EventStore(conn).delete(svc.created)  # type: ignore[attr-defined]
+    forget_games(conn, svc.created)  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from core.games import GameService
-from core.store import EventStore
 from domain.cathedral.model import State
 from domain.games import fold
+from tests.conftest import forget_games
 from tests.viewer.cathedral_page import check_drawn, check_nothing_hidden
 from tests.viewer.conftest import shot
 from tests.viewer.helpers import (
@@ -39,7 +39,7 @@ ENDINGS = {"won": ("viewer-cathedral-6", b"viewer-6"), "lost": ("viewer-cathedra
 
 def _finished(service: GameService, ending: str) -> dict[str, Any]:
     game_id, seed = ENDINGS[ending]
-    EventStore(service.store.conn).delete([game_id])  # a run that crashed may have left it
+    forget_games(service.store.conn, [game_id])  # a run that crashed may have left it
     seats = [{"name": NAMES[0], "kind": "human"}] + [{"name": NAMES[i], "kind": "bot", "bot": "greedy"} for i in (1, 2)]
     created = service.create({"game": "cathedral", "edition": "standard", "seats": seats}, game_id=game_id, seed=seed)
     service.created.append(game_id)  # type: ignore[attr-defined]

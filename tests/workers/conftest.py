@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 import redis
 
-from core import clocks, timing
+from core import timing
 from core.games import GameService
-from core.store import EventStore
-from tests.conftest import delete_queue
+from tests.conftest import delete_queue, forget_games
 from tests.workers.transports import ask_bot  # noqa: F401 (a fixture: either push-call transport)
 from workers import jobs
 
@@ -36,9 +35,7 @@ def created(conn: redis.Redis) -> Iterator[list[str]]:
     """Game ids to delete (events, meta, idempotency and clock keys) after the test."""
     ids: list[str] = []
     yield ids
-    EventStore(conn).delete(ids)
-    if ids:
-        conn.delete(*(clocks.clock_key(i) for i in ids))
+    forget_games(conn, ids)
 
 
 @pytest.fixture
