@@ -31,11 +31,11 @@ import redis
 
 from core import departures, seating, snapshots, table
 from core.botfeed import AccountFeed, BotFeed
-from core.bots import EXTERNAL_SEAT_KINDS, BotRegistry, check_distinct_bots
+from core.bots import BotRegistry, check_distinct_bots
 from core.connection import plain_redis
 from core.lobby import Lobby
 from core.retention import LiveCaps, LiveGames, Retention, TooManyGames
-from core.seats import new_seat_secret
+from core.seats import Credential, Player, SeatKind, SeatPolicy, SeatSpec, new_seat_secret
 from core.store import (
     AppendResult,
     EventStore,
@@ -120,7 +120,7 @@ class GameInfo:
     game_id: str
     game: str
     config: dict[str, Any]
-    seats: tuple[dict[str, Any], ...]
+    seats: tuple[SeatSpec, ...]
     seed: bytes
     seed_commitment: str
     created: str
@@ -140,7 +140,7 @@ class GameInfo:
             game_id=game_id,
             game=meta["game"],
             config=json.loads(meta["config"]),
-            seats=tuple(json.loads(meta["seats"])),
+            seats=tuple(SeatSpec.from_json(s) for s in json.loads(meta["seats"])),
             seed=bytes.fromhex(meta["seed"]),
             seed_commitment=meta["seed_commitment"],
             created=meta["created"],
@@ -151,8 +151,12 @@ class GameInfo:
             creator=meta.get("creator") or None,
         )
 
-    def seat_kind(self, seat: int) -> str:
-        return self.seats[seat]["kind"]
+    def seat_kind(self, seat: int) -> SeatKind:
+        return self.seats[seat].kind
+
+    def seat_policy(self, seat: int) -> SeatPolicy:
+        """How ``seat``'s kind behaves (``core.seats.SEAT_POLICIES``)."""
+        return self.seats[seat].policy
 
 
 @dataclass(frozen=True)
@@ -184,13 +188,13 @@ class Game:
         return table.result(self.rules, self.state, self.table)
 
     def needs_worker(self) -> bool:
-        """True when SYSTEM, a non-human seat or a seat that left is to act: a worker plays it."""
-        return any(isinstance(a, str) or self.info.seat_kind(a) not in EXTERNAL_SEAT_KINDS  # str: SYSTEM
+        """True when SYSTEM, a seat the worker plays or a seat that left is to act: a worker plays it."""
+        return any(isinstance(a, str) or not self.info.seat_policy(a).acts_from_outside  # str: SYSTEM
                    or a in self.table.left for a in self.to_act)
 
     @property
     def clocked(self) -> bool:
-        return any(s.get("clock") for s in self.info.seats)
+        return any(s.clock for s in self.info.seats)
 
     def wants_worker(self) -> bool:
         """A worker has something to do: a machine to act, or clocks to run (every move restarts one)."""
@@ -304,16 +308,17 @@ class GameService:
                  else seating.seat_spec(i, seating.without_invitee(s, i in reserved)) for i, s in enumerate(body["seats"])]
         check_distinct_bots(seats)
         for s in seats:
-            if s["kind"] == "bot" and s["bot"] not in bot_names(rules.name):
-                raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{s['seat']}].bot {s['bot']!r} does not play "
+            if s.policy.played_by is Player.BUILTIN and s.bot not in bot_names(rules.name):
+                raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{s.seat}].bot {s.bot!r} does not play "
                                                           f"{rules.name}; bots for it: {', '.join(bot_names(rules.name))}")
         config_json = rules.config_to_json(rules.config_from_json(_config_json(body, len(seats))))
         seed = seed if seed is not None else self._seed(body.get("seed"), seats)
+        issued = {i: s.policy.credential if s.bot_id is None else Credential.NONE for i, s in enumerate(seats)}
         plan = seating.Plan(
-            tokens={s["seat"]: secrets.token_urlsafe(24) for s in seats if s["kind"] == "human"},
-            secrets={s["seat"]: new_seat_secret() for s in seats if s["kind"] == "http" and not s.get("bot_id")},
-            invites={s["seat"]: secrets.token_urlsafe(18) for s in seats if s["kind"] == "open"},
-            accounts={s["seat"]: account for s in seats if s["kind"] == "human"} if account else {},
+            tokens={i: secrets.token_urlsafe(24) for i, c in issued.items() if c is Credential.BEARER_TOKEN},
+            secrets={i: new_seat_secret() for i, c in issued.items() if c is Credential.HMAC_SECRET},
+            invites={i: secrets.token_urlsafe(18) for i, c in issued.items() if c is Credential.INVITE},
+            accounts={i: account for i, c in issued.items() if c is Credential.BEARER_TOKEN} if account else {},
             reserved_accounts=reserved,
         )
         chosen = game_id or secrets.token_hex(8)
@@ -322,7 +327,7 @@ class GameService:
             raise StaleVersion(0, self.store.version(chosen))
         return created
 
-    def create_planned(self, game_id: str, rules: GameRules, seats: list[dict[str, Any]],
+    def create_planned(self, game_id: str, rules: GameRules, seats: Sequence[SeatSpec],
                        config_json: dict[str, Any], seed: bytes, plan: seating.Plan,
                        creator: str | None = None, tournament: str | None = None,
                        caps: LiveCaps | None = None) -> dict[str, Any] | None:
@@ -337,7 +342,7 @@ class GameService:
         entries = build_entries(0, GENESIS_HASH, setup, actor=SYSTEM, time=now,
                                 command={"type": "CreateGame", "config": config_json},
                                 meta={"table": table.RULES})  # the table rules it is played by (core.table)
-        open_seats = tuple(s["seat"] for s in seats if s["kind"] == "open")
+        open_seats = tuple(i for i, s in enumerate(seats) if s.kind is SeatKind.OPEN)
         if open_seats:
             state, tbl = table.fold(rules, setup, None, EMPTY_TABLE)
             command = table.OpenSeats(open_seats)
@@ -348,7 +353,7 @@ class GameService:
             "game": rules.name,
             "engine_version": rules.engine_version,
             "config": canonical_json(config_json),
-            "seats": canonical_json([{k: v for k, v in s.items() if k != "seat"} for s in seats]),
+            "seats": canonical_json([replace(s, seat=None).to_json() for s in seats]),  # stored without its index
             "seed": seed.hex(),
             "seed_commitment": seed_commitment(seed),
             "created": now,
@@ -379,7 +384,7 @@ class GameService:
             "seats": [plan.shown(s) for s in seats],
         }
 
-    def _seed(self, client_seed: str | None, seats: Sequence[Mapping[str, Any]]) -> bytes:
+    def _seed(self, client_seed: str | None, seats: Sequence[SeatSpec]) -> bytes:
         """The server's 32 random bytes, or the client's seed where the policy allows it.
 
         A seed the client knows (or chose) lets it compute every hidden draw from the public
@@ -388,7 +393,7 @@ class GameService:
         """
         if client_seed is None:
             return secrets.token_bytes(32)
-        if self.client_seeds == "bots-only" and any(s["kind"] in ("human", "open") for s in seats):
+        if self.client_seeds == "bots-only" and any(not s.policy.is_bot for s in seats):
             raise Rejected(RejectKind.INVALID_CONFIG,
                            "a client seed is accepted only when no seat is human: a known seed reveals "
                            "every hidden draw; leave 'seed' out and the server draws one")
@@ -489,7 +494,7 @@ class GameService:
         if bot_id is None:
             return None
         seats = self.load(game_id).info.seats
-        return next((i for i, s in enumerate(seats) if s.get("bot_id") == bot_id and s.get("kind") == "pull"), None)
+        return next((i for i, s in enumerate(seats) if s.bot_id == bot_id and s.policy.played_by is Player.PULL), None)
 
     # -- write -----------------------------------------------------------------------------
 

@@ -40,7 +40,7 @@ _UNREAD: Any = object()
 
 
 def controls(game: Game) -> dict[int, clocks.TimeControl]:
-    return {i: clocks.TimeControl.from_json(s["clock"]) for i, s in enumerate(game.info.seats) if s.get("clock")}
+    return {i: clocks.TimeControl.from_json(s.clock) for i, s in enumerate(game.info.seats) if s.clock}
 
 
 def entry_ms(stamp: str) -> int:

@@ -193,7 +193,7 @@ def _running_stints(game: Game, current: clocks.Clocks | None) -> list[tuple[int
         return []
     return sorted((c.deadline_ms, seat, c.stint) for seat, c in current.seats.items()
                   if c.running and c.deadline_ms is not None and c.stint is not None
-                  and game.info.seat_kind(seat) != "bot")
+                  and game.info.seat_policy(seat).clock_runs_out)
 
 
 def _overdue_stint(svc: GameService, game: Game, current: clocks.Clocks | None) -> tuple[int, int] | None:
@@ -265,7 +265,7 @@ def _http_timeout(svc: GameService, game: Game, seat: int) -> float:
     of its running decision (core.timing.decision_left_s: a planning phase is one decision), cut
     to what is left on its clock; 0.0 when nothing is left (httpbot then sends nothing: the
     seat's default move)."""
-    deadline_s = float(game.info.seats[seat].get("deadline_s") or os.environ.get(DEADLINE_ENV)
+    deadline_s = float(game.info.seats[seat].deadline_s or os.environ.get(DEADLINE_ENV)
                        or httpbot.DEFAULT_DEADLINE_S)
     budget = timing.decision_left_s(svc, game, seat, deadline_s)
     controls = timing.controls(game)
@@ -297,7 +297,7 @@ def sync_clocks(svc: GameService, game: Game) -> clocks.Clocks | None:
         stopped = before.timer if before is not None else None
         if stopped is not None and stopped[0] != clock.stint:
             cancel_timeout(conn, game.game_id, seat, stopped[0])
-        if game.to_act and clock.timer is not None and game.info.seat_kind(seat) != "bot":  # bots never run out
+        if game.to_act and clock.timer is not None and game.info.seat_policy(seat).clock_runs_out:
             schedule_timeout(conn, game.game_id, seat, *clock.timer)
     return current
 
