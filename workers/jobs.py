@@ -37,7 +37,7 @@ from rq import get_current_job
 
 from core import clocks, metrics, timing
 from core.connection import UNAVAILABLE, get_redis
-from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConflict, StaleBase, StaleVersion
+from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion
 from core.worklist import GRACE_MS
 from domain.core import SYSTEM
 from workers import calls, forfeits, httpbot, lanes, pushcalls, sweeper, tournaments
@@ -225,12 +225,9 @@ def append(svc: GameService, game: Game, decision: Decision, key: str) -> int | 
 
 def _apply_at(svc: GameService, game: Game, actor: Any, command: Any, key: str, meta: dict[str, Any] | None) -> Applied:
     """Apply at ``game.version`` from the game this job already loaded: the append script checks the
-    version and the key, so nothing is read again (one round trip, core.games.GameService.apply)."""
-    try:
-        return svc.apply(game.game_id, actor, command, expected_version=game.version, idempotency_key=key, meta=meta,
-                         base=game)
-    except StaleBase:  # the rules refuse it on this state: the ordinary path gives the same refusal
-        return svc.apply(game.game_id, actor, command, expected_version=game.version, idempotency_key=key, meta=meta)
+    version and the key, so nothing is read again (one round trip, core.commands.CommandHandler.apply)."""
+    return svc.apply(game.game_id, actor, command, expected_version=game.version, idempotency_key=key, meta=meta,
+                     base=game)
 
 
 def decide(svc: GameService, game: Game, actor: Any) -> Decision:

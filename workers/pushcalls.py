@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import metrics
-from core.games import Applied, Game, GameService, IdempotencyConflict, StaleBase
+from core.games import Applied, Game, GameService, IdempotencyConflict
 from domain.core import Rejected
 from workers import forfeits, httpbot
 
@@ -121,11 +121,8 @@ def conclude(svc: GameService, game_id: str, seat: int, version: int, call: http
         command = game.rules.default_move(game.state, seat)
         meta["default"] = True
     key = f"advance:{game_id}:{version}"
-    try:
-        try:
-            applied = svc.apply(game_id, seat, command, idempotency_key=key, meta=meta, base=game)
-        except StaleBase:  # refused on this state: decided again on the stored one (which may refuse too)
-            applied = svc.apply(game_id, seat, command, idempotency_key=key, meta=meta)
+    try:  # refused on this state, it is decided again on the stored one (which may refuse too)
+        applied = svc.apply(game_id, seat, command, idempotency_key=key, meta=meta, base=game)
     except (Rejected, IdempotencyConflict):
         return None
     if not applied.replayed and meta.get("default"):
