@@ -2,9 +2,10 @@
 Flask test client (no web server, no network but Redis), for comparing two checkouts of the code.
 
 Plays 4-seat classic Orléans games with random legal moves chosen from the game the bench's own
-GameService loads (untimed), appends SYSTEM steps as a worker would (untimed), and times only the
-POST with ``time.process_time`` (this process's CPU: the route, the core and the Redis client, not
-the Redis server). ``--root`` runs another checkout's code with this interpreter, e.g. main's:
+GameService loads (untimed), with the rate limiter on as served (limits no run reaches), appends
+SYSTEM steps as a worker would (untimed), and times only the POST with ``time.process_time``
+(this process's CPU: the route, the core and the Redis client, not the Redis server). ``--root``
+runs another checkout's code with this interpreter, e.g. main's:
 
     python bench/post_move.py --root /work/main --redis-url redis://127.0.0.1:6379/3 --rounds 5
 
@@ -39,7 +40,11 @@ def main() -> None:
     from service.app import create_app
 
     conn = redis.Redis.from_url(args.redis_url)
-    app = create_app({"REDIS": conn, "TESTING": True, "RATE_LIMIT": 0, "ADVANCE": lambda game_id, version: None})
+    # the limiter on, as served (its window is counted inside the append script), with limits no run reaches
+    huge = 10**9
+    app = create_app({"REDIS": conn, "TESTING": True, "RATE_LIMIT": huge, "ANON_RATE_LIMIT": huge, "WORK_BUDGET": huge,
+                      "MAX_LIVE_GAMES_PER_ADDRESS": huge, "MAX_LIVE_GAMES": huge,
+                      "ADVANCE": lambda game_id, version: None})
     svc = app.extensions["hourglass"]
     client = app.test_client()
     rng = random.Random(7)
