@@ -21,12 +21,11 @@ run: install
 test: install-test
 	$(BIN)/python -m pytest -q
 
-# core/ joins the strict line once the seats split types it (issue 24); then drop the core
-# override in pyproject.toml. service/ stays plain mypy: flask-smorest is untyped.
+# service/ stays plain mypy: flask-smorest is untyped.
 lint: install-test
 	$(BIN)/ruff check .
-	$(BIN)/mypy --strict domain replays workers
-	$(BIN)/mypy core service
+	$(BIN)/mypy --strict domain core replays workers
+	$(BIN)/mypy service
 
 # The proof suites at full size (make test runs each in a quick, bounded form): >= 10,000 chaos
 # operations with worker and Redis kills, schemathesis with more cases per operation, more

@@ -40,6 +40,7 @@ import redis
 from core.accounts import account_key
 from core.bots import bot_key
 from core.clocks import TimeControl
+from core.seats import Player, SeatSpec
 from core.store import StoredEntry
 from domain.canonical import canonical_json
 from domain.games import provisional
@@ -127,12 +128,12 @@ class Feed:
             self.publish(who, "game_finished", _finished(after, seat), f"end:{game_id}", 1)
             self.conn.srem(f"{self.base(who)}:live", game_id)
 
-    def _turn(self, who: str, game: Game, seat: int, spec: dict[str, Any], entries: Sequence[StoredEntry],
+    def _turn(self, who: str, game: Game, seat: int, spec: SeatSpec, entries: Sequence[StoredEntry],
               begins: bool) -> dict[str, Any]:
         """The ``your_turn`` data; a per-move clock's deadline is kept (in the subscriber's ``sent``
         hash) when a stint begins and read back while it goes on, so a provisional move does not renew it."""
         deadline_ms = None
-        clock = spec.get("clock")
+        clock = spec.clock
         if clock and entries and TimeControl.from_json(clock).per_move:
             field, sent = f"deadline:{game.game_id}:{seat}", f"{self.base(who)}:sent"
             kept: Any = None if begins else self.conn.hget(sent, field)
@@ -181,12 +182,11 @@ class BotFeed(Feed):
     def after_append(self, before: Game | None, after: Game, entries: Sequence[StoredEntry]) -> None:
         """Tell each registered bot of the game what this batch means for it."""
         seats = after.info.seats
-        if not any(s.get("bot_id") for s in seats):
+        if not any(s.bot_id for s in seats):
             return
         for seat, spec in enumerate(seats):
-            bot_id = spec.get("bot_id")
-            if bot_id:
-                self.seat_events(bot_id, seat, spec.get("kind") == "pull", before, after, entries)
+            if spec.bot_id:  # a pull bot is told of its turns: it plays them itself
+                self.seat_events(spec.bot_id, seat, spec.policy.played_by is Player.PULL, before, after, entries)
 
 
 class AccountFeed(Feed):
@@ -228,7 +228,7 @@ def _subscribers(game: Game, feed: Feed, seat: int) -> set[str]:
     if isinstance(feed, AccountFeed):
         bound = game.info.accounts.get(seat)
         return {bound} if bound else set()
-    bot_id = game.info.seats[seat].get("bot_id")
+    bot_id = game.info.seats[seat].bot_id
     return {bot_id} if bot_id else set()
 
 
@@ -257,7 +257,7 @@ def _stint_begins(seat: int, before: Game | None, after: Game, entries: Sequence
 def _started(game: Game, seat: int) -> dict[str, Any]:
     info = game.info
     out = {"game": game.game_id, "game_type": info.game, "edition": info.config.get("edition"), "seat": seat,
-           "seats": [{"seat": i, "name": s.get("name"), "kind": s.get("kind")} for i, s in enumerate(info.seats)]}
+           "seats": [{"seat": i, "name": s.name, "kind": s.kind.value} for i, s in enumerate(info.seats)]}
     if info.tournament:
         out["tournament"] = info.tournament
     return out

@@ -112,7 +112,7 @@ class BotRecords:
         with self.conn.pipeline(transaction=True) as pipe:
             while True:
                 try:
-                    pipe.watch(k["t"], k["all"], k["gs"])
+                    pipe.watch(k["t"], k["all"], k["gs"])  # type: ignore[no-untyped-call, unused-ignore]  # redis-py leaves it unannotated
                     raw: Any = pipe.hget(k["t"], tid)
                     old = json.loads(raw) if raw else None
                     if old is not None and old["version"] >= figures["version"]:

@@ -39,11 +39,18 @@ import redis
 
 from core import secretbox
 from core.clocks import TimeControl
-from core.seats import BotUrlRejected, check_bot_url
+from core.seats import (
+    REGISTRABLE_KINDS,
+    SEAT_POLICIES,
+    BotUrlRejected,
+    Player,
+    SeatKind,
+    SeatPolicy,
+    SeatSpec,
+    check_bot_url,
+)
 from domain.core import Rejected, RejectKind
 
-BOT_KINDS = ("http", "pull")
-EXTERNAL_SEAT_KINDS = frozenset({"human", "pull"})  # seats that act from outside: no worker plays them
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 MIN_SECRET_CHARS = 32
 MAX_SECRET_CHARS = 256
@@ -98,14 +105,18 @@ class Bot:
 
     bot_id: str
     name: str
-    kind: str
+    kind: SeatKind  # one of ``core.seats.REGISTRABLE_KINDS``
     created: str
     url: str | None = None
     owner: str | None = None  # the account that registered it; None: registered before accounts
     open_entry: bool = False  # anyone may enter it into a game or a tournament
 
+    @property
+    def policy(self) -> SeatPolicy:
+        return SEAT_POLICIES[self.kind]
+
     def public(self) -> dict[str, Any]:
-        return {"id": self.bot_id, "name": self.name, "kind": self.kind, "created": self.created,
+        return {"id": self.bot_id, "name": self.name, "kind": self.kind.value, "created": self.created,
                 "owner": self.owner, "open": self.may_be_entered_by(None)}
 
     def may_be_entered_by(self, account_id: str | None) -> bool:
@@ -162,15 +173,16 @@ class BotRegistry:
         if not isinstance(name, str) or not NAME_PATTERN.match(name):
             raise Rejected(RejectKind.INVALID_CONFIG,
                            "name must be 1-40 characters: letters, digits, '_', '.', '-', starting with a letter or digit")
-        if kind not in BOT_KINDS:
-            raise Rejected(RejectKind.INVALID_CONFIG, f"kind must be one of {', '.join(BOT_KINDS)}")
+        if kind not in REGISTRABLE_KINDS:
+            raise Rejected(RejectKind.INVALID_CONFIG, f"kind must be one of {', '.join(REGISTRABLE_KINDS)}")
+        seat_kind = SeatKind(kind)
         if owner is not None and max_per_owner and int(self.conn.scard(owned_key(owner))) >= max_per_owner:  # type: ignore[arg-type]
             raise Rejected(RejectKind.INVALID_CONFIG, f"an account registers at most {max_per_owner} bots; "
                                                       "delete one first (DELETE /api/v1/bots/{id})")
-        fields: dict[str, str] = {"name": name, "kind": kind, "created": _now(), "open": "1" if open_entry else "0",
+        fields: dict[str, str] = {"name": name, "kind": seat_kind.value, "created": _now(), "open": "1" if open_entry else "0",
                                   **({"owner": owner} if owner else {})}
         out: dict[str, Any] = {}
-        if kind == "http":
+        if SEAT_POLICIES[seat_kind].played_by is Player.HTTP_CALL:
             fields["url"] = _check_url(url)
             generated = secret is None
             secret = secrets.token_hex(32) if generated else _check_secret(secret)
@@ -211,7 +223,7 @@ class BotRegistry:
         """A new HMAC secret for an http bot (the next call is signed with it); returns the
         generated secret, or None when the caller chose it."""
         bot = self.get(bot_id)
-        if bot.kind != "http":
+        if bot.policy.played_by is not Player.HTTP_CALL:
             raise Rejected(RejectKind.INVALID_CONFIG, "only an http bot has a secret")
         generated = secret is None
         value = secrets.token_hex(32) if generated else _check_secret(secret)
@@ -225,7 +237,7 @@ class BotRegistry:
         if not raw:
             raise BotNotFound(bot_id)
         meta = {_text(k): _text(v) for k, v in raw.items()}
-        return Bot(bot_id, meta["name"] or "", meta["kind"] or "", meta["created"] or "", meta.get("url"),
+        return Bot(bot_id, meta["name"] or "", SeatKind(meta["kind"] or ""), meta["created"] or "", meta.get("url"),
                    meta.get("owner") or None, meta.get("open") == "1")
 
     def owner(self, bot_id: str) -> str | None:
@@ -313,7 +325,7 @@ class BotRegistry:
 
     # -- seats ---------------------------------------------------------------------------------
 
-    def seat(self, index: int, spec: Mapping[str, Any]) -> dict[str, Any]:
+    def seat(self, index: int, spec: Mapping[str, Any]) -> SeatSpec:
         """The seat entry of a game seat that names a registered bot: ``{bot_id, name?, deadline_s?}``.
 
         The seat is named after the bot (its leaderboard identity). A push seat keeps its answer
@@ -329,26 +341,25 @@ class BotRegistry:
             bot = self.get(str(bot_id))
         except BotNotFound:
             raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].bot_id: no bot with id {bot_id!r}") from None
-        if spec.get("kind") not in (None, bot.kind, "human"):
+        if spec.get("kind") not in (None, bot.kind, SeatKind.HUMAN):  # human: the API's default kind
             raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].kind: bot {bot.name} is a {bot.kind} bot")
-        out: dict[str, Any] = {"seat": index, "name": bot.name, "kind": bot.kind, "bot_id": bot.bot_id}
         deadline = spec.get("deadline_s")
+        clock = None
         if deadline is not None:
             if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or not 0 < deadline <= MAX_DEADLINE_S:
                 raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].deadline_s must be in (0, {MAX_DEADLINE_S:g}]")
-            out["deadline_s"] = deadline
-            if bot.kind == "pull":
-                out["clock"] = {"move_s": deadline}
-                TimeControl.from_json(out["clock"])
-        return out
+            if bot.policy.played_by is Player.PULL:  # only a clock ends a turn the bot never takes
+                clock = {"move_s": deadline}
+                TimeControl.from_json(clock)
+        return SeatSpec(bot.kind, bot.name, seat=index, bot_id=bot.bot_id, clock=clock, deadline_s=deadline)
 
 
-def check_distinct_bots(seats: Sequence[Mapping[str, Any]]) -> None:
+def check_distinct_bots(seats: Sequence[SeatSpec]) -> None:
     """A registered bot holds at most one seat of a game: its token names one seat."""
     seen: set[str] = set()
     for seat in seats:
-        bot_id = seat.get("bot_id")
+        bot_id = seat.bot_id
         if bot_id is not None:
             if bot_id in seen:
-                raise Rejected(RejectKind.INVALID_CONFIG, f"bot {seat['name']} may hold only one seat of a game")
+                raise Rejected(RejectKind.INVALID_CONFIG, f"bot {seat.name} may hold only one seat of a game")
             seen.add(bot_id)

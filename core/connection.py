@@ -151,14 +151,14 @@ def _no_retry() -> Retry:
 
 def _node(host_port: str) -> ClusterNode:
     host, _, port = host_port.rpartition(":")
-    return ClusterNode(host.strip("[]") or "127.0.0.1", int(port or 6379))
+    return ClusterNode(host.strip("[]") or "127.0.0.1", int(port or 6379))  # type: ignore[no-untyped-call, unused-ignore]  # redis-py leaves it unannotated
 
 
 def copy_client(conn: Any) -> redis.Redis:
     """A client to the same server(s) with connection pools of its own (a thread that must not
     share sockets with a process RQ forks)."""
     if is_cluster(conn):
-        nodes = [ClusterNode(n.host, n.port) for n in conn.get_primaries()]
+        nodes = [ClusterNode(n.host, n.port) for n in conn.get_primaries()]  # type: ignore[no-untyped-call, unused-ignore]  # redis-py leaves it unannotated
         kwargs = {k: v for k, v in conn.nodes_manager.connection_kwargs.items()
                   if k in ("username", "password", "ssl", "socket_connect_timeout", "health_check_interval")}
         copy = cast(redis.Redis, RedisCluster(startup_nodes=nodes, decode_responses=False,

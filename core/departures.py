@@ -102,10 +102,10 @@ def claim(svc: GameService, game_id: str, seat: int, absent: int, remedy: str,
     game = svc.load(game_id)
     if not 0 <= absent < len(game.info.seats):
         raise Rejected(RejectKind.ILLEGAL_MOVE, f"seats are numbered 0..{len(game.info.seats) - 1}")
-    kind = game.info.seats[absent]
-    if kind["kind"] != "human" or kind.get("clock"):
-        raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {absent} is a {'clocked ' if kind.get('clock') else ''}"
-                       f"{kind['kind']} seat: {'its clock' if kind.get('clock') else 'the service'} moves for it")
+    spec = game.info.seats[absent]
+    if not spec.policy.claimable or spec.clock:
+        raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {absent} is a {'clocked ' if spec.clock else ''}"
+                       f"{spec.kind} seat: {'its clock' if spec.clock else 'the service'} moves for it")
     if absent == seat:
         raise Rejected(RejectKind.ILLEGAL_MOVE, "a seat cannot claim against itself")
     if absent not in game.to_act or absent in game.table.left:

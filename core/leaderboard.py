@@ -67,7 +67,7 @@ class Leaderboard:
         with self.conn.pipeline(transaction=True) as pipe:  # the default, said aloud: a RedisCluster needs it for WATCH
             while True:
                 try:
-                    pipe.watch(key, applied_key)
+                    pipe.watch(key, applied_key)  # type: ignore[no-untyped-call, unused-ignore]  # redis-py leaves it unannotated
                     if pipe.sismember(applied_key, s.tournament_id):
                         pipe.unwatch()
                         return False

@@ -28,6 +28,7 @@ from typing import Any
 
 import redis
 
+from core.seats import Credential, SeatSpec
 from core.store import meta_key
 
 PREFIX = "hg:lobby"
@@ -63,15 +64,20 @@ def score(game_id: str, created: str) -> float:
     return float(micros)
 
 
-def keys_for(game: str, edition: Any, status: str, seats: Sequence[Mapping[str, Any]]) -> list[str]:
+def public_open(seats: Sequence[SeatSpec]) -> list[int]:
+    """The seats a stranger may take: open and not private (``core.seating``)."""
+    return [i for i, s in enumerate(seats) if s.policy.credential is Credential.INVITE and not s.private]
+
+
+def keys_for(game: str, edition: Any, status: str, seats: Sequence[SeatSpec]) -> list[str]:
     keys = [_key("all"), _key("status", status), _key("game", game), _key("edition", game, str(edition))]
-    if status == "open" and any(s["kind"] == "open" and not s.get("private") for s in seats):
+    if status == "open" and public_open(seats):
         keys.append(_key("open"))
     for s in seats:
-        if s["kind"] == "human":
-            keys.append(_key("player", str(s["name"]).casefold()))
-        elif s["kind"] == "bot":
-            keys.append(_key("bot", str(s["bot"])))
+        if s.policy.lobby_index == "player":
+            keys.append(_key("player", s.name.casefold()))
+        elif s.policy.lobby_index == "bot":
+            keys.append(_key("bot", str(s.bot)))
     return keys
 
 
@@ -86,7 +92,7 @@ class Lobby:
     # -- writing ----------------------------------------------------------------------------
 
     def add(self, game_id: str, game: str, edition: Any, status: str, created: str,
-            seats: Sequence[Mapping[str, Any]]) -> None:
+            seats: Sequence[SeatSpec]) -> None:
         value = score(game_id, created)
         pipe = self.conn.pipeline(transaction=False)
         for key in keys_for(game, edition, status, seats):
@@ -192,23 +198,24 @@ class Lobby:
                 out.append(None)
                 continue
             raw = dict(zip(META_FIELDS, (_text(v) for v in values)))
-            out.append({**raw, "config": json.loads(raw["config"]), "seats": json.loads(raw["seats"])})
+            out.append({**raw, "config": json.loads(raw["config"]),
+                        "seats": [SeatSpec.from_json(s) for s in json.loads(raw["seats"])]})
         return out
 
 
 def listing(game_id: str, meta: Mapping[str, Any]) -> dict[str, Any]:
     """A game as the lobby lists it (from its meta hash alone: no fold)."""
-    seats = [{"seat": i, **{k: v for k, v in s.items() if k not in ("url", "private")}}
+    seats = [{"seat": i, **{k: v for k, v in s.to_json().items() if k not in ("url", "private")}}
              for i, s in enumerate(meta["seats"])]
-    public = [i for i, s in enumerate(meta["seats"]) if s["kind"] == "open" and not s.get("private")]
+    public = public_open(meta["seats"])
     return {"id": game_id, "game": meta["game"], "edition": meta["config"].get("edition"),
             "status": meta["status"], "created": meta["created"], "seats": seats,
             "open_seats": public if meta["status"] == "open" else []}
 
 
 def _matches(item: Mapping[str, Any], meta: Mapping[str, Any], f: Filters) -> bool:
-    names = {str(s["name"]).casefold() for s in meta["seats"] if s["kind"] == "human"}
-    bots = {s.get("bot") for s in meta["seats"] if s["kind"] == "bot"}
+    names = {s.name.casefold() for s in meta["seats"] if s.policy.lobby_index == "player"}
+    bots = {s.bot for s in meta["seats"] if s.policy.lobby_index == "bot"}
     return ((f.status is None or item["status"] == f.status)
             and (f.game is None or item["game"] == f.game)
             and (f.edition is None or str(item["edition"]) == f.edition)

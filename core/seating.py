@@ -21,11 +21,11 @@ import hmac
 import json
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from core import table
-from core.seats import seat_entry
+from core.seats import Credential, Player, SeatKind, SeatSpec, seat_entry
 from core.store import StaleVersion, meta_key
 from domain.canonical import canonical_json
 from domain.core import Rejected, RejectKind
@@ -65,19 +65,17 @@ def without_invitee(seat: Mapping[str, Any], reserved: bool) -> Mapping[str, Any
     return {**{k: v for k, v in seat.items() if k != "invite_account"}, **({"private": True} if reserved else {})}
 
 
-def seat_spec(index: int, seat: Mapping[str, Any]) -> dict[str, Any]:
+def seat_spec(index: int, seat: Mapping[str, Any]) -> SeatSpec:
     """A seat of a new game: an open seat here, every other kind by ``core.seats.seat_entry``."""
-    if seat.get("kind") != "open":
+    if seat.get("kind") != SeatKind.OPEN:
         return seat_entry(index, {k: v for k, v in seat.items() if k != "private"})
     if seat.get("bot") or seat.get("url"):
         raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}] is open: a player takes it, not a bot")
     private = seat.get("private", False)
     if not isinstance(private, bool):
         raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].private must be true or false")
-    human = seat_entry(index, {**{k: v for k, v in seat.items() if k != "private"}, "kind": "human"})
-    if not seat.get("name"):
-        human["name"] = f"Open seat {index}"
-    return {**human, "kind": "open", "private": private}
+    human = seat_entry(index, {**{k: v for k, v in seat.items() if k != "private"}, "kind": SeatKind.HUMAN})
+    return replace(human, kind=SeatKind.OPEN, name=seat.get("name") or f"Open seat {index}", private=private)
 
 
 @dataclass(frozen=True)
@@ -99,10 +97,10 @@ class Plan:
                 **{f"account:{seat}": account for seat, account in self.accounts.items()},
                 **{f"reserved_account:{seat}": account for seat, account in self.reserved_accounts.items()}}
 
-    def shown(self, seat: dict[str, Any]) -> dict[str, Any]:
+    def shown(self, seat: SeatSpec) -> dict[str, Any]:
         """A seat as the creator sees it, with the credentials that are shown only once."""
-        n = seat["seat"]
-        out = {k: v for k, v in seat.items() if k != "private" or seat["kind"] == "open"}
+        n = seat.seat
+        out = seat.to_json()  # ``private`` only on an open seat: no other kind carries it
         for name, values in (("token", self.tokens), ("secret", self.secrets), ("invite", self.invites)):
             if n in values:
                 out[name] = values[n]
@@ -131,7 +129,7 @@ def join(svc: GameService, game_id: str, seat: int, name: str, invite: str | Non
         if kept_for and account == kept_for:
             return
         expected = meta.get(f"invite:{seat}") or ""
-        private = bool(game.info.seats[seat].get("private"))
+        private = bool(game.info.seats[seat].private)
         if invite is None and not private:
             return
         if invite is None or not hmac.compare_digest(expected, token_digest(invite)):
@@ -158,13 +156,12 @@ def _take(svc: GameService, game_id: str, seat: int, name: str | None, token: st
         if seat not in game.table.open:
             raise SeatTaken(f"seat {seat} is not open")
         allowed(game)
-        seats = [dict(s) for s in game.info.seats]
+        seats = list(game.info.seats)
         opened = seats[seat]
-        taken = {k: v for k, v in opened.items() if k not in ("kind", "private", "name")}
-        seats[seat] = {"name": (name or opened["name"]).strip(), "kind": "human", **taken}
-        fields = {"seats": canonical_json(seats), f"token:{token_digest(token)}": str(seat),
-                  f"open_seat:{seat}": canonical_json(opened), f"account:{seat}": account or ""}
-        command = table.JoinSeat(seat, seats[seat]["name"])
+        seats[seat] = replace(opened, name=(name or opened.name).strip(), kind=SeatKind.HUMAN, private=None)
+        fields = {"seats": canonical_json([s.to_json() for s in seats]), f"token:{token_digest(token)}": str(seat),
+                  f"open_seat:{seat}": canonical_json(opened.to_json()), f"account:{seat}": account or ""}
+        command = table.JoinSeat(seat, seats[seat].name)
         try:
             applied = svc.apply(game_id, seat, command, expected_version=game.version, meta_fields=fields)
         except StaleVersion:
@@ -178,10 +175,11 @@ def vacate(svc: GameService, game: Game, seat: int, idempotency_key: str | None 
     """Give a joined seat back: it is open again as it was before the join, the joiner's token and
     account binding are withdrawn (``SeatVacated``). The caller checks that no seat has moved yet."""
     meta = _meta(svc, game.game_id)
-    seats = [dict(s) for s in game.info.seats]
+    seats = list(game.info.seats)
     opened = meta.get(f"open_seat:{seat}")
-    seats[seat] = json.loads(opened) if opened else {"name": f"Open seat {seat}", "kind": "open", "private": False}
-    fields = {"seats": canonical_json(seats), f"account:{seat}": "",
+    seats[seat] = (SeatSpec.from_json(json.loads(opened)) if opened
+                   else SeatSpec(SeatKind.OPEN, f"Open seat {seat}", private=False))
+    fields = {"seats": canonical_json([s.to_json() for s in seats]), f"account:{seat}": "",
               **{k: "" for k, v in meta.items() if k.startswith("token:") and v == str(seat)}}
     return svc.apply(game.game_id, seat, table.VacateSeat(seat), expected_version=game.version,
                      idempotency_key=idempotency_key, meta_fields=fields)
@@ -237,19 +235,19 @@ def _create_rematch(svc: GameService, old: Game, new_id: str, seat: int, mine: s
     n = len(old.info.seats)
     old_meta = _meta(svc, old.game_id)
     digests = {int(v): k.split(":", 1)[1] for k, v in old_meta.items() if k.startswith("token:") and v}
-    seats: list[dict[str, Any]] = [{}] * n
+    seats: list[SeatSpec] = list(old.info.seats)
     plan = Plan(tokens={rotated(seat, n): mine}, accounts={rotated(seat, n): account} if account else {})
     for i, before in enumerate(old.info.seats):
         j = rotated(i, n)
-        entry = {"seat": j, **{k: v for k, v in before.items() if k != "private"}}
-        if entry["kind"] == "http":
+        entry = replace(before, seat=j, private=None)
+        if entry.policy.credential is Credential.HMAC_SECRET:
             plan.secrets[j] = old_meta.get(f"secret:{i}", "")
-        elif entry["kind"] in ("human", "open") and i != seat:
-            entry.update(kind="open", private=True)
+        elif entry.policy.played_by is Player.PERSON and i != seat:
+            entry = replace(entry, kind=SeatKind.OPEN, private=True)
             if i in digests:
                 plan.reserved[j] = digests[i]
             else:  # a seat nobody took in the old game: open again, with a new invite for the caller
-                entry["private"] = False
+                entry = replace(entry, private=False)
                 plan.invites[j] = secrets.token_urlsafe(18)
         seats[j] = entry
     return svc.create_planned(new_id, get_game(old.info.game), seats, dict(old.info.config),

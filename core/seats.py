@@ -1,4 +1,12 @@
-"""Seats at game creation: their kinds, the built-in bot names, HTTP-bot URLs and clocks.
+"""Seats: their kinds and what each kind does, the typed seat record, and seats at game creation
+(the built-in bot names, HTTP-bot URLs and clocks).
+
+:class:`SeatKind` names every kind a seat may have; :data:`SEAT_POLICIES` is the one table of
+what a kind does (who plays it, whether it acts from outside, whether its clock may run out, what
+credential it gets, ...). Code that behaves differently per kind reads the table, never compares
+kinds with each other, so a new kind is one enum member and one table entry
+(docs/adding-a-bot-kind.md). :class:`SeatSpec` is one seat of a game as its meta hash stores it;
+its JSON is the same object as before seats were typed (the kind's value is the same string).
 
 Pure validation plus the HTTP-bot allow-list: the game service calls :func:`seat_entry` for
 every seat of a new game, and the worker calls :func:`resolve_bot_url` before every call (the
@@ -24,7 +32,9 @@ import os
 import secrets
 import socket
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from enum import StrEnum
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -32,9 +42,125 @@ from core.clocks import TimeControl
 from domain.bots import bot_names
 from domain.core import Rejected, RejectKind
 
-SEAT_KINDS = ("human", "bot", "http")
 HOSTS_ENV = "HOURGLASS_BOT_HOSTS"
 DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class SeatKind(StrEnum):
+    """What sits in a seat. The values are the strings of the API and of stored seats; the order
+    is the order the API documents them in."""
+
+    HUMAN = "human"  # a person with the seat's bearer token
+    BOT = "bot"  # a built-in bot (``domain.bots``), played by the worker
+    HTTP = "http"  # a push bot: the worker POSTs each decision to its URL
+    OPEN = "open"  # waits for a person: taken with ``POST .../join`` (``core.seating``)
+    PULL = "pull"  # a registered bot that follows its event stream and posts moves itself
+
+
+class Player(StrEnum):
+    """Who decides a seat's moves."""
+
+    PERSON = "person"  # a client with a bearer token, over the move endpoints
+    BUILTIN = "builtin"  # the worker, with a built-in policy (``workers.policy``)
+    HTTP_CALL = "http_call"  # the worker asks the bot's URL (``workers.pushcalls``)
+    PULL = "pull"  # the bot itself, with its bot token over the move endpoints (``core.botfeed``)
+
+
+class Credential(StrEnum):
+    """What a new game issues for a seat (shown once to the creator; the store keeps a digest)."""
+
+    BEARER_TOKEN = "token"  # the seat's own bearer token
+    INVITE = "invite"  # an invite token that takes the open seat
+    HMAC_SECRET = "secret"  # the secret the worker signs its calls with (an unregistered push seat)
+    NONE = "none"  # nothing: the worker plays it, or a registered bot's own token and secret serve
+
+
+@dataclass(frozen=True)
+class SeatPolicy:
+    """How a seat kind behaves; one row of :data:`SEAT_POLICIES`."""
+
+    played_by: Player
+    acts_from_outside: bool  # its moves come in over HTTP: no worker plays it (unless it left)
+    is_bot: bool  # a program, for the record (lobby, client seeds, forfeits, tournaments)
+    clock_runs_out: bool  # a clock it carries ends its turn (built-in bots never run out)
+    credential: Credential  # issued at creation when the seat names no registered bot
+    inline: bool  # a seat spec may give this kind directly (else only a registered bot has it)
+    registrable: bool  # a registered bot (``core.bots``) may be of this kind
+    forfeits: bool  # it forfeits after failed decisions in a row (``workers.forfeits``)
+    claimable: bool  # others may claim against it when it stalls without a clock (``core.departures``)
+    lobby_index: str | None  # the lobby filter that finds a game by this seat: "player", "bot" or None
+
+
+SEAT_POLICIES: Mapping[SeatKind, SeatPolicy] = MappingProxyType({
+    SeatKind.HUMAN: SeatPolicy(Player.PERSON, acts_from_outside=True, is_bot=False, clock_runs_out=True,
+                               credential=Credential.BEARER_TOKEN, inline=True, registrable=False,
+                               forfeits=False, claimable=True, lobby_index="player"),
+    SeatKind.OPEN: SeatPolicy(Player.PERSON, acts_from_outside=True, is_bot=False, clock_runs_out=True,
+                              credential=Credential.INVITE, inline=True, registrable=False,
+                              forfeits=False, claimable=False, lobby_index=None),
+    SeatKind.BOT: SeatPolicy(Player.BUILTIN, acts_from_outside=False, is_bot=True, clock_runs_out=False,
+                             credential=Credential.NONE, inline=True, registrable=False,
+                             forfeits=False, claimable=False, lobby_index="bot"),
+    SeatKind.HTTP: SeatPolicy(Player.HTTP_CALL, acts_from_outside=False, is_bot=True, clock_runs_out=True,
+                              credential=Credential.HMAC_SECRET, inline=True, registrable=True,
+                              forfeits=True, claimable=False, lobby_index=None),
+    SeatKind.PULL: SeatPolicy(Player.PULL, acts_from_outside=True, is_bot=True, clock_runs_out=True,
+                              credential=Credential.NONE, inline=False, registrable=True,
+                              forfeits=True, claimable=False, lobby_index=None),
+})
+
+
+def kinds_where(test: Any) -> tuple[SeatKind, ...]:
+    """The kinds whose policy passes ``test`` (a predicate on :class:`SeatPolicy`), in enum order."""
+    return tuple(kind for kind in SeatKind if test(SEAT_POLICIES[kind]))
+
+
+REGISTRABLE_KINDS = kinds_where(lambda p: p.registrable)  # a registered bot's kinds: http, pull
+
+
+def policy_of(kind: object) -> SeatPolicy | None:
+    """The policy of a kind read from JSON that may not be ours (a replay bundle); None when it is
+    no kind of seat."""
+    return SEAT_POLICIES[SeatKind(kind)] if isinstance(kind, str) and kind in _KIND_VALUES else None
+
+
+_KIND_VALUES = frozenset(k.value for k in SeatKind)
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """One seat of a game as its meta hash stores it (``seats``, a JSON list of these objects).
+
+    Absent fields (None) are absent from the JSON; ``clock`` stays the JSON it was stored as
+    (``TimeControl.from_json`` reads it).
+    """
+
+    kind: SeatKind
+    name: str
+    seat: int | None = None  # its index (a seat given back by ``core.seating.vacate`` may lack it)
+    bot: str | None = None  # a built-in bot's name
+    url: str | None = None  # an unregistered push seat's URL
+    bot_id: str | None = None  # the registered bot that holds it (``core.bots``)
+    clock: Mapping[str, Any] | None = None  # a time control (``core.clocks.TimeControl``)
+    deadline_s: float | None = None  # a registered bot's answer budget
+    private: bool | None = None  # an open seat: taken only with its invite token
+
+    @property
+    def policy(self) -> SeatPolicy:
+        return SEAT_POLICIES[self.kind]
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SeatSpec:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"a seat has unknown fields {', '.join(sorted(unknown))}")
+        return cls(**{**data, "kind": SeatKind(data["kind"])})
+
+    def to_json(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+        out["kind"] = self.kind.value
+        return out
 
 
 class BotUrlRejected(ValueError):
@@ -153,23 +279,28 @@ def resolve_bot_url(url: str, env: Mapping[str, str] | None = None) -> BotTarget
     return BotTarget(target.url, target.scheme, target.host, target.port, target.entry, addresses)
 
 
-def seat_entry(index: int, seat: Mapping[str, Any]) -> dict[str, Any]:
-    kind = seat.get("kind") or "human"
-    if kind not in SEAT_KINDS:
-        raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].kind {kind!r} is not one of {', '.join(SEAT_KINDS)}")
-    out: dict[str, Any] = {"seat": index, "name": seat.get("name") or f"Seat {index}", "kind": kind}
-    if kind == "bot":
+def seat_entry(index: int, seat: Mapping[str, Any]) -> SeatSpec:
+    """A seat of a new game from its spec, for every kind a spec may give directly but an open seat
+    (``core.seating.seat_spec``); raises ``Rejected(INVALID_CONFIG)``."""
+    allowed = [k for k in kinds_where(lambda p: p.inline) if k is not SeatKind.OPEN]
+    raw = seat.get("kind") or SeatKind.HUMAN
+    if raw not in allowed:
+        raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].kind {raw!r} is not one of {', '.join(allowed)}")
+    kind = SeatKind(raw)
+    played_by = SEAT_POLICIES[kind].played_by
+    bot = url = clock = None
+    if played_by is Player.BUILTIN:
         if not seat.get("bot"):
-            raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}] is a bot seat and needs a bot name")
+            raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}] is a {kind} seat and needs a bot name")
         if seat["bot"] not in bot_names():
             raise Rejected(RejectKind.INVALID_CONFIG,
                            f"seats[{index}].bot {seat['bot']!r} is not one of {', '.join(bot_names())}")
-        out["bot"] = seat["bot"]
-    if kind == "http":
+        bot = seat["bot"]
+    if played_by is Player.HTTP_CALL:
         if not seat.get("url"):
-            raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}] is an http seat and needs a url")
+            raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}] is an {kind} seat and needs a url")
         try:
-            out["url"] = check_bot_url(seat["url"]).url
+            url = check_bot_url(seat["url"]).url
         except BotUrlRejected as exc:
             raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].url: {exc}") from None
     if seat.get("clock") is not None:
@@ -177,5 +308,5 @@ def seat_entry(index: int, seat: Mapping[str, Any]) -> dict[str, Any]:
             TimeControl.from_json(seat["clock"])
         except ValueError as exc:
             raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].{exc}") from None
-        out["clock"] = TimeControl.from_json(seat["clock"]).to_json()
-    return out
+        clock = TimeControl.from_json(seat["clock"]).to_json()
+    return SeatSpec(kind, seat.get("name") or f"Seat {index}", seat=index, bot=bot, url=url, clock=clock)

@@ -126,19 +126,23 @@ class StoredEntry:
 
     @property
     def type(self) -> str:
-        return self.entry["type"]
+        found: str = self.entry["type"]
+        return found
 
     @property
     def data(self) -> dict[str, Any]:
-        return self.entry["data"]
+        found: dict[str, Any] = self.entry["data"]
+        return found
 
     @property
     def actor(self) -> Actor:
-        return self.entry["actor"]
+        found: Actor = self.entry["actor"]
+        return found
 
     @property
     def command(self) -> dict[str, Any] | None:
-        return self.entry["command"]
+        found: dict[str, Any] | None = self.entry["command"]
+        return found
 
 
 @dataclass(frozen=True)
@@ -286,14 +290,17 @@ class EventStore:
         return None
 
     def _run(self, keys: list[str], argv: list[Any], before: Sequence[ScriptCall]) -> list[Any]:
+        answer: list[Any]
         if not before:
-            return self._append(keys=keys, args=argv)
+            answer = self._append(keys=keys, args=argv)
+            return answer
         if isinstance(self.conn, redis.cluster.RedisCluster):
             # A cluster pipeline runs no scripts, and its commands for other nodes would not keep
             # their order: the marks go first, each on its own node, then the append.
             for call in before:
                 self.conn.eval(call.source, len(call.keys), *call.keys, *call.args)
-            return self._append(keys=keys, args=argv)
+            answer = self._append(keys=keys, args=argv)
+            return answer
         pipe = self.conn.pipeline(transaction=False)
         for call in before:
             pipe.eval(call.source, len(call.keys), *call.keys, *call.args)
@@ -303,10 +310,12 @@ class EventStore:
             if isinstance(answer, Exception):
                 raise answer
         if isinstance(answers[-1], redis.exceptions.NoScriptError):  # a restarted or flushed server
-            return self._append(keys=keys, args=argv)  # the marks ran first
+            answer = self._append(keys=keys, args=argv)  # the marks ran first
+            return answer
         if isinstance(answers[-1], Exception):
             raise answers[-1]
-        return answers[-1]
+        answer = answers[-1]
+        return answer
 
     def create(self, game_id: str, meta: Mapping[str, str], entries: Sequence[StoredEntry]) -> AppendResult:
         """Write a new game's meta hash and its first batch in one script call."""

@@ -46,11 +46,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from domain import codec
 from domain.core import Actor, GameRules, Rejected, RejectKind
 from domain.games import step as game_step
+
+if TYPE_CHECKING:
+    from core.seats import SeatSpec
 
 MAX_NAME = 64
 Reason = Literal["resigned", "abandoned", "forfeited"]
@@ -496,12 +499,12 @@ def _depart(table: Table, seat: int, reason: Reason, seats: int) -> list[dict[st
     return events
 
 
-def seat_views(seats: Sequence[dict[str, Any]], table: Table) -> list[dict[str, Any]]:
+def seat_views(seats: Sequence[SeatSpec], table: Table) -> list[dict[str, Any]]:
     """Every seat as clients see it: number, name, kind, and ``status`` at the table
     (``open``, ``playing``, ``resigned``, ``abandoned`` or ``forfeited``)."""
     out = []
     for i, seat in enumerate(seats):
-        shown = {"seat": i, **{k: v for k, v in seat.items() if k not in ("url", "private")}}
+        shown = {"seat": i, **{k: v for k, v in seat.to_json().items() if k not in ("url", "private")}}
         shown["status"] = "open" if i in table.open else (table.departure(i) or "playing")
         out.append(shown)
     return out

@@ -6,8 +6,9 @@ and is asked to after every change; a reader that finds the cache behind the gam
 missing batches itself, through the same :func:`current`. When only the last batch is missing
 (the usual case, right after a move) who is to act after it is the game's own ``to_act``, so
 nothing is re-folded. Several missing batches (a worker that played a run of bot moves) are
-folded from the game state this process last folded the clocks to, when it still holds it
-(``FOLDED_MAX`` games, by game), else from the first event; the result is cached for everyone.
+folded from the game state this process last folded the clocks to, when its fold cache still
+holds it (``core.repository.GameRepository.clock_base``), else from the first event; the result
+is cached for everyone.
 
 A push bot's seat has no clock, only ``deadline_s``, and that covers a whole decision (a stint,
 ``core.clocks.Batch.ends``) too: all the calls of one stint together may take no longer. What
@@ -31,16 +32,14 @@ from domain import games
 if TYPE_CHECKING:
     from core.games import Game, GameService
 
-FOLDED_MAX = 256  # games whose state at their last clock fold this process keeps (~20 KB each)
 STINTS_MAX = 256  # games whose push-call stints this process keeps (a few seats each)
-_FOLDED: OrderedDict[str, tuple[int, Any, table.Table]] = OrderedDict()  # game -> (version, state, table)
 _STINTS: OrderedDict[str, tuple[int, dict[int, Stint]]] = OrderedDict()  # game -> (version, stints)
 _LOCK = threading.Lock()
 _UNREAD: Any = object()
 
 
 def controls(game: Game) -> dict[int, clocks.TimeControl]:
-    return {i: clocks.TimeControl.from_json(s["clock"]) for i, s in enumerate(game.info.seats) if s.get("clock")}
+    return {i: clocks.TimeControl.from_json(s.clock) for i, s in enumerate(game.info.seats) if s.clock}
 
 
 def entry_ms(stamp: str) -> int:
@@ -136,11 +135,10 @@ def _batches(svc: GameService, game: Game, after: int) -> Iterator[clocks.Batch]
     if entries and entries[0].command is not None and all(e.command is None for e in entries[1:]):
         yield _batch(entries, game.to_act, provisional)  # one batch missing: the game's to_act is the one after it
     else:
-        with _LOCK:
-            known = _FOLDED.get(game.game_id)
+        known = svc.repository.clock_base(game.game_id)
         rules, state, tbl = game.rules, None, table.EMPTY
-        if after and known is not None and known[0] == after:
-            _, state, tbl = known
+        if after and known is not None and known.version == after:
+            state, tbl = known.state, known.table
         else:
             entries = svc.entries(game.game_id, until=game.version)
         batch: list[StoredEntry] = []
@@ -152,17 +150,13 @@ def _batches(svc: GameService, game: Game, after: int) -> Iterator[clocks.Batch]
                 batch = []
             if entry is not None:
                 batch.append(entry)
-    with _LOCK:  # the game is the state at its version: the next fold may start from it
-        _FOLDED[game.game_id] = (game.version, game.state, game.table)
-        _FOLDED.move_to_end(game.game_id)
-        while len(_FOLDED) > FOLDED_MAX:
-            _FOLDED.popitem(last=False)
+    svc.repository.set_clock_base(game)  # the game is the state at its version: the next fold may start from it
 
 
 def forget_folded() -> None:
-    """Drop this process's folded states and stints (tests that rewrite a log start from nothing)."""
+    """Drop this process's stints (tests that rewrite a log start from nothing; the folded states
+    belong to each service's repository)."""
     with _LOCK:
-        _FOLDED.clear()
         _STINTS.clear()
 
 

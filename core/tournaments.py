@@ -55,6 +55,7 @@ from typing import Any
 
 from core.ratings import Rating
 from core.scoring import standings
+from core.seats import SeatKind
 
 FORMATS = ("round_robin", "swiss")
 MAX_ENTRANTS = 64
@@ -129,7 +130,7 @@ class Entrant:
         """How a game seats this entrant (``GameService.create``'s seat spec)."""
         if self.bot_id is not None:
             return {"bot_id": self.bot_id, "deadline_s": deadline_s}
-        return {"name": self.name, "kind": "bot", "bot": self.builtin}
+        return {"name": self.name, "kind": SeatKind.BOT.value, "bot": self.builtin}
 
     def to_json(self) -> dict[str, Any]:
         return {"entrant": self.number, "key": self.key, "name": self.name, "kind": self.kind, "bot_id": self.bot_id,

@@ -26,10 +26,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core import callstats, table
+from core.seats import Player, policy_of
 from domain.core import GameRules
 from domain.games import for_engine, get_game
 
-PUSH, PULL = "http", "pull"
 NOT_A_CALL = frozenset({"no_moves"})  # the seat had no choice: nothing was sent
 
 
@@ -60,9 +60,10 @@ def seat_stats(bundle: str | bytes, rules_for: Callable[[str], GameRules] = get_
     text = bundle.decode("utf-8") if isinstance(bundle, bytes) else bundle
     lines = [json.loads(line) for line in text.split("\n") if line]
     header, batches = lines[0], [line for line in lines[1:] if line.get("kind") == "batch"]
-    kinds = [str(seat.get("kind")) for seat in header.get("seats") or []]
-    seats = [_Seat() for _ in kinds]
-    pull = {i for i, kind in enumerate(kinds) if kind == PULL}
+    policies = [policy_of(seat.get("kind")) for seat in header.get("seats") or []]
+    played_by = [policy.played_by if policy is not None else None for policy in policies]
+    seats = [_Seat() for _ in played_by]
+    pull = {i for i, who in enumerate(played_by) if who is Player.PULL}
     turns = _Turns(for_engine(rules_for(str(header["game"])), str(header["engine_version"])), pull) if pull else None
     for batch in batches:
         actor, command = batch["actor"], batch.get("command") or {}
@@ -78,7 +79,7 @@ def seat_stats(bundle: str | bytes, rules_for: Callable[[str], GameRules] = get_
                 seats[actor].moves += 1
             http = meta.get("http") or {}
             outcome = http.get("outcome")
-            if kinds[actor] == PUSH and outcome is not None and outcome not in NOT_A_CALL:
+            if played_by[actor] is Player.HTTP_CALL and outcome is not None and outcome not in NOT_A_CALL:
                 rtt = http.get("rtt_ms")
                 seats[actor].call(str(outcome), float(rtt) if isinstance(rtt, (int, float)) else None)
             elif actor in pull and turns is not None and not meta.get("default"):

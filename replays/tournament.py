@@ -36,6 +36,7 @@ import redis
 
 from core.ratings import RatingModel
 from core.scoring import ratings_due, standings
+from core.seats import Player, policy_of
 from core.store import StoredEntry
 from core.tournaments import (
     NotAllowedNow,
@@ -391,12 +392,17 @@ def _check_manifest(found: Mapping[str, Any], expected: Mapping[str, Any]) -> No
                                     f"{canonical_json(expected[key])[:120]}")
 
 
+def _builtin(kind: object) -> bool:
+    policy = policy_of(kind)
+    return policy is not None and policy.played_by is Player.BUILTIN
+
+
 def _check_seating(path: str, data: bytes, game: TournamentGame, state: Tournament) -> None:
     """The bundle's seats are the entrants the pairing put there, in that order."""
     seats = json.loads(data.split(b"\n", 1)[0]).get("seats") or []
     expected = [state.entrants[n] for n in game.seats]
     same = len(seats) == len(expected) and all(
-        (seat.get("bot_id") == e.bot_id) if e.bot_id else (seat.get("bot") == e.builtin and seat.get("kind") == "bot")
+        (seat.get("bot_id") == e.bot_id) if e.bot_id else (seat.get("bot") == e.builtin and _builtin(seat.get("kind")))
         for seat, e in zip(seats, expected))
     if not same:
         raise _Failed(f"{path} line 1", "the game's seats are not the entrants its pairing names")

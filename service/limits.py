@@ -32,6 +32,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from flask import Flask, Response, current_app, request
@@ -121,6 +122,20 @@ def window_counted(found: RateWindow | None) -> None:
         return
     request.environ[DEFERRED_KEY] = False
     _after_count(found)
+
+
+@contextmanager
+def deferred_count() -> Iterator[RateWindow | None]:
+    """A deferred view's window: handed to the append script (``core.commands.AppendGuard``), and on
+    the way out its headers (a 429 above the limit) when the script counted it, else counted now."""
+    found = deferred_window()
+    try:
+        yield found
+    finally:
+        if found is not None and found.count is not None:
+            window_counted(found)
+        else:
+            count_deferred()
 
 
 def _count(found: RateWindow) -> None:

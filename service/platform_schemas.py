@@ -5,6 +5,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from core.seats import REGISTRABLE_KINDS
 from core.tournaments import FORMATS, MAX_ENTRANTS, MAX_NOTE, ONE_LINE, one_line
 
 NO_CONTROLS = "one line, no control characters"
@@ -23,7 +24,7 @@ def _public_text(low: int, high: int) -> list[Any]:
 class BotRegisterSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(1, 40),
                          metadata={"description": "unique; letters, digits, '_', '.', '-'"})
-    kind = fields.String(required=True, validate=validate.OneOf(["http", "pull"]),
+    kind = fields.String(required=True, validate=validate.OneOf([k.value for k in REGISTRABLE_KINDS]),
                          metadata={"description": "http: the worker POSTs each decision to url; "
                                                   "pull: the bot follows its event stream and posts moves"})
     url = fields.String(validate=validate.Length(1, 2048), metadata={"description": "http bots: on the allow-list"})

@@ -10,6 +10,7 @@ from __future__ import annotations
 from marshmallow import INCLUDE, Schema, fields, validate
 
 from core.lobby import STATUSES
+from core.seats import SeatKind
 from service.openapi import Typed
 
 MAX_SEATS = 8
@@ -39,7 +40,7 @@ class SeatSpecSchema(Schema):
     name = fields.String(validate=validate.Length(1, 64),
                          metadata={"description": "a human seat's name; bots, open seats and bot_id seats are "
                                                   "named for you when it is left out"})
-    kind = fields.String(load_default="human", validate=validate.OneOf(["human", "bot", "http", "open", "pull"]),
+    kind = fields.String(load_default=SeatKind.HUMAN.value, validate=validate.OneOf([k.value for k in SeatKind]),
                          metadata={"description": "human (default), bot, http, or open: a seat any player (or, if "
                                                   "private, the invite's holder) takes with POST .../seats/{n}/join; "
                                                   "a bot_id seat takes its registered bot's kind"})
@@ -69,7 +70,7 @@ class CreateGameBodySchema(Schema):
 class SeatSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
-    kind = fields.String(required=True, validate=validate.OneOf(["human", "bot", "http", "open", "pull"]))
+    kind = fields.String(required=True, validate=validate.OneOf([k.value for k in SeatKind]))
     bot = fields.String()
     clock = fields.Nested(ClockSchema)
     status = fields.String(validate=validate.OneOf(["open", "playing", "resigned", "abandoned", "forfeited"]),

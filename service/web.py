@@ -8,10 +8,10 @@ from typing import Any
 
 from flask import current_app, request
 
-from core.games import Game, GameService, token_digest
+from core.games import AppendGuard, Game, GameService, token_digest
 from core.store import StoredEntry
 from core.table import is_table_event
-from domain.core import SYSTEM, Rejected, RejectKind
+from domain.core import SYSTEM
 from service.auth import bearer, principal, unauthorized
 from service.problems import ApiProblem
 from service.schemas import MAX_SEQ
@@ -70,9 +70,12 @@ def acting_seat(game: Game) -> int:
     game (resigned, or abandoned on a claim) acts no more."""
     seat = caller_seat(game, required=True)
     assert seat is not None
-    reason = game.table.departure(seat)
-    if reason is not None:
-        raise Rejected(RejectKind.NOT_YOUR_TURN, f"seat {seat} left this game ({reason}); it plays no more")
+    return still_playing(game, seat)
+
+
+def still_playing(game: Game, seat: int) -> int:
+    """``seat``, unless it left the game (resigned, abandoned on a claim, forfeited): a 422."""
+    AppendGuard().check(game, seat)
     return seat
 
 

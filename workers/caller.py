@@ -38,6 +38,7 @@ import redis
 from core import metrics
 from core.connection import UNAVAILABLE, get_redis, plain_redis, redis_url
 from core.games import GameNotFound, GameService
+from core.seats import Player
 from workers import asyncbot, calls, httpbot, jobs, lanes, pushcalls, tournaments
 from workers.calls import Ticket
 from workers.enqueue import QUEUE_ENV, base_name, enqueue_advance
@@ -182,7 +183,7 @@ class Caller:
     async def _call(self, ticket: Ticket, lease: Lease) -> None:
         game = await asyncio.to_thread(self.svc.load, ticket.game_id)
         actor = next_actor(game.rules, game.state, game.info.seats, game.to_act, game.table.left)
-        if actor != ticket.seat or game.info.seat_kind(ticket.seat) != "http":
+        if actor != ticket.seat or game.info.seat_policy(ticket.seat).played_by is not Player.HTTP_CALL:
             return  # the game moved on since the ticket was written: the next job decides afresh
         push = await asyncio.to_thread(jobs.prepare_call, self.svc, game, ticket.seat)
         if push is None:

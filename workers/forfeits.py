@@ -25,7 +25,6 @@ log = logging.getLogger("hourglass.forfeits")
 
 FORFEIT_ENV = "HOURGLASS_FORFEIT_AFTER"
 DEFAULT_AFTER = 5
-KINDS = frozenset({"http", "pull"})
 
 
 def after() -> int:
@@ -41,7 +40,8 @@ def check(svc: GameService, game_id: str, seat: int) -> bool:
         return False
     game = svc.load(game_id)
     kind = game.info.seat_kind(seat)
-    if kind not in KINDS or game.finished or seat in game.table.left or game.table.failed_in_a_row(seat) < n:
+    if (not game.info.seat_policy(seat).forfeits or game.finished or seat in game.table.left
+            or game.table.failed_in_a_row(seat) < n):
         return False
     try:
         applied = svc.apply(game_id, SYSTEM, table.Forfeit(seat, n), idempotency_key=f"forfeit:{game_id}:{seat}")

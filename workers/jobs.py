@@ -37,7 +37,7 @@ from rq import get_current_job
 
 from core import clocks, metrics, timing
 from core.connection import UNAVAILABLE, get_redis
-from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConflict, StaleBase, StaleVersion
+from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion
 from core.worklist import GRACE_MS
 from domain.core import SYSTEM
 from workers import calls, forfeits, httpbot, lanes, pushcalls, sweeper, tournaments
@@ -193,7 +193,7 @@ def _running_stints(game: Game, current: clocks.Clocks | None) -> list[tuple[int
         return []
     return sorted((c.deadline_ms, seat, c.stint) for seat, c in current.seats.items()
                   if c.running and c.deadline_ms is not None and c.stint is not None
-                  and game.info.seat_kind(seat) != "bot")
+                  and game.info.seat_policy(seat).clock_runs_out)
 
 
 def _overdue_stint(svc: GameService, game: Game, current: clocks.Clocks | None) -> tuple[int, int] | None:
@@ -225,12 +225,9 @@ def append(svc: GameService, game: Game, decision: Decision, key: str) -> int | 
 
 def _apply_at(svc: GameService, game: Game, actor: Any, command: Any, key: str, meta: dict[str, Any] | None) -> Applied:
     """Apply at ``game.version`` from the game this job already loaded: the append script checks the
-    version and the key, so nothing is read again (one round trip, core.games.GameService.apply)."""
-    try:
-        return svc.apply(game.game_id, actor, command, expected_version=game.version, idempotency_key=key, meta=meta,
-                         base=game)
-    except StaleBase:  # the rules refuse it on this state: the ordinary path gives the same refusal
-        return svc.apply(game.game_id, actor, command, expected_version=game.version, idempotency_key=key, meta=meta)
+    version and the key, so nothing is read again (one round trip, core.commands.CommandHandler.apply)."""
+    return svc.apply(game.game_id, actor, command, expected_version=game.version, idempotency_key=key, meta=meta,
+                     base=game)
 
 
 def decide(svc: GameService, game: Game, actor: Any) -> Decision:
@@ -265,7 +262,7 @@ def _http_timeout(svc: GameService, game: Game, seat: int) -> float:
     of its running decision (core.timing.decision_left_s: a planning phase is one decision), cut
     to what is left on its clock; 0.0 when nothing is left (httpbot then sends nothing: the
     seat's default move)."""
-    deadline_s = float(game.info.seats[seat].get("deadline_s") or os.environ.get(DEADLINE_ENV)
+    deadline_s = float(game.info.seats[seat].deadline_s or os.environ.get(DEADLINE_ENV)
                        or httpbot.DEFAULT_DEADLINE_S)
     budget = timing.decision_left_s(svc, game, seat, deadline_s)
     controls = timing.controls(game)
@@ -297,7 +294,7 @@ def sync_clocks(svc: GameService, game: Game) -> clocks.Clocks | None:
         stopped = before.timer if before is not None else None
         if stopped is not None and stopped[0] != clock.stint:
             cancel_timeout(conn, game.game_id, seat, stopped[0])
-        if game.to_act and clock.timer is not None and game.info.seat_kind(seat) != "bot":  # bots never run out
+        if game.to_act and clock.timer is not None and game.info.seat_policy(seat).clock_runs_out:
             schedule_timeout(conn, game.game_id, seat, *clock.timer)
     return current
 

@@ -40,10 +40,10 @@ way every game behind it.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Literal
 
-from core.bots import EXTERNAL_SEAT_KINDS
+from core.seats import Player, SeatSpec
 from domain.core import SYSTEM, Actor
 
 Lane = Literal["now", "fast", "slow", "call"]
@@ -73,17 +73,16 @@ def bot_lane(game: str, bot: str) -> Lane:
     return FAST if (game, bot) in CHEAP_BOTS or bot == "random" else SLOW
 
 
-def actor_lane(game: str, actor: Actor, seats: Sequence[Mapping[str, Any]], left: frozenset[int]) -> Lane:
+def actor_lane(game: str, actor: Actor, seats: Sequence[SeatSpec], left: frozenset[int]) -> Lane:
     """The lane of ``actor``'s next decision (``workers.policy.next_actor`` chose it)."""
     if actor == SYSTEM or not isinstance(actor, int) or actor in left:
         return FAST  # a SYSTEM step, or a departed seat's default move: no thinking at all
     seat = seats[actor]
-    kind = seat.get("kind")
-    if kind == "http":
+    if seat.policy.played_by is Player.HTTP_CALL:
         return CALL
-    if kind in EXTERNAL_SEAT_KINDS:
-        raise ValueError(f"seat {actor} is a {kind} seat: it acts from outside")
-    return bot_lane(game, str(seat.get("bot")))
+    if seat.policy.acts_from_outside:
+        raise ValueError(f"seat {actor} is a {seat.kind} seat: it acts from outside")
+    return bot_lane(game, str(seat.bot))
 
 
 def queue_suffix(lane: Lane) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.bots import EXTERNAL_SEAT_KINDS
+from core.seats import Player, SeatSpec
 from domain.bots import bot_rng, get_bot
 from domain.core import SYSTEM, Actor, GameRules
 
@@ -23,10 +23,11 @@ class Decision:
     meta: dict[str, Any]
 
 
-def next_actor(rules: GameRules, state: Any, seats: Sequence[Mapping[str, Any]],
+def next_actor(rules: GameRules, state: Any, seats: Sequence[SeatSpec],
                to_act: frozenset[Actor] | None = None, left: frozenset[int] = frozenset()) -> Actor | None:
-    """SYSTEM first, then the lowest non-human seat to act, or one that left the game (its
-    default moves are played for it); None when only humans may act.
+    """SYSTEM first, then the lowest seat to act that the worker plays (``acts_from_outside`` is
+    false: a built-in or push bot), or one that left the game (its default moves are played for
+    it); None when only seats that act from outside may act.
 
     ``to_act`` is who may act at the table (``core.games.Game.to_act``); None: the rules' own.
     """
@@ -37,7 +38,7 @@ def next_actor(rules: GameRules, state: Any, seats: Sequence[Mapping[str, Any]],
     if SYSTEM in to_act:
         return SYSTEM
     machine = sorted(a for a in to_act if isinstance(a, int)
-                     and (seats[a].get("kind", "human") not in EXTERNAL_SEAT_KINDS or a in left))
+                     and (not seats[a].policy.acts_from_outside or a in left))
     return machine[0] if machine else None
 
 
@@ -57,12 +58,12 @@ def default_command(rules: GameRules, state: Any, seat: int, why: Mapping[str, A
     return Decision(seat, rules.default_move(state, seat), {**why, "default": True})
 
 
-def decide_builtin(rules: GameRules, state: Any, actor: Actor, seats: Sequence[Mapping[str, Any]],
+def decide_builtin(rules: GameRules, state: Any, actor: Actor, seats: Sequence[SeatSpec],
                    seed: bytes, game_id: str, version: int) -> Decision:
     """The move of SYSTEM or a built-in bot seat (not an HTTP seat)."""
     if not isinstance(actor, int):
         return system_command(rules, state)
     seat = seats[actor]
-    if seat.get("kind") != "bot":
-        raise ValueError(f"seat {actor} is a {seat.get('kind')!r} seat, not a built-in bot")
-    return bot_command(rules, state, actor, seat["bot"], seed, game_id, version)
+    if seat.policy.played_by is not Player.BUILTIN or seat.bot is None:
+        raise ValueError(f"seat {actor} is a {seat.kind.value!r} seat, not a built-in bot")
+    return bot_command(rules, state, actor, seat.bot, seed, game_id, version)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import metrics
-from core.games import Applied, Game, GameService, IdempotencyConflict, StaleBase
+from core.games import Applied, Game, GameService, IdempotencyConflict
 from domain.core import Rejected
 from workers import forfeits, httpbot
 
@@ -55,10 +55,9 @@ class PushCall:
 def endpoint(svc: GameService, game: Game, seat: int) -> tuple[str, str]:
     """(url, HMAC secret) of an http seat: a registered bot's current ones, else the seat's own."""
     spec = game.info.seats[seat]
-    if spec.get("bot_id"):
-        bot_id = spec["bot_id"]
-        return svc.bots.get(bot_id).url or "", svc.bots.secret(bot_id)
-    return spec["url"], svc.store.meta_field(game.game_id, f"secret:{seat}") or ""
+    if spec.bot_id:
+        return svc.bots.get(spec.bot_id).url or "", svc.bots.secret(spec.bot_id)
+    return spec.url or "", svc.store.meta_field(game.game_id, f"secret:{seat}") or ""
 
 
 def prepare(svc: GameService, game: Game, seat: int, timeout_s: float) -> PushCall | None:
@@ -69,11 +68,11 @@ def prepare(svc: GameService, game: Game, seat: int, timeout_s: float) -> PushCa
         return None
     url, secret = endpoint(svc, game, seat)
     spec = game.info.seats[seat]
-    bot_id = spec.get("bot_id")
+    bot_id = spec.bot_id
     limiter = f"bot:{bot_id}" if bot_id else f"url:{url.split('//', 1)[-1].split('/', 1)[0]}"
     return PushCall(game.game_id, seat, game.version, url, secret, timeout_s, rules.view(state, seat),
                     tuple(rules.move_to_json(m) for m in moves), bot_id,
-                    metrics.bot_label(spec.get("name") if bot_id else None, svc.store.conn), limiter)
+                    metrics.bot_label(spec.name if bot_id else None, svc.store.conn), limiter)
 
 
 def parser(game: Game, seat: int) -> Parse:
@@ -122,11 +121,8 @@ def conclude(svc: GameService, game_id: str, seat: int, version: int, call: http
         command = game.rules.default_move(game.state, seat)
         meta["default"] = True
     key = f"advance:{game_id}:{version}"
-    try:
-        try:
-            applied = svc.apply(game_id, seat, command, idempotency_key=key, meta=meta, base=game)
-        except StaleBase:  # refused on this state: decided again on the stored one (which may refuse too)
-            applied = svc.apply(game_id, seat, command, idempotency_key=key, meta=meta)
+    try:  # refused on this state, it is decided again on the stored one (which may refuse too)
+        applied = svc.apply(game_id, seat, command, idempotency_key=key, meta=meta, base=game)
     except (Rejected, IdempotencyConflict):
         return None
     if not applied.replayed and meta.get("default"):

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.seats import SeatSpec
 from domain.core import GameRules
 from domain.games import fold, step
 from domain.rng import Rng
@@ -26,16 +27,18 @@ class SelfPlay:
 
 def play(rules: GameRules, config_json: Mapping[str, Any], seed: bytes, game_id: str,
          seats: Sequence[Mapping[str, Any]], max_batches: int = 100_000) -> SelfPlay:
-    """Play a game whose every seat is a built-in bot, from set-up to the end."""
+    """Play a game whose every seat is a built-in bot, from set-up to the end (``seats`` as a game's
+    create request gives them: ``{"kind": "bot", "bot": ...}``)."""
+    specs = [SeatSpec.from_json({"name": f"Seat {i}", **s}) for i, s in enumerate(seats)]
     config = rules.config_from_json(dict(config_json))
     events = rules.setup(config, Rng(seed, game_id, 0))
     game = SelfPlay(fold(rules, events), len(events))
     for _ in range(max_batches):
         started = time.perf_counter()
-        actor = next_actor(rules, game.state, seats)
+        actor = next_actor(rules, game.state, specs)
         if actor is None:
             break
-        decision = decide_builtin(rules, game.state, actor, seats, seed, game_id, game.version)
+        decision = decide_builtin(rules, game.state, actor, specs, seed, game_id, game.version)
         rng = Rng(seed, game_id, rules.draw_counter(game.state))
         events, game.state = step(rules, game.state, decision.command, rng)
         game.version += len(events)

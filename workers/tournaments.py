@@ -358,7 +358,7 @@ class TournamentRunner:
                 game = self.games.load(g.game_id)
             except GameNotFound:
                 continue
-            clocked = any(s.get("clock") for s in game.info.seats)
+            clocked = game.clocked
             if game.finished or not (game.needs_worker() or clocked):
                 continue
             raw: Any = self.conn.hget(seen_key(tid), g.game_id)

@@ -15,6 +15,7 @@ from flask_smorest import Blueprint
 
 from core.botrecords import BotRecords
 from core.bots import Bot, BotBusy, BotNameTaken, BotNotFound, BotRegistry
+from core.seats import Player
 from service import feeds
 from service.auth import principal, require_account, unauthorized
 from service.platform_schemas import (
@@ -202,4 +203,4 @@ def stream_events(query: dict[str, Any], bot_id: str) -> Response:
 def _resync(bot_id: str, at: str) -> list[tuple[str, dict[str, Any]]]:
     """The bot's live games now, as (event, data) pairs (a pull seat is told its turns)."""
     return feeds.live_snapshot(service().feed, bot_id, lambda game: [
-        (s, spec.get("kind") == "pull") for s, spec in enumerate(game.info.seats) if spec.get("bot_id") == bot_id])
+        (s, spec.policy.played_by is Player.PULL) for s, spec in enumerate(game.info.seats) if spec.bot_id == bot_id])

@@ -10,6 +10,7 @@ from core import timing
 from core.accounts import AccountNotFound
 from core.bots import BotNotFound, NotTheOwner
 from core.games import GameService
+from core.seats import SeatKind
 from domain.core import Rejected, RejectKind
 from service import limits
 from service.auth import accounts, optional_account, principal
@@ -75,7 +76,7 @@ def _invited_accounts(seats: list[dict[str, Any]]) -> dict[int, str]:
         name = spec.get("invite_account")
         if name is None:
             continue
-        if spec.get("kind") != "open":
+        if spec.get("kind") != SeatKind.OPEN:
             raise Rejected(RejectKind.INVALID_CONFIG, f"seats[{index}].invite_account: only an open seat is reserved")
         try:
             invited[index] = accounts().find(str(name)).account_id

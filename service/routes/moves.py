@@ -1,26 +1,24 @@
 """/api/v1/games/{id}/moves: list the caller's legal moves, submit one.
 
-A POST move takes one Redis round trip in the common case (:func:`_at_cached_version`): the game
-as this process last saw it, the token's seat from its cached meta, the command decided there and
-appended at that version by one script that also checks the token, counts the requester's
-request window (``service.limits``) and the Idempotency-Key (``core/append.lua``). Anything else
-(the game not cached here, a token or a move that does not check out locally, an If-Match for
-another version, the rules refusing the move at the cached version) takes the ordinary path: load,
-token, window, apply. A stale answer of the script reloads and decides again inside
-``GameService.apply``; with If-Match it is a 412.
+A POST move has one path and takes one Redis round trip in the common case: for a seat token the
+command is decided on the game as this process last saw it and appended at that version by one
+script that also checks the token, counts the requester's request window (``service.limits``) and
+the Idempotency-Key (``core/append.lua``). The route finds the caller's seat and parses the move
+once; when the game it decided on turns out to be behind (the script answers that the version
+moved, the rules refuse the move there, an If-Match names another version), the core reads the
+game and decides again (``core.commands.CommandHandler.apply``); with If-Match a moved game is a 412.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from flask import request
 from flask_smorest import Blueprint
 
-from core.games import Applied, Game, GameService, NotThisSeat, StaleBase, token_digest
+from core.games import AppendGuard, Game, GameService, NotThisSeat, token_digest
 from core.table import COMMAND_TYPES as TABLE_COMMAND_TYPES
 from domain.core import Rejected, RejectKind
 from service import limits
-from service.problems import ApiProblem
+from service.auth import principal, unauthorized
 from service.schemas import MoveBodySchema, MoveResultSchema, MovesSchema
 from service.web import (
     ACTION_HEADERS,
@@ -31,6 +29,7 @@ from service.web import (
     expected_version,
     idempotency_key,
     service,
+    still_playing,
     version_etag,
 )
 
@@ -57,13 +56,8 @@ def list_moves(game_id: str) -> dict[str, Any]:
 def post_move(move: dict[str, Any], game_id: str) -> Any:
     """Submit one move for the caller's seat; returns the new version and the new events."""
     svc = service()
-    fast = _at_cached_version(svc, game_id, move)
-    if fast is not None:
-        game, seat, applied = fast
-    else:
-        limits.count_deferred()  # the one-trip path would have counted it inside the append
-        game = svc.load(game_id)
-        seat = acting_seat(game)
+    with limits.deferred_count() as window:  # counted by the append script, else on the way out
+        game, seat, token_field = _mover(svc, game_id)
         expected, key = expected_version(), idempotency_key(seat)
         if move.get("type") in TABLE_COMMAND_TYPES:
             raise Rejected(RejectKind.UNKNOWN_MOVE, f"{move['type']} is not a move: use POST .../{move['type'].lower()}")
@@ -71,7 +65,11 @@ def post_move(move: dict[str, Any], game_id: str) -> Any:
             command = game.rules.command_from_json(move, seat)
         except (ValueError, TypeError, KeyError) as exc:
             raise Rejected(RejectKind.MALFORMED, f"the move could not be parsed ({type(exc).__name__})") from exc
-        applied = svc.apply(game_id, seat, command, expected_version=expected, idempotency_key=key)
+        try:
+            applied = svc.apply(game_id, seat, command, expected_version=expected, idempotency_key=key, base=game,
+                                guard=AppendGuard(token_field, window))
+        except NotThisSeat:  # the token was withdrawn since this process last saw the game
+            raise unauthorized("the bearer token is not a seat token of this game", "invalid_token") from None
     body = {"id": game_id, "version": applied.version, "events": event_views(game, applied.entries, seat)}
     headers = {"ETag": version_etag(applied.version)}
     if applied.replayed:
@@ -79,34 +77,14 @@ def post_move(move: dict[str, Any], game_id: str) -> Any:
     return body, 200, headers
 
 
-def _at_cached_version(svc: GameService, game_id: str, move: dict[str, Any]) -> tuple[Game, int, Applied] | None:
-    """The move applied in one round trip, or None when the ordinary path must answer.
-
-    None only before anything was counted or appended; every answer after the script ran (200,
-    409, 412, 422, 429) is final here, so no request is counted twice.
-    """
-    game = svc.cached(game_id)
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    token = token.strip()
-    if game is None or scheme.lower() != "bearer" or not token:
-        return None
-    digest = token_digest(token)
-    seat = game.info.tokens.get(digest)
-    if seat is None or game.table.departure(seat) is not None or move.get("type") in TABLE_COMMAND_TYPES:
-        return None
-    try:
-        expected, key = expected_version(), idempotency_key(seat)
-        command = game.rules.command_from_json(move, seat)
-    except (ApiProblem, ValueError, TypeError, KeyError):
-        return None  # a 400 or a MALFORMED: answered by the ordinary path, in its order
-    if expected is not None and expected != game.version:
-        return None
-    window = limits.deferred_window()
-    try:
-        applied = svc.apply(game_id, seat, command, expected_version=expected, idempotency_key=key, base=game,
-                            token_check=(f"token:{digest}", seat), window=window)
-    except (StaleBase, NotThisSeat):  # nothing was counted: the script did not run or answered first
-        return None
-    finally:  # the window's headers for whatever answer follows; above the limit (RateLimited) a 429
-        limits.window_counted(window)
-    return game, seat, applied
+def _mover(svc: GameService, game_id: str) -> tuple[Game, int, str | None]:
+    """The game to decide on, the caller's seat, and the meta field of its token for the append
+    script to check. A seat token's seat is known from the request (``service.auth``): the game is
+    this process's copy, which may be behind (the core then reads it). Any other caller (a pull
+    bot's token, an account key) is placed in the game as it is now."""
+    caller = principal()
+    if caller.kind == "seat" and caller.game_id == game_id and caller.seat is not None and caller.token:
+        game = svc.cached(game_id) or svc.load(game_id)
+        return game, still_playing(game, caller.seat), f"token:{token_digest(caller.token)}"
+    game = svc.load(game_id)
+    return game, acting_seat(game), None

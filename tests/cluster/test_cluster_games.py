@@ -166,7 +166,7 @@ def test_a_master_down_is_a_503_and_the_game_goes_on_when_it_is_back(cluster: Cl
         if len(games) == len(cluster.ports):
             break
     down, other = cluster.ports[-1], cluster.ports[0]
-    svc._cache.clear()  # a cold read: the event store must answer
+    svc.repository.forget()  # a cold read: the event store must answer
     try:
         cluster.stop(down)
         answer = client.get(f"/api/v1/games/{games[down]}")

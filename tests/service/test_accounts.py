@@ -218,7 +218,7 @@ def test_listing_the_accounts_games_folds_only_the_live_ones(
     created.extend(g["id"] for g in games)
     for game in games[1:]:
         assert client.post(f"/api/v1/games/{game['id']}/abort", headers=auth(game["seats"][0]["token"])).status_code == 200
-    client.application.extensions["hourglass"]._cache.clear()  # a process that holds none of them
+    client.application.extensions["hourglass"].repository.forget()  # a process that holds none of them
     trips.clear()
     listed = client.get("/api/v1/account/games", headers=auth(key)).json["games"]
     assert len(listed) == 8 and {g["status"] for g in listed} == {"active", "aborted"}

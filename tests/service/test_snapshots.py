@@ -71,7 +71,7 @@ def test_a_snapshot_every_64_events_leaves_only_the_tail_to_fold(
     entries = GameService(conn).entries(finished_game, until=middle)
     start = GameService(conn).load(finished_game)  # the rules, info
     base = Game(start.info, start.rules, None, 0, "")
-    base = GameService(conn)._folded(base, entries)
+    base = GameService(conn).repository.folded(base, entries)
     text = snapshots.encode(base.rules, base.state, base.table, base.version, base.last_hash)
     assert text is not None
     conn.set(snap_key(finished_game), text)

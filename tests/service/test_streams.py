@@ -159,7 +159,7 @@ def test_a_crowd_joining_at_once_loads_the_game_once_and_reads_no_gap(svc: GameS
     0 of a new game) come from the feed's memory, not from Redis."""
     hub = Hub(svc)
     gid = new_game(options={"rounds": 2})["id"]
-    svc._cache.clear()  # a process that has not seen the game yet
+    svc.repository.forget()  # a process that has not seen the game yet
     loads, reads = [], []
     load, entries = svc.load, svc.entries
     monkeypatch.setattr(svc, "load", lambda game_id: loads.append(game_id) or load(game_id))

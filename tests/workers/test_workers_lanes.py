@@ -17,6 +17,7 @@ from rq.serializers import JSONSerializer
 
 from core import seats
 from core.games import GameService
+from core.seats import SeatKind, SeatSpec
 from tests.workers.hg_botserver import BotServer
 from workers import calls, enqueue, jobs, lanes
 from workers.caller import Caller
@@ -47,8 +48,8 @@ def test_a_lease_is_renewed_and_released_by_its_owner_only(conn: redis.Redis) ->
 
 
 def test_lanes_follow_the_measured_bot_costs() -> None:
-    table = [{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "greedy"}, {"kind": "bot", "bot": "search"},
-             {"kind": "http", "url": "http://x/"}]
+    table = [SeatSpec(SeatKind.BOT, "R", bot="random"), SeatSpec(SeatKind.BOT, "G", bot="greedy"),
+             SeatSpec(SeatKind.BOT, "S", bot="search"), SeatSpec(SeatKind.HTTP, "H", url="http://x/")]
     assert [lanes.actor_lane("orleans", s, table, frozenset()) for s in range(4)] == ["fast", "fast", "slow", "call"]
     assert lanes.actor_lane("cathedral", 1, table, frozenset()) == "slow"  # its greedy bot's p99 is over a slice
     assert lanes.actor_lane("orleans", "system", table, frozenset()) == "fast"

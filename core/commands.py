@@ -1,0 +1,195 @@
+"""The command handler: decide a command on a game, append what it causes, tell the reactions.
+
+Everything that changes an existing game goes through :meth:`CommandHandler.apply`. It runs the
+game's ``decide`` with ``Rng(seed, game_id, draw_counter)`` and appends through the store's single
+Lua script, which checks the version, the idempotency key and, for a request from outside, the
+:class:`AppendGuard` (the seat's token and the requester's window) in the same round trip.
+
+A caller that holds the game already passes it as ``base``: nothing is read first. When ``base``
+turns out to be behind (the rules refuse the command on it, the script answers that the version
+moved, or the caller expects another version) the handler reads the game and decides again; the
+caller sees one answer.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from core import snapshots, table
+from core.game import Game, iso_time
+from core.reactions import Change, Reaction
+from core.repository import GameRepository
+from core.store import (
+    AppendResult,
+    EventStore,
+    GameExpired,
+    IdempotencyConflict,
+    RateWindow,
+    StaleVersion,
+    StoredEntry,
+    build_entries,
+    fingerprint,
+)
+from core.worklist import WorkList
+from domain.core import Actor, GameRules, Rejected, RejectKind
+from domain.rng import Rng
+
+MAX_APPLY_ATTEMPTS = 8
+
+
+@dataclass(frozen=True)
+class AppendGuard:
+    """What a request from outside must pass before its command is appended; the service layer
+    makes it from the request, the core checks it (no HTTP concept below this line).
+
+    ``token_field``: the meta field (``token:<sha256>``) that must name the acting seat, checked by
+    the append script itself, so a copy of the game that is behind can never let a withdrawn
+    token act (``core.store.NotThisSeat``). ``window``: the requester's request window, counted
+    by the first append script that runs (``core.store.RateLimited`` above its limit; its
+    ``count`` says whether it was counted). A guarded seat that left the game acts no more.
+    """
+
+    token_field: str | None = None
+    window: RateWindow | None = None
+
+    def check(self, game: Game, actor: Actor) -> None:
+        if isinstance(actor, int):
+            reason = game.table.departure(actor)
+            if reason is not None:
+                raise Rejected(RejectKind.NOT_YOUR_TURN, f"seat {actor} left this game ({reason}); it plays no more")
+
+    def token_check(self, actor: Actor) -> tuple[str, int] | None:
+        return (self.token_field, actor) if self.token_field is not None and isinstance(actor, int) else None
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The outcome of :meth:`CommandHandler.apply`: the new entries (or the replayed ones)."""
+
+    result: AppendResult
+    entries: tuple[StoredEntry, ...]
+    game: Game
+
+    @property
+    def version(self) -> int:
+        return self.result.version
+
+    @property
+    def replayed(self) -> bool:
+        return self.result.replayed
+
+
+def command_json(rules: GameRules, command: Any) -> dict[str, Any]:
+    if isinstance(command, table.TABLE_COMMANDS):
+        return table.command_to_json(command)
+    return rules.command_to_json(command)
+
+
+class CommandHandler:
+    """Decides and appends commands for the games of one store."""
+
+    def __init__(self, repository: GameRepository, worklist: WorkList, clock: Callable[[], datetime],
+                 reactions: Sequence[Reaction]) -> None:
+        self.repository = repository
+        self.store: EventStore = repository.store
+        self.worklist = worklist
+        self.clock = clock
+        self.reactions = tuple(reactions)
+
+    def apply(self, game_id: str, actor: Actor, command: Any, *, expected: int | None = None,
+              key: str | None = None, guard: AppendGuard | None = None, base: Game | None = None,
+              meta: dict[str, Any] | None = None, meta_fields: Mapping[str, str] | None = None) -> Applied:
+        """Decide ``command`` (the game's, or a table command of ``core.table``) for ``actor``
+        and append the events it causes; ``meta_fields`` are written to the game's meta hash in
+        the same atomic append.
+
+        Order of checks: the guard's token (NotThisSeat) -> unknown game (GameNotFound) ->
+        idempotency ``key`` (the stored result for the same request, IdempotencyConflict for
+        another) -> ``expected`` version (StaleVersion carrying the current version) -> the
+        guard's seat -> the rules (Rejected). Without an expected version, a race with another
+        writer is retried transparently.
+        """
+        game = base if base is not None and (expected is None or expected == base.version) else None
+        window = guard.window if guard is not None else None
+        token_check = guard.token_check(actor) if guard is not None else None
+        for _ in range(MAX_APPLY_ATTEMPTS):
+            fresh = game is None
+            if game is None:
+                game = self.repository.load(game_id)
+                if key:
+                    replay = self._replay(game, key, fingerprint(actor, command_json(game.rules, command)))
+                    if replay is not None:
+                        return replay
+                if expected is not None and expected != game.version:
+                    raise StaleVersion(expected, game.version)
+            try:
+                if guard is not None:
+                    guard.check(game, actor)
+                cmd_json = command_json(game.rules, command)
+                entries, new_game = self._decide(game, actor, command, cmd_json, meta)
+            except Rejected:
+                if fresh:
+                    raise
+                game = None  # decided on the caller's copy, which may be behind: read it and decide again
+                continue
+            updates = dict(meta_fields or {})
+            if new_game.status() != game.status():
+                updates["status"] = new_game.status()
+                if new_game.finished:
+                    updates["finished"] = entries[0].entry["time"]
+            # the work list's mark goes first in the same pipeline (before the append, see core.worklist)
+            before = (self.worklist.mark_call(game_id),) if new_game.wants_worker() else ()
+            snapshot = (snapshots.encode(new_game.rules, new_game.state, new_game.table, new_game.version,
+                                         new_game.last_hash)
+                        if entries and snapshots.due(game.version, new_game.version, new_game.finished) else None)
+            counted, window = window, None  # the window is counted by the first script that runs, once
+            try:
+                result = self.store.append(game_id, game.version, entries, idempotency_key=key,
+                                           request_fingerprint=fingerprint(actor, cmd_json),
+                                           meta_updates=updates or None, token_check=token_check, window=counted,
+                                           snapshot=snapshot, before=before)
+            except StaleVersion as stale:
+                if expected is not None:
+                    raise StaleVersion(expected, stale.current) from None
+                game = None
+                continue
+            except GameExpired as exc:
+                raise Rejected(RejectKind.GAME_OVER, f"{exc}; no more moves") from None
+            if result.replayed:
+                return self._replayed(self.repository.load(game_id), result)
+            if meta_fields:
+                new_game = replace(new_game, info=self.repository.info(game_id))
+            self.repository.remember(new_game)
+            self.react(Change(game, new_game, tuple(entries), meta_changed="status" in updates or bool(meta_fields)))
+            return Applied(result, tuple(entries), new_game)
+        raise StaleVersion(expected if expected is not None else -1, self.store.version(game_id))
+
+    def react(self, change: Change) -> None:
+        for reaction in self.reactions:
+            reaction(change)
+
+    def _decide(self, game: Game, actor: Actor, command: Any, cmd_json: dict[str, Any],
+                meta: dict[str, Any] | None) -> tuple[list[StoredEntry], Game]:
+        rng = Rng(game.info.seed, game.game_id, game.rules.draw_counter(game.state))
+        events, state, tbl = table.step(game.rules, game.state, game.table, command, rng, len(game.info.seats))
+        entries = build_entries(game.version, game.last_hash, events, actor=actor, time=iso_time(self.clock()),
+                                command=cmd_json, meta=meta)
+        if entries:
+            tbl = table.note(tbl, actor, cmd_json, meta)
+        return entries, Game(game.info, game.rules, state, game.version + len(entries),
+                             entries[-1].hash if entries else game.last_hash, tbl)
+
+    def _replay(self, game: Game, key: str, request: str) -> Applied | None:
+        found = self.store.idempotent_result(game.game_id, key)
+        if found is None:
+            return None
+        stored_request, result = found
+        if stored_request != request:
+            raise IdempotencyConflict(key)
+        return self._replayed(game, result)
+
+    def _replayed(self, game: Game, result: AppendResult) -> Applied:
+        entries = self.store.read(game.game_id, after=result.first - 1, until=result.last)
+        return Applied(result, tuple(entries), game)

@@ -1,0 +1,136 @@
+"""A game as the core holds it: its immutable info (from the meta hash) and its state folded to a
+version, with the table around it. Values only: reading and writing them is ``core.repository``
+and ``core.commands``; ``core.games.GameService`` puts the parts together.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from core import table
+from core.seats import SeatKind, SeatPolicy, SeatSpec
+from core.table import EMPTY as EMPTY_TABLE
+from core.table import Table
+from domain.core import Actor, GameRules
+
+
+class GameNotFound(LookupError):
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"no game with id {game_id!r}")
+        self.game_id = game_id
+
+
+class VersionNotFound(LookupError):
+    """Time travel to a version the game does not have (or one inside a batch)."""
+
+
+def iso_time(moment: datetime) -> str:
+    """ISO-8601 UTC with milliseconds and a Z, e.g. 2025-01-31T12:00:00.123Z."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """The immutable part of a game's meta hash."""
+
+    game_id: str
+    game: str
+    config: dict[str, Any]
+    seats: tuple[SeatSpec, ...]
+    seed: bytes
+    seed_commitment: str
+    created: str
+    engine_version: str
+    tournament: str | None = None
+    tokens: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)  # digest -> seat
+    accounts: Mapping[int, str] = field(default_factory=dict, compare=False)  # seat -> the account it is bound to
+    creator: str | None = None  # the requester that created it ("acct:<id>" or "addr:<address>")
+
+    @classmethod
+    def from_meta(cls, game_id: str, meta: Mapping[str, str]) -> GameInfo:
+        """``tokens``: the seat tokens' sha256 digests as of this read. A token is withdrawn only
+        when a joined seat is given back before the game's first move (``core.seating.vacate``;
+        its field is then empty); the append script checks the meta itself, so a copy of this
+        that is behind can never let a withdrawn token act. One not found here may be newer."""
+        return cls(
+            game_id=game_id,
+            game=meta["game"],
+            config=json.loads(meta["config"]),
+            seats=tuple(SeatSpec.from_json(s) for s in json.loads(meta["seats"])),
+            seed=bytes.fromhex(meta["seed"]),
+            seed_commitment=meta["seed_commitment"],
+            created=meta["created"],
+            engine_version=meta.get("engine_version", ""),
+            tournament=meta.get("tournament") or None,
+            tokens={k[6:]: int(v) for k, v in meta.items() if k.startswith("token:") and v},
+            accounts={int(k[8:]): v for k, v in meta.items() if k.startswith("account:") and v},
+            creator=meta.get("creator") or None,
+        )
+
+    def seat_kind(self, seat: int) -> SeatKind:
+        return self.seats[seat].kind
+
+    def seat_policy(self, seat: int) -> SeatPolicy:
+        """How ``seat``'s kind behaves (``core.seats.SEAT_POLICIES``)."""
+        return self.seats[seat].policy
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game folded up to ``version``: the game's own state and the table around it."""
+
+    info: GameInfo
+    rules: GameRules
+    state: Any
+    version: int
+    last_hash: str
+    table: Table = EMPTY_TABLE
+
+    @property
+    def game_id(self) -> str:
+        return self.info.game_id
+
+    @property
+    def finished(self) -> bool:
+        """Over: finished by the rules or by departures, or aborted (the seed is revealed)."""
+        return self.status() in ("finished", "aborted")
+
+    @property
+    def to_act(self) -> frozenset[Actor]:
+        return table.to_act(self.rules, self.state, self.table)
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        return table.result(self.rules, self.state, self.table)
+
+    def needs_worker(self) -> bool:
+        """True when SYSTEM, a seat the worker plays or a seat that left is to act: a worker plays it."""
+        return any(isinstance(a, str) or not self.info.seat_policy(a).acts_from_outside  # str: SYSTEM
+                   or a in self.table.left for a in self.to_act)
+
+    @property
+    def clocked(self) -> bool:
+        return any(s.clock for s in self.info.seats)
+
+    def wants_worker(self) -> bool:
+        """A worker has something to do: a machine to act, or clocks to run (every move restarts one)."""
+        return not self.finished and (self.needs_worker() or self.clocked)
+
+    def status(self) -> str:
+        return table.status(self.rules, self.state, self.table)
+
+    def seats(self) -> list[dict[str, Any]]:
+        """The seats as clients see them (no bot URLs), each with its ``status`` at the table."""
+        return table.seat_views(self.info.seats, self.table)
