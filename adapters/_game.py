@@ -73,9 +73,8 @@ def canonical_json(data: Any) -> str:
 
 @dataclass(frozen=True)
 class Match:
-    """One game in progress: the rules, its seed and id, the folded state, and per seat a digest
-    of the event log as that seat sees it (``event_view``), which identifies the seat's
-    information state with perfect recall without keeping the whole log."""
+    """One game in progress: the rules, its seed and id, the folded state and the event log
+    (``Log``, from which each seat's digest of what it has seen is made on demand)."""
 
     rules: Any
     spec: Spec

@@ -29,6 +29,7 @@ ignored: the game's options (``edition`` ...) are given to ``env``.
 """
 from __future__ import annotations
 
+import copy
 import secrets
 from typing import Any
 
@@ -140,8 +141,8 @@ class HourglassEnv(AECEnv):  # type: ignore[misc]
         return [self._match().move_json(seat, i) for i in range(len(self._match().moves(seat)))]
 
     def view(self, agent: str) -> dict[str, Any]:
-        """The seat's view as the service sends it (the JSON the observation vector hashes)."""
-        return self._match().view(self._seat[agent])
+        """The seat's view as the service sends it (the JSON the observation vector hashes); a copy."""
+        return copy.deepcopy(self._match().view(self._seat[agent]))
 
     def render(self) -> str | None:
         if self.render_mode is None:
