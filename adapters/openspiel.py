@@ -2,12 +2,15 @@
 
     from adapters.openspiel import register
     register()
-    game = pyspiel.load_game("python_hourglass_orleans(players=4,seed=demo)")
+    game = pyspiel.load_game("python_hourglass_orleans(players=4,seed=7)")
 
 ``register()`` adds ``python_hourglass_orleans``, ``python_hourglass_artificium`` and
-``python_hourglass_cathedral``, each with the parameters ``players``, ``seed`` (a string: the
-game's seed, so the same parameters play the same game) and ``edition`` (empty: the game's
-default edition).
+``python_hourglass_cathedral``, each with the parameters ``players``, ``seed`` (an integer:
+the game's seed is its decimal digits, so the same parameters play the same game) and ``edition`` (empty: the game's
+default edition). OpenSpiel's game strings read ``edition=2023`` as a number, which the string
+parameter refuses, so an edition named by digits is written with an ``e`` before them:
+``python_hourglass_orleans(players=5,edition=e2023)``; a game's string always uses that form,
+so serialized games load back.
 
 How the games are modelled:
 
@@ -41,7 +44,17 @@ import pyspiel
 from adapters._game import SPECS, Match, Spec, canonical_json
 from adapters.encoding import encode
 
-_DEFAULTS: dict[str, Any] = {"players": 2, "seed": "hourglass", "edition": ""}
+_DEFAULTS: dict[str, Any] = {"players": 2, "seed": 0, "edition": ""}
+
+
+def edition_parameter(edition: str) -> str:
+    """An edition as OpenSpiel's parameter holds it: digits get an ``e`` before them."""
+    return f"e{edition}" if edition.isdigit() else edition
+
+
+def edition_name(parameter: str) -> str:
+    """The edition the rules know (``e2023`` -> ``2023``)."""
+    return parameter[1:] if parameter[:1] == "e" and parameter[1:].isdigit() else parameter
 
 
 def short_name(game: str) -> str:
@@ -90,9 +103,10 @@ class HourglassGame(pyspiel.Game):  # type: ignore[misc]
         if self.players not in self.spec.players:
             raise ValueError(f"{self.spec.name} seats {self.spec.players.start}-{self.spec.players.stop - 1}"
                              f" players, not {self.players}")
-        options = {"edition": params["edition"]} if params["edition"] else {}
+        params["edition"] = edition_parameter(str(params["edition"]))
+        options = {"edition": edition_name(params["edition"])} if params["edition"] else {}
         super().__init__(_game_type(self.spec), _game_info(self.spec, self.players), params)
-        self._initial = Match.start(self.spec.name, self.players, str(params["seed"]).encode(), options,
+        self._initial = Match.start(self.spec.name, self.players, str(int(params["seed"])).encode(), options,
                                     game_id=f"openspiel-{self.spec.name}")
 
     def new_initial_state(self) -> HourglassState:

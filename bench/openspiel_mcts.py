@@ -43,7 +43,7 @@ class Tally:
     seconds: float = 0.0
 
 
-def play(game: str, players: int, seed: str, seat: int, tested: str, opponents: str,
+def play(game: str, players: int, seed: int, seat: int, tested: str, opponents: str,
          simulations: int) -> tuple[float, float, int, float]:
     """One game; returns the test seat's (win share, payoff, decisions, seconds deciding)."""
     loaded = pyspiel.load_game(f"python_hourglass_{game}", {"players": players, "seed": seed})
@@ -71,12 +71,12 @@ def play(game: str, players: int, seed: str, seat: int, tested: str, opponents: 
     return won, returns[seat], decisions, seconds
 
 
-def builtin(state: object, seat: int, name: str, seed: str) -> int:
+def builtin(state: object, seat: int, name: str, seed: int) -> int:
     """The built-in bot's choice, as the index of its move in the seat's legal moves."""
     match = state.match  # type: ignore[attr-defined]
     moves = match.moves(seat)
     policy = get_bot(name, match.spec.name)
-    command = policy(match.rules, match.state, seat, moves, bot_rng(seed.encode(), match.game_id, seat, match.decisions))
+    command = policy(match.rules, match.state, seat, moves, bot_rng(str(seed).encode(), match.game_id, seat, match.decisions))
     return moves.index(command)
 
 
@@ -96,7 +96,7 @@ def main() -> None:
         for tested in ("openspiel-mcts", "greedy"):
             tally = Tally()
             for i in range(args.games):
-                won, payoff, decisions, seconds = play(game, args.players, f"bench-{i}", i % args.players, tested,
+                won, payoff, decisions, seconds = play(game, args.players, i, i % args.players, tested,
                                                        args.opponents, args.simulations)
                 tally.games += 1
                 tally.wins += won

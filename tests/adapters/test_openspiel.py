@@ -24,7 +24,8 @@ def test_the_games_load_by_name_with_their_parameters() -> None:
     game = pyspiel.load_game("python_hourglass_orleans(players=4)")
     assert game.num_players() == 4 and game.get_type().max_num_players == 5
     five = pyspiel.load_game("python_hourglass_orleans", {"players": 5, "edition": "2023"})
-    assert five.num_players() == 5
+    assert five.num_players() == 5 and "edition=e2023" in str(five)
+    assert pyspiel.load_game(str(five)).num_players() == 5  # the game string loads back
     assert pyspiel.load_game("python_hourglass_cathedral(players=3)").get_type().utility == pyspiel.GameType.Utility.IDENTICAL
     with pytest.raises(ValueError, match="seats 2-4"):
         pyspiel.load_game("python_hourglass_cathedral(players=5)")
@@ -37,7 +38,7 @@ SIMS = [("orleans", 2), ("artificium", 2), ("artificium", 6), ("cathedral", 2), 
 
 @pytest.mark.parametrize(("game", "players"), SIMS, ids=[f"{g}-{n}" for g, n in SIMS])
 def test_random_sim_test(game: str, players: int) -> None:
-    loaded = pyspiel.load_game(f"python_hourglass_{game}(players={players},seed=sim)")
+    loaded = pyspiel.load_game(f"python_hourglass_{game}(players={players},seed=11)")
     pyspiel.random_sim_test(loaded, num_sims=1, serialize=True, verbose=False)
 
 
@@ -45,7 +46,7 @@ def test_random_sim_test(game: str, players: int) -> None:
 def test_mcts_plays_whole_games(game: str) -> None:
     """OpenSpiel's MCTS bot (random rollouts, few simulations) plays seat 0 against itself at seat 1
     to the end; the returns are the adapter's (zero-sum, or shared in the Cathedral)."""
-    loaded = pyspiel.load_game(f"python_hourglass_{game}(players=2,seed=mcts)")
+    loaded = pyspiel.load_game(f"python_hourglass_{game}(players=2,seed=12)")
     rng = np.random.RandomState(7)
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
     bots = [mcts.MCTSBot(loaded, uct_c=2.0, max_simulations=2, evaluator=evaluator, random_state=rng, solve=False)
@@ -66,7 +67,7 @@ def test_mcts_plays_whole_games(game: str) -> None:
 
 
 def test_strings_are_the_seats_view_and_the_information_state_remembers() -> None:
-    game = pyspiel.load_game("python_hourglass_artificium(players=3,seed=views)")
+    game = pyspiel.load_game("python_hourglass_artificium(players=3,seed=13)")
     state = game.new_initial_state()
     seat = state.current_player()
     view = canonical_json(state.match.view(seat))
@@ -82,9 +83,9 @@ def test_strings_are_the_seats_view_and_the_information_state_remembers() -> Non
 
 
 def test_same_parameters_same_game() -> None:
-    a = pyspiel.load_game("python_hourglass_cathedral(players=2,seed=x)").new_initial_state()
-    b = pyspiel.load_game("python_hourglass_cathedral(players=2,seed=x)").new_initial_state()
-    c = pyspiel.load_game("python_hourglass_cathedral(players=2,seed=y)").new_initial_state()
+    a = pyspiel.load_game("python_hourglass_cathedral(players=2,seed=21)").new_initial_state()
+    b = pyspiel.load_game("python_hourglass_cathedral(players=2,seed=21)").new_initial_state()
+    c = pyspiel.load_game("python_hourglass_cathedral(players=2,seed=22)").new_initial_state()
     assert a.observation_string(0) == b.observation_string(0) != c.observation_string(0)
     while not a.is_terminal():
         assert a.legal_actions() == b.legal_actions()
