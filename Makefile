@@ -13,7 +13,7 @@ install: $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 
 install-test: $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test]' -e ./clients/python
+	$(BIN)/pip install --quiet -e '.[test,research]' -e ./clients/python
 
 run: install
 	$(BIN)/hourglass serve
@@ -24,7 +24,7 @@ test: install-test
 # service/ stays plain mypy: flask-smorest is untyped.
 lint: install-test
 	$(BIN)/ruff check .
-	$(BIN)/mypy --strict domain core replays workers
+	$(BIN)/mypy --strict domain core replays workers adapters
 	$(BIN)/mypy service
 
 # The proof suites at full size (make test runs each in a quick, bounded form): >= 10,000 chaos

