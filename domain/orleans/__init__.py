@@ -21,7 +21,7 @@ Where a rule lives, by game part (the same skeleton as every game package):
 - ``queries``: read-only questions every module asks; ``common``: the transaction and payouts;
   ``memo``: values derived once per frozen state.
 - ``dispatch``: guards, who acts, decide/step, legal moves and timeouts' default moves.
-- ``game``: views (what each seat may see), the JSON edges and ``RULES``, the contract.
+- ``game``: views (what each seat may see), the JSON edges and ``RULES``, the plugin.
 """
 from domain.orleans.game import RULES
 
