@@ -82,7 +82,7 @@ def _no_bots() -> Mapping[str, Policy]:
 @dataclass(frozen=True, kw_only=True, eq=False)
 class GamePlugin(Generic[S, C, E, Cfg]):
     """Everything the layers above know of one game, declared once in the game's package and
-    registered in ``domain/games.py``.
+    registered in ``domain/games.py`` (docs/adding-a-game.md).
 
     ``S``, ``C``, ``E`` and ``Cfg`` are the game's state, command, event and config types. States,
     events and commands are frozen values; ``codec`` and ``state_to_json`` are the only way they

@@ -1,4 +1,4 @@
-"""The toy game: a tiny sealed-bid game, the smallest complete plugin.
+"""The toy game: a tiny sealed-bid game, the smallest complete plugin (docs/adding-a-game.md).
 
 Each round the system draws a prize (1–6); every seat bids 1, 2 or 3 in secret; when all have bid,
 the system reveals the bids and a seat whose bid is the only highest one scores prize × bid. After

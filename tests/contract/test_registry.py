@@ -2,7 +2,7 @@
 
 Bots, reference data, the events page, the API schema, the benches and the viewer's renderers all
 read the plugins; none of them names a game package itself. Adding a game is its own package plus
-one line in ``domain.games.PACKAGES``.
+one line in ``domain.games.PACKAGES`` (docs/adding-a-game.md).
 """
 from __future__ import annotations
 
