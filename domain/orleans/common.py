@@ -34,7 +34,7 @@ class Tx:
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
-        self.state = FOLD_RULES[type(event)](event, self.state)  # evolve(), a call less per event
+        self.state = FOLD_RULES[type(event)](event, self.state)  # evolve(state, event)
 
 
 def always_valid(state: State, c: Command) -> Why:

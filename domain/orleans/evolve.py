@@ -1,12 +1,11 @@
 """The fold: ``evolve(state, event) -> state``. Total; no validation, no randomness."""
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 from domain.orleans import data as D
-from domain.orleans.memo import MEMO_INPUTS, stale_table
+from domain.orleans.memo import keep, recall, replace, with_player
 from domain.orleans.model import (
     CHARS,
     GOODS,
@@ -83,52 +82,6 @@ T = TypeVar("T")
 DC = TypeVar("DC", bound="DataclassInstance")
 E = TypeVar("E")
 S = TypeVar("S", State, None)
-_FIELDS: dict[type, frozenset[str]] = {}
-
-
-def replace(obj: DC, **changes: Any) -> DC:
-    """``dataclasses.replace`` for our frozen dataclasses, without re-running __init__ (hot path):
-    the new object's attribute dict is the old one united with the changes."""
-    cls = type(obj)
-    old = obj.__dict__
-    fresh = old | changes
-    if len(fresh) != len(old):  # a key that is not a field (every field is in the old dict)
-        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - _fields(cls))}")
-    if len(old) > _FIELD_COUNT[cls] and not MEMO_INPUTS[cls].isdisjoint(changes):
-        _drop_memos(cls, fresh, changes)  # memoised values (memo.memo) derived from a changed field
-    new = _new(cls)
-    _set_attr(new, "__dict__", fresh)  # frozen: bypass the dataclass's __setattr__, as __init__ does
-    return new
-
-
-def _fields(cls: type) -> frozenset[str]:
-    names = _FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(cls))
-    return names
-
-
-class _FieldCount(dict[type, int]):
-    """A dataclass -> its number of fields: an attribute dict longer than that holds memos."""
-
-    def __missing__(self, cls: type) -> int:
-        count = self[cls] = len(_fields(cls))
-        return count
-
-
-_FIELD_COUNT = _FieldCount()
-
-
-def _drop_memos(cls: type, fresh: dict[str, Any], changes: Iterable[str]) -> None:
-    """Take out of ``fresh`` the memoised values derived from a changed field."""
-    for key in stale_table(cls)[tuple(changes)]:
-        fresh.pop(key, None)
-
-
-_new = object.__new__
-PLAYER_FIELDS, STATE_FIELDS = len(_fields(Player)), len(_fields(State))
-_STALE_IN_PLAYERS = stale_table(State, "players")  # a player's changed fields -> the State memos to drop
-_set_attr = object.__setattr__
-
-
 # --- small tuple helpers -------------------------------------------------------------------------
 
 
@@ -165,47 +118,14 @@ def player(state: State, seat: int) -> Player:
     return state.players[seat]
 
 
-def with_player(state: State, seat: int, /, also: dict[str, Any] | None = None, **changes: Any) -> State:
-    """``replace(state, players=put(state.players, seat, replace(state.players[seat], **changes)))``,
-    inlined: most events change one player. ``also``: changes to the State's own fields made in the
-    same copy (``replace(with_player(...), **also)`` without a second State)."""
-    players = state.players
-    old = players[seat].__dict__
-    fresh = old | changes
-    if len(fresh) != len(old):
-        raise TypeError(f"Player has no field(s) {sorted(set(changes) - _fields(Player))}")
-    if len(old) > PLAYER_FIELDS and not MEMO_INPUTS[Player].isdisjoint(changes):
-        _drop_memos(Player, fresh, changes)
-    new = _new(Player)
-    _set_attr(new, "__dict__", fresh)
-    items = list(players)  # put(), inlined: a call less per event
-    items[seat] = new
-    old = state.__dict__
-    fresh = old.copy()
-    fresh["players"] = tuple(items)
-    if len(old) > STATE_FIELDS:  # the State's memos that read these fields of a player (or all of it)
-        for key in _STALE_IN_PLAYERS[tuple(changes)]:
-            fresh.pop(key, None)
-    if also:
-        size = len(fresh)
-        fresh.update(also)
-        if len(fresh) != size:
-            raise TypeError(f"State has no field(s) {sorted(set(also) - _fields(State))}")
-        if len(old) > STATE_FIELDS:
-            _drop_memos(State, fresh, also)
-    after = _new(State)
-    _set_attr(after, "__dict__", fresh)
-    return after
-
-
 def with_slots(state: State, seat: int, places: tuple[Slots, ...], **changes: Any) -> State:
     """``with_player(state, seat, places=places, **changes)`` where ``places`` differs from the
     player's only in what stands on the spaces (set_slot, clear_tiles): the same places in the
     same order, so the place_map memo still holds and is kept (the others are re-derived)."""
-    kept = state.players[seat].__dict__.get(PLACE_MAP)
+    kept = recall(state.players[seat], PLACE_MAP)
     state = with_player(state, seat, places=places, **changes)
     if kept is not None:
-        state.players[seat].__dict__[PLACE_MAP] = kept
+        keep(state.players[seat], PLACE_MAP, kept)
     return state
 
 
@@ -419,7 +339,7 @@ def _(e: PlansRevealed, state: State) -> State:
             i = index[x.place]
             places[i] = Slots(x.place, put(places[i].slots, x.space, x.tile.value))
         players.append(replace(p, places=tuple(places), **changes))
-        players[seat].__dict__[PLACE_MAP] = index  # the same places, other slots: the memo still holds
+        keep(players[seat], PLACE_MAP, index)  # the same places, other slots: the place map still holds
     return replace(state, players=tuple(players))
 
 

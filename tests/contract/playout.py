@@ -46,7 +46,7 @@ class Case:
 def _orleans_tower_starts() -> list[Case]:
     """Orléans games where a seat owns the Gunpowder Tower from the start (rules 3 and 4): random
     seats then load it in phase 3 and plan from it, the moves where listing order is easiest to get
-    wrong."""
+    wrong (docs/performance.md)."""
     from domain.orleans import data as D
     from domain.orleans.game import RULES, RULES_3
     from domain.orleans.model import PlaceTileTaken
