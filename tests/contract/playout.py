@@ -21,8 +21,8 @@ from domain.core import SYSTEM, Actor, GameRules, Rejected, RejectKind
 from domain.games import fold, plugins, step
 from domain.rng import Rng
 
-TIMEOUT_ODDS = 12  # one seat decision in 12 is a timeout (the system plays the seat's default move)
-BOT_EVERY = 53  # the built-in bots decide at one decision in this many (search bots are slow)
+TIMEOUT_ODDS = 12  # random seats: one decision in 12 is a timeout (the system plays the seat's default move)
+BOT_EVERY = 71  # every built-in bot decides for the first seat to act at one decision in this many
 HIDDEN_EVERY = 17  # the redaction probe runs at one decision in this many
 
 
@@ -36,11 +36,12 @@ class Case:
     seed: str
     extra: Callable[[Any], list[Any]] | None = None
     label: str = ""
+    bot: str | None = None  # seats choose with this built-in bot; None: at random
 
     @property
     def id(self) -> str:
         parts = [self.plugin.engine_version, *(f"{k}={v}" for k, v in sorted(self.config.items())), self.seed]
-        return "-".join([*parts, self.label] if self.label else parts)
+        return "-".join([*parts, *([self.label] if self.label else []), *([self.bot] if self.bot else [])])
 
 
 def _orleans_tower_starts() -> list[Case]:
@@ -64,15 +65,25 @@ EXTRA_CASES: dict[str, Callable[[], list[Case]]] = {"orleans": _orleans_tower_st
 """Optional: starts a game's random playouts seldom reach. A game needs no entry."""
 
 
+SLOW_BOTS = frozenset({"search"})  # bots that simulate many games per decision: not played whole here
+
+
 def cases() -> list[Case]:
-    """Every registered plugin: each edition with its fewest and most players, two seeds."""
+    """Every registered plugin: each edition with its fewest and most players, two seeds, random
+    seats; then the extra starts, and each of the game's own bots (which reach positions random
+    seats seldom do) on its first edition with the fewest players and on every extra start."""
     out: list[Case] = []
     for plugin in plugins():
         for edition, players in plugin.editions.items():
             for i, n in enumerate(sorted({players[0], players[-1]})):
                 config = {"players": n} | ({"edition": edition} if edition else {})
                 out.append(Case(plugin, config, f"seed-{i}"))
-        out += EXTRA_CASES.get(plugin.name, list)()
+        extra = EXTRA_CASES.get(plugin.name, list)()
+        out += extra
+        edition, players = next(iter(plugin.editions.items()))
+        for bot in sorted(set(plugin.bots()) - SLOW_BOTS):
+            config = {"players": players[0]} | ({"edition": edition} if edition else {})
+            out += [Case(plugin, config, "bots", bot=bot), *(dataclasses.replace(c, bot=bot) for c in extra)]
     return out
 
 
@@ -173,6 +184,7 @@ def playout(case: Case, on_decision: Check | None = None, *, bots: bool = True,
     chooser = Rng(seed, game_id + ":contract", 0)
     rng = Rng(seed, game_id)
     names = bot_names(plugin.name) if bots else ()
+    chooses = get_bot(case.bot, plugin.name) if case.bot else None
     while not plugin.is_finished(state):
         assert record.decisions < max_decisions, f"{game_id}: no end after {max_decisions} decisions"
         acting = sorted(plugin.to_act(state), key=str)
@@ -180,15 +192,18 @@ def playout(case: Case, on_decision: Check | None = None, *, bots: bool = True,
         listing = {actor_key(a): plugin.legal_moves(state, a) for a in [*acting, SYSTEM]}
         record.listings.append((len(log), {k: [plugin.command_to_json(m) for m in v] for k, v in listing.items()}))
         actor = SYSTEM if SYSTEM in acting else acting[chooser.below(len(acting))]
-        if actor != SYSTEM and chooser.below(TIMEOUT_ODDS) == 0 and listing[SYSTEM]:
-            actor = SYSTEM  # a clock ran out
+        if chooses is None and actor != SYSTEM and chooser.below(TIMEOUT_ODDS) == 0 and listing[SYSTEM]:
+            actor = SYSTEM  # a clock ran out (a bot's seat plays on: its plans are not cut short)
         moves = listing[actor_key(actor)]
         assert moves, f"{actor} is to act but has no legal move"
-        command = moves[chooser.below(len(moves))]
+        if chooses is not None and actor != SYSTEM:
+            command = chooses(plugin, state, actor, moves, bot_rng(seed, game_id, int(actor), len(log)))
+        else:
+            command = moves[chooser.below(len(moves))]
         if on_decision is not None:
             on_decision(plugin, state, actor, moves, command, seed, game_id)
         if names and record.decisions % BOT_EVERY == 0:
-            for seat in (a for a in acting if isinstance(a, int)):
+            for seat in (a for a in acting[:1] if isinstance(a, int)):
                 for name in names:
                     policy = get_bot(name, plugin.name)
                     pick = policy(plugin, state, seat, plugin.legal_moves(state, seat), bot_rng(seed, game_id, seat, len(log)))

@@ -1,8 +1,9 @@
 """The contract every registered game keeps (domain.core.GamePlugin), checked the same way for all.
 
-Over seeded random playouts of each plugin (``playout.cases``: every edition with its fewest and
-most players, plus starts a game's playouts seldom reach, such as Orléans seats owning the
-Gunpowder Tower under rules 3):
+Over seeded playouts of each plugin (``playout.cases``: every edition with its fewest and most
+players with random seats, starts a game's playouts seldom reach, such as Orléans seats owning
+the Gunpowder Tower under rules 3, and the same with seats played by each of the game's own
+bots, which reach positions random seats seldom do):
 
 - determinism: the same seed gives the same events, whatever was asked of the state on the way;
 - accepted ⇔ listed: every listed move is accepted, near misses are accepted exactly when listed,
