@@ -11,10 +11,10 @@ listed move against ``decide``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from domain.core import SYSTEM, Actor, Rejected, RejectKind, refuse_unless_allowed, who, who_list
+from domain.engine import CommandRule
 from domain.orleans import actions, deeds, events, followers, places, planning, scoring, setup, torture, tracks, travel
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why, always_valid
@@ -66,17 +66,7 @@ from domain.rng import Rng
 C = TypeVar("C", bound=SeatCommand)
 
 
-@dataclass(frozen=True, slots=True)
-class CommandRule(Generic[C]):
-    """How one seat command is checked, applied and listed; the three agree on its type."""
-
-    validate: Callable[[State, C], Why]
-    apply: Callable[[Tx, C], None]
-    candidates: Callable[[State, int], Iterable[C]]
-    exact: bool = False  # the candidates are valid by construction: legal_moves skips the validator
-
-
-COMMAND_RULES: dict[type[SeatCommand], CommandRule[Any]] = {
+COMMAND_RULES: dict[type[SeatCommand], CommandRule[State, Tx, Any]] = {
     ExcludePlaceTile: CommandRule(setup.validate_exclude, setup.apply_exclude, setup.candidates_exclude),
     SkipExclusion: CommandRule(setup.validate_skip_exclusion, setup.apply_skip_exclusion,
                                setup.candidates_skip_exclusion),

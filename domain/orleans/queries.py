@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
+from domain.engine import Why
 from domain.orleans import data as D
 from domain.orleans.data import Char, Event, Tile
 from domain.orleans.evolve import CHAR_INDEX, DEED_INDEX, GOOD_INDEX, TRACK_INDEX
 from domain.orleans.memo import derived
 from domain.orleans.model import TECH, Choice, Player, State, place_map
-
-Why = str | None  # a validator's answer: None, or why the command is illegal
 
 
 def owns(p: Player, place: str) -> bool:
