@@ -2,14 +2,14 @@
 the table entry that checks, applies and lists one kind of seat command.
 
 A game's ``dispatch`` maps each seat command type to a ``CommandRule`` (``COMMAND_RULES``) and
-runs a decision as a ``Transaction`` of its own (``Tx``, naming its fold); ``evolve`` folds
-``(state, event)`` in every game.
+runs a decision as a ``Transaction`` of its own (``Tx``, naming its fold); its ``evolve`` folds
+``(state, event)`` through a ``FoldRules`` table, rules taking ``(state, event)`` in every game.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar, get_type_hints
 
 from domain.rng import Rng
 
@@ -53,3 +53,24 @@ class CommandRule(Generic[S, T, C]):
     apply: Callable[[T, C], None]
     candidates: Callable[[S, int], Iterable[C]]
     exact: bool = False  # the candidates are valid by construction: legal_moves skips the validator
+
+
+class FoldRules(dict[type, Callable[[Any, Any], S]]):
+    """A game's fold: event class -> ``rule(state, event) -> state``, the same signature in every
+    game. Register a rule with ``@FOLD.rule`` (the event class is read from the annotation of its
+    second parameter) or pass a table; ``FOLD.fold(state, event)`` is the game's ``evolve``."""
+
+    def __init__(self, game: str, table: Mapping[type, Callable[[Any, Any], S]] | None = None) -> None:
+        super().__init__(table or {})
+        self.game = game
+
+    def rule(self, rule: Callable[[Any, Any], S]) -> Callable[[Any, Any], S]:
+        event = list(rule.__annotations__)[1]
+        self[get_type_hints(rule)[event]] = rule
+        return rule
+
+    def fold(self, state: Any, event: Any) -> S:
+        rule = self.get(type(event))
+        if rule is None:
+            raise TypeError(f"not {self.game} event: {event!r}")
+        return rule(state, event)
