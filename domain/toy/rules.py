@@ -1,10 +1,12 @@
-"""The toy game's rules: set-up, decide, the fold (evolve), who acts, legal and default moves."""
+"""The toy game's rules: set-up, decide, the fold (evolve, one rule per event in a shared
+``domain.engine.FoldRules`` table), who acts, legal and default moves."""
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
 from domain.core import SYSTEM, Actor, Rejected, RejectKind
+from domain.engine import FoldRules
 from domain.rng import Rng
 from domain.toy.model import (
     BIDS,
@@ -71,23 +73,41 @@ def decide(state: State, command: Command, rng: Rng) -> list[Event]:
     return [BidPlaced(command.seat, command.bid)]
 
 
+FOLD = FoldRules[State]("a toy")  # event class -> rule(state, event); evolve never re-validates
+
+
 def evolve(state: State | None, event: Event) -> State:
-    """The fold: the state after ``event``. It never re-validates (decide did)."""
-    if isinstance(event, GameStarted):
-        n = event.players
-        return State(n, event.rounds, 0, (None,) * n, (0,) * n, 0, 0, False)
-    assert state is not None, "a game starts with GameStarted"
-    if isinstance(event, PrizeDrawn):
-        return replace(state, prize=event.prize, draws=event.draws)
-    if isinstance(event, BidPlaced):
-        bids = list(state.bids)
-        bids[event.seat] = event.bid
-        return replace(state, bids=tuple(bids))
-    if isinstance(event, BidsRevealed):
-        top = max(event.bids)
-        alone = event.bids.count(top) == 1
-        scores = tuple(s + (event.prize * b if alone and b == top else 0) for s, b in zip(state.scores, event.bids))
-        return replace(state, scores=scores, bids=(None,) * state.players, round=state.round + 1)
+    """The fold: the state after ``event``."""
+    return FOLD.fold(state, event)
+
+
+@FOLD.rule
+def _started(_state: None, e: GameStarted) -> State:
+    return State(e.players, e.rounds, 0, (None,) * e.players, (0,) * e.players, 0, 0, False)
+
+
+@FOLD.rule
+def _prize_drawn(state: State, e: PrizeDrawn) -> State:
+    return replace(state, prize=e.prize, draws=e.draws)
+
+
+@FOLD.rule
+def _bid_placed(state: State, e: BidPlaced) -> State:
+    bids = list(state.bids)
+    bids[e.seat] = e.bid
+    return replace(state, bids=tuple(bids))
+
+
+@FOLD.rule
+def _bids_revealed(state: State, e: BidsRevealed) -> State:
+    top = max(e.bids)
+    alone = e.bids.count(top) == 1
+    scores = tuple(s + (e.prize * b if alone and b == top else 0) for s, b in zip(state.scores, e.bids))
+    return replace(state, scores=scores, bids=(None,) * state.players, round=state.round + 1)
+
+
+@FOLD.rule
+def _ended(state: State, e: GameEnded) -> State:
     return replace(state, finished=True)
 
 
