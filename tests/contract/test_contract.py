@@ -134,6 +134,30 @@ def test_the_contract_holds_over_a_random_playout(case: Case) -> None:
     assert record.listings and (record.picks or plugin.is_finished(state))
 
 
+@pytest.mark.parametrize("plugin", sorted({c.plugin for c in CASES}, key=lambda p: p.engine_version),
+                         ids=lambda p: p.engine_version)
+def test_a_set_up_shows_each_viewer_only_what_its_events_showed(plugin: GameRules) -> None:
+    """Set-ups dealt from different seeds that a viewer was shown alike look alike to it (decks
+    and bags are dealt at set-up, and nothing of their order may show)."""
+    edition, players = next(iter(plugin.editions.items()))
+    config = plugin.config_from_json({"players": players[-1]} | ({"edition": edition} if edition else {}))
+    dealt = []
+    for i in range(24):
+        events = plugin.setup(config, Rng(f"deal-{i}".encode(), "contract-deal", 0))
+        dealt.append((events, fold(plugin, events)))
+    compared = 0
+    for viewer in [None, *range(players[-1])]:
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for events, state in dealt:
+            shown = json.dumps([plugin.event_view(e, viewer) for e in events], sort_keys=True)
+            groups.setdefault(shown, []).append(_json(plugin.view(state, viewer)))
+        for views in groups.values():
+            compared += len(views) - 1
+            assert all(v == views[0] for v in views), f"viewer {viewer} sees a difference it was not shown"
+    if not compared:
+        pytest.skip("every set-up shows a different public draw (e.g. a first tile turned up): nothing alike")
+
+
 def test_every_registered_plugin_is_played() -> None:
     from domain.games import plugins
 
