@@ -27,12 +27,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's packages, not an installed copy
 
-from domain.artificium import RULES as ARTIFICIUM  # noqa: E402
 from domain.core import SYSTEM  # noqa: E402
-from domain.games import fold  # noqa: E402
-from domain.orleans import RULES  # noqa: E402
+from domain.games import fold, get_game  # noqa: E402
 from domain.rng import Rng  # noqa: E402
 from domain.selfplay import Playthrough, play  # noqa: E402
+
+RULES = get_game("orleans")  # the plugins come from the one registry, domain/games.py
+ARTIFICIUM = get_game("artificium")
 
 
 def main() -> None:
@@ -50,7 +51,7 @@ def main() -> None:
     if args.game == "cathedral":
         cathedral(args.games, "standard" if args.edition == "classic" else args.edition)
         return
-    config = RULES.for_engine(args.engine).config_from_json({"edition": args.edition, "players": args.players})
+    config = get_game("orleans", args.engine).config_from_json({"edition": args.edition, "players": args.players})
 
     elapsed = float("inf")
     for _ in range(max(1, args.repeat)):  # on a shared machine the best pass is the one least disturbed
@@ -130,8 +131,7 @@ def artificium(players: int, count: int, bots: str) -> None:
 
 def cathedral(games: int, edition: str) -> None:
     """Greedy and random teams on the same seeds: share of games won, sections built, s/game."""
-    from domain.cathedral import RULES as CATHEDRAL
-
+    CATHEDRAL = get_game("cathedral")
     print(f"The Cathedral of Orléans ({edition}), {games} seeded games per seat count")
     for players in (2, 3, 4):
         config = CATHEDRAL.config_from_json({"edition": edition, "players": players})

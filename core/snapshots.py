@@ -97,13 +97,8 @@ def decode(rules: GameRules, text: str, game_id: str = "") -> Restored | None:
 
 
 def state_type(rules: GameRules) -> Any:
-    """The game's state class, as its ``state_to_json`` is annotated."""
-    return _state_type(type(rules))
-
-
-@cache
-def _state_type(rules_class: Any) -> Any:
-    return typing.get_type_hints(rules_class.state_to_json)["state"]
+    """The game's state class, as its plugin declares it."""
+    return rules.state_type
 
 
 @cache

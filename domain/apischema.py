@@ -6,13 +6,12 @@ with the codec. Views are plain JSON objects built by each game's ``view``; each
 describes its view and result in its own ``schema.py`` with the small builders below, and a test
 validates the views of random playouts against them (tests/service/test_openapi_views.py).
 
-A game package exposes ``SCHEMA = ApiSchema(...)`` in ``domain/<game>/schema.py``; a rules
-object may instead carry it as its ``api_schema`` attribute (a game outside ``domain``).
+A game package builds ``SCHEMA = ApiSchema(...)`` (by convention in ``domain/<game>/schema.py``)
+and declares it as its plugin's ``api_schema`` (``domain.core.GamePlugin``).
 """
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -40,16 +39,9 @@ class ApiSchema:
 
 
 def find(name: str, rules: Any) -> ApiSchema | None:
-    """The game's schema: ``rules.api_schema``, else ``domain.<name>.schema.SCHEMA``, else None."""
+    """The schema the plugin ``rules`` of game ``name`` declares."""
     own = getattr(rules, "api_schema", None)
-    if isinstance(own, ApiSchema):
-        return own
-    try:
-        module = importlib.import_module(f"domain.{name}.schema")
-    except ModuleNotFoundError:
-        return None
-    found = getattr(module, "SCHEMA", None)
-    return found if isinstance(found, ApiSchema) else None
+    return own if isinstance(own, ApiSchema) else None
 
 
 # --- derived from type hints ------------------------------------------------------------------

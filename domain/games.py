@@ -1,4 +1,4 @@
-"""The game registry: every game package, by name, behind the contract of ``domain.core``.
+"""The game registry: the one list of game plugins (``domain.core.GamePlugin``), by name.
 
 Usage from the layers above::
 
@@ -12,44 +12,66 @@ Usage from the layers above::
 """
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable
+from functools import cache
 from typing import Any
 
-from domain.core import GameRules, Rejected, RejectKind
+from domain.core import GamePlugin, GameRules, Rejected, RejectKind
+
+# The one list of games: each package declares ``RULES = GamePlugin(...)`` in its __init__.py.
+# Bots, reference data, the events page, the benches and the viewer's renderers derive from it.
+PACKAGES: tuple[str, ...] = (
+    "domain.orleans",
+    "domain.artificium",
+    "domain.cathedral",
+    "domain.toy",
+)
+
+_shown: set[str] = set()  # unlisted games this process offers all the same (see ``show``)
 
 
-def _orleans() -> GameRules:
-    from domain.orleans import RULES
-
-    return RULES
-
-
-def _artificium() -> GameRules:
-    from domain.artificium import RULES
-
-    return RULES
-
-
-def _cathedral() -> GameRules:
-    from domain.cathedral import RULES
-
-    return RULES
+@cache
+def plugins() -> tuple[GameRules, ...]:
+    """Every registered plugin, listed or not, in the order of ``PACKAGES``."""
+    found: list[GameRules] = []
+    for package in PACKAGES:
+        plugin = importlib.import_module(package).RULES
+        if not isinstance(plugin, GamePlugin):
+            raise TypeError(f"{package}.RULES is not a domain.core.GamePlugin")
+        found.append(plugin)
+    names = [p.name for p in found]
+    if len(set(names)) != len(names):
+        raise TypeError(f"two registered games share a name: {names}")
+    return tuple(found)
 
 
-_LOADERS = {"orleans": _orleans, "artificium": _artificium, "cathedral": _cathedral}
+def show(name: str) -> None:
+    """Offer the unlisted game ``name`` in this process (the service tests play the toy game)."""
+    if name not in {p.name for p in plugins()}:
+        raise KeyError(name)
+    _shown.add(name)
 
 
 def game_names() -> tuple[str, ...]:
-    return tuple(sorted(_LOADERS))
+    """The games the service offers: the listed ones and any shown in this process."""
+    return tuple(sorted(p.name for p in plugins() if p.listed or p.name in _shown))
+
+
+def find_game(name: str) -> GameRules | None:
+    """The plugin of game ``name`` if the service offers it, else None."""
+    for plugin in plugins():
+        if plugin.name == name and (plugin.listed or name in _shown):
+            return plugin
+    return None
 
 
 def get_game(name: str, engine_version: str | None = None) -> GameRules:
     """The rules of game ``name``; with ``engine_version``, those that replay a game recorded by
     that engine (see ``for_engine``)."""
-    loader = _LOADERS.get(name)
-    if loader is None:
+    rules = find_game(name)
+    if rules is None:
         raise Rejected(RejectKind.INVALID_CONFIG, f"unknown game {name!r}; known: {', '.join(game_names())}")
-    rules = loader()
     return rules if engine_version is None else for_engine(rules, engine_version)
 
 
@@ -57,23 +79,18 @@ def for_engine(rules: GameRules, engine_version: str) -> GameRules:
     """The rules that set up a game recorded by ``engine_version`` again.
 
     A game whose rules changed keeps the older rules reachable by offering
-    ``rules.for_engine(engine_version)``; a game without it has one rule set for every version.
+    ``rules.for_engine``; a game without it has one rule set for every version.
     Only set-up needs this: a game records its rules in its config, so ``decide`` and ``evolve``
     follow the state.
     """
-    select = getattr(rules, "for_engine", None)
-    if select is None:
-        return rules
-    chosen: GameRules = select(engine_version)
-    return chosen
+    return rules if rules.for_engine is None else rules.for_engine(engine_version)
 
 
 def provisional(rules: GameRules) -> frozenset[str]:
     """The command types (by name) after which a seat that stays to act is still in the same
-    decision, as the game declares them in ``rules.provisional``; empty for a game that declares
-    none. Every other command a seat sends ends its decision (its clock's stint, core/clocks.py)."""
-    names: frozenset[str] = getattr(rules, "provisional", frozenset())
-    return names
+    decision (``GamePlugin.provisional``). Every other command a seat sends ends its decision
+    (its clock's stint, core/clocks.py)."""
+    return rules.provisional
 
 
 def fold(rules: GameRules, events: Iterable[Any], state: Any = None) -> Any:
@@ -86,9 +103,8 @@ def fold(rules: GameRules, events: Iterable[Any], state: Any = None) -> Any:
 def stepper(rules: GameRules) -> Callable[[Any, Any, Any], tuple[list[Any], Any]]:
     """``step`` for one game's rules, with the choice between ``rules.step`` and decide + fold
     made once (for loops that step many times)."""
-    own: Callable[[Any, Any, Any], tuple[list[Any], Any]] | None = getattr(rules, "step", None)
-    if own is not None:
-        return own
+    if rules.step is not None:
+        return rules.step
     return lambda state, command, rng: step(rules, state, command, rng)
 
 
@@ -98,9 +114,7 @@ def step(rules: GameRules, state: Any, command: Any, rng: Any) -> tuple[list[Any
     A game whose ``decide`` already folds its events as it emits them (Orléans does) may offer
     ``rules.step`` with the same result, to spare the second fold on the hot path.
     """
-    own = getattr(rules, "step", None)
-    if own is not None:
-        stepped: tuple[list[Any], Any] = own(state, command, rng)
-        return stepped
+    if rules.step is not None:
+        return rules.step(state, command, rng)
     events = rules.decide(state, command, rng)
     return events, fold(rules, events, state)

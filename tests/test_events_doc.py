@@ -13,9 +13,7 @@ from typing import Any
 
 from core.table import TABLE_EVENTS
 from domain import apischema as S
-from domain.artificium.model import EVENTS as ARTIFICIUM_EVENTS
-from domain.cathedral.model import EVENTS as CATHEDRAL_EVENTS
-from domain.orleans.model import EVENTS as ORLEANS_EVENTS
+from domain.games import plugins
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "events.md"
 
@@ -32,24 +30,9 @@ Hidden information never reaches a seat that may not see it: where a game shows 
 differently to other seats and spectators, its section says how.
 """
 
+# One section per listed game, in the registry's order (domain/games.py), then the table's events.
 GAMES: list[tuple[str, tuple[type, ...], str]] = [
-    ("Orléans", ORLEANS_EVENTS, """Data: `docs/orleans-data.md`.
-
-Shown differently to others: `GameStarted.hourglass` (the order of the Hour Glass tiles) is
-sent as its length. During planning, another seat's `FollowerPlaced`, `FollowerTakenBack` and
-`MovedToTower` reach everyone else as `{"type": "SealedPlanning", "seat": n, "hidden": true}`,
-whatever the kind, until `PlansRevealed` shows every placement at once."""),
-    ("Artificium", ARTIFICIUM_EVENTS, """Data: `docs/artificium-data.md`.
-
-Shown differently to others: `GameStarted.deck` and `DeckReshuffled.deck` (the draw pile's
-order) are sent as their length. Another seat's `CardsDrawn` becomes `{"type", "seat", "count",
-"hidden": true}`; another seat's `CardCommitted` (a sealed card) becomes `{"type", "seat",
-"hidden": true}` until the reveal; a `CardExplored` that is neither yours nor aimed at you becomes
-`{"type", "seat", "target", "draws", "hidden": true}`."""),
-    ("The Cathedral of Orléans", CATHEDRAL_EVENTS, """Data: `docs/cathedral-data.md`.
-
-Every event is public: it names only what the whole table sees at that moment (tiles drawn from
-a bag are shown as they come out)."""),
+    *((p.title, p.codec.event_types, p.events_note) for p in plugins() if p.listed),
     ("Every game: seats and the table", TABLE_EVENTS, """Recorded by the service for any game
 (`docs/api.md`, "Game-level actions"): seats opened and joined, resignations, aborts, forced moves,
 forfeits (`docs/bots.md`) and games decided because seats left."""),

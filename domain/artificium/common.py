@@ -7,11 +7,13 @@ from domain.artificium import data as D
 from domain.artificium.data import Card
 from domain.artificium.evolve import evolve
 from domain.artificium.model import CardsDrawn, DeckReshuffled, Phase, Player, State
+from domain.engine import Transaction, Why
 
-Why = str | None  # a validator's answer: None, or why the command is illegal
+__all__ = ["Tx", "Why"]
 
 
-class Tx:
+
+class Tx(Transaction[State, Any]):
     """The events of one decision, folded as they are emitted so later steps see them.
 
     After every event the draw pile is refilled if it has run out while the discard pile holds
@@ -19,16 +21,11 @@ class Tx:
     comes up short, so cards discarded after the pile emptied wait for the next reshuffle.
     """
 
-    __slots__ = ("state", "events", "rng")
-
-    def __init__(self, state: State, rng: Any) -> None:
-        self.state = state
-        self.events: list[Any] = []
-        self.rng = rng
+    __slots__ = ()
+    fold = staticmethod(evolve)
 
     def emit(self, event: Any) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
+        super().emit(event)
         if pile_ran_out(self.state):
             reshuffle(self)
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from domain.artificium import effects, market, playing, trade, turn
-from domain.artificium.common import Tx, Why
+from domain.artificium.common import Tx
 from domain.artificium.flow import settle
 from domain.artificium.model import (
     SYSTEM,
@@ -33,9 +33,8 @@ from domain.artificium.model import (
     TimeoutApplied,
 )
 from domain.core import Actor, Rejected, RejectKind, refuse_unless_allowed, who, who_list
+from domain.engine import CommandRule
 
-Validator = Callable[[State, Any], Why]
-Applier = Callable[[Tx, Any], None]
 Candidates = Callable[[State, int], Iterable[Any]]
 
 
@@ -43,18 +42,18 @@ def _no_candidates(command: type) -> Candidates:
     return lambda state, seat: (command(seat),)
 
 
-RULES: dict[type, tuple[Validator, Applier, Candidates]] = {
-    ExchangeCard: (market.validate_exchange, market.apply_exchange, market.candidates_exchange),
-    RedrawHand: (market.validate_redraw, market.apply_redraw, _no_candidates(RedrawHand)),
-    PassMarket: (market.validate_pass_market, market.apply_pass_market, _no_candidates(PassMarket)),
-    CommitCard: (playing.validate_commit, playing.apply_commit, playing.candidates_commit),
-    BuyResource: (trade.validate_buy, trade.apply_buy, trade.candidates_buy),
-    SellResource: (trade.validate_sell, trade.apply_sell, trade.candidates_sell),
-    ResolveCard: (effects.validate_resolve, effects.apply_resolve, effects.candidates_resolve),
-    DeclineCard: (playing.validate_revealed, playing.apply_decline, _no_candidates(DeclineCard)),
-    TakeCardBack: (playing.validate_revealed, playing.apply_take_back, _no_candidates(TakeCardBack)),
-    DiscardFromHand: (playing.validate_discard, playing.apply_discard, playing.candidates_discard),
-    FinishTurn: (turn.validate_finish, turn.apply_finish, _no_candidates(FinishTurn)),
+COMMAND_RULES: dict[type, CommandRule[State, Tx, Any]] = {
+    ExchangeCard: CommandRule(market.validate_exchange, market.apply_exchange, market.candidates_exchange),
+    RedrawHand: CommandRule(market.validate_redraw, market.apply_redraw, _no_candidates(RedrawHand)),
+    PassMarket: CommandRule(market.validate_pass_market, market.apply_pass_market, _no_candidates(PassMarket)),
+    CommitCard: CommandRule(playing.validate_commit, playing.apply_commit, playing.candidates_commit),
+    BuyResource: CommandRule(trade.validate_buy, trade.apply_buy, trade.candidates_buy),
+    SellResource: CommandRule(trade.validate_sell, trade.apply_sell, trade.candidates_sell),
+    ResolveCard: CommandRule(effects.validate_resolve, effects.apply_resolve, effects.candidates_resolve),
+    DeclineCard: CommandRule(playing.validate_revealed, playing.apply_decline, _no_candidates(DeclineCard)),
+    TakeCardBack: CommandRule(playing.validate_revealed, playing.apply_take_back, _no_candidates(TakeCardBack)),
+    DiscardFromHand: CommandRule(playing.validate_discard, playing.apply_discard, playing.candidates_discard),
+    FinishTurn: CommandRule(turn.validate_finish, turn.apply_finish, _no_candidates(FinishTurn)),
 }
 
 RESOLVING = (ResolveCard, BuyResource, SellResource, DeclineCard, TakeCardBack)
@@ -116,7 +115,7 @@ def guard(state: State, command: Any) -> None:
             raise Rejected(RejectKind.WRONG_PHASE, "the next system step is StartTurn")
         return
     refuse_unless_allowed(command, allowed_types(state))
-    why = RULES[type(command)][0](state, command)
+    why = COMMAND_RULES[type(command)].validate(state, command)
     if why:
         raise Rejected(RejectKind.ILLEGAL_MOVE, why)
 
@@ -140,7 +139,7 @@ def transact(state: State, command: Any, rng: Any) -> Tx:
     if isinstance(command, StartTurn):
         turn.apply_start(tx, command)
     else:
-        RULES[type(command)][1](tx, command)
+        COMMAND_RULES[type(command)].apply(tx, command)
     settle(tx)
     return tx
 
@@ -160,7 +159,8 @@ def legal_moves(state: State, actor: Actor) -> list[Any]:
         return []
     moves: list[Any] = []
     for cls in allowed_types(state):
-        validate, _, candidates = RULES[cls]
+        rule = COMMAND_RULES[cls]
+        validate, candidates = rule.validate, rule.candidates
         moves.extend(m for m in candidates(state, actor) if validate(state, m) is None)
     return moves
 

@@ -1,7 +1,6 @@
 """The fold: ``evolve(state, event) -> state``. Total; no validation, no randomness."""
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -51,6 +50,7 @@ from domain.artificium.model import (
     VictoryPointsScored,
     sort_cards,
 )
+from domain.engine import FoldRules
 
 # --- small tuple helpers ------------------------------------------------------------------------------
 
@@ -81,10 +81,9 @@ def with_player(state: State, seat: int, **changes: Any) -> State:
 def evolve(state: State | None, event: Any) -> State:
     if isinstance(event, GameStarted):
         return _started(event)
-    rule = _RULES.get(type(event))
-    if rule is None or state is None:
-        raise TypeError(f"not an Artificium event for this state: {event!r}")
-    return rule(state, event)
+    if state is None:
+        raise TypeError(f"a game starts with GameStarted, not {event!r}")
+    return FOLD.fold(state, event)
 
 
 def _started(e: GameStarted) -> State:
@@ -292,7 +291,7 @@ def _ended(s: State, e: GameEnded) -> State:
     return replace(s, phase=Phase.FINISHED, market_turn=None, queue=())
 
 
-_RULES: dict[type, Callable[[State, Any], State]] = {
+FOLD = FoldRules[State]("an Artificium", {
     TurnStarted: _turn_started, PhaseBegan: _phase, DeckReshuffled: _reshuffled, CardsDrawn: _drawn,
     MarketDealt: _dealt, MarketTurnMoved: _market_turn, CardExchanged: _exchanged,
     HandDiscarded: _hand_discarded, MarketPassed: _market_passed, MarketClosed: _market_closed,
@@ -303,4 +302,4 @@ _RULES: dict[type, Callable[[State, Any], State]] = {
     CardReturned: _returned, ResourceStolen: _stolen, CardDeclined: _declined, CardTakenBack: _taken_back,
     ResolutionEnded: _resolution_ended, PlayedCardsDiscarded: _played_discarded, TurnFinished: _turn_finished,
     EverythingSold: _sold_everything, TimeoutApplied: _timeout, GameEnded: _ended,
-}
+})

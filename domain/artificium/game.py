@@ -1,4 +1,4 @@
-"""Views, results and the JSON edges of Artificium; ``RULES`` bundles the contract.
+"""Views, results and the JSON edges of Artificium; ``RULES`` declares the game (``domain.core.GamePlugin``).
 
 Hidden information: hands, the draw pile's order and every seat's sealed card. ``view`` shows a
 seat its own hand and sealed card only; spectators see neither. ``event_view`` redacts draws,
@@ -22,15 +22,18 @@ from domain.artificium.model import (
     CardCommitted,
     CardExplored,
     CardsDrawn,
+    Config,
     DeckReshuffled,
     GameStarted,
     Phase,
     Player,
     State,
 )
+from domain.artificium.reference import reference
+from domain.artificium.schema import SCHEMA
 from domain.artificium.scoring import final_points, result
 from domain.artificium.setup import config_from_json, config_to_json, setup
-from domain.core import JsonEdges
+from domain.core import GamePlugin, JsonEdges, Policy
 
 ENGINE_VERSION = "artificium-1"
 
@@ -128,42 +131,38 @@ def state_to_json(state: State) -> dict[str, Any]:
     return out
 
 
-class ArtificiumRules:
-    """The decider contract of domain.core.GameRules for Artificium."""
+def draw_counter(state: State) -> int:
+    return state.draws
 
-    name = "artificium"
-    engine_version = ENGINE_VERSION
+
+def is_finished(state: State) -> bool:
+    return state.phase is Phase.FINISHED
+
+
+def _bots() -> dict[str, Policy]:
+    from domain.bots import artificium_greedy, search_artificium
+
+    return {"greedy": artificium_greedy.choose, "search": search_artificium.choose}
+
+
+EVENTS_NOTE = """Data: `docs/artificium-data.md`.
+
+Shown differently to others: `GameStarted.deck` and `DeckReshuffled.deck` (the draw pile's
+order) are sent as their length. Another seat's `CardsDrawn` becomes `{"type", "seat", "count",
+"hidden": true}`; another seat's `CardCommitted` (a sealed card) becomes `{"type", "seat",
+"hidden": true}` until the reveal; a `CardExplored` that is neither yours nor aimed at you becomes
+`{"type", "seat", "target", "draws", "hidden": true}`."""
+
+RULES: GamePlugin[State, Any, Any, Config] = GamePlugin(
+    name="artificium", title="Artificium", engine_version=ENGINE_VERSION,
+    editions={e.value: D.PLAYERS for e in D.Edition},
+    config_from_json=config_from_json, config_to_json=config_to_json, setup=setup,
+    decide=dispatch.decide, step=dispatch.step, evolve=evolve, legal_moves=dispatch.legal_moves,
+    to_act=dispatch.to_act, is_finished=is_finished, result=result, draw_counter=draw_counter,
+    view=view, event_view=event_view, summary=summary, state_type=State, state_to_json=state_to_json, codec=EDGES,
+    api_schema=SCHEMA, default_move=dispatch.default_move,
     # Trading before a card resolves and selling or discarding at turn end never end the seat's
     # step (ResolveCard, DeclineCard, TakeCardBack or FinishTurn do): one clock stint covers them.
-    provisional: frozenset[str] = frozenset(c.__name__ for c in dispatch.PROVISIONAL)
-
-    config_from_json = staticmethod(config_from_json)
-    config_to_json = staticmethod(config_to_json)
-    setup = staticmethod(setup)
-    decide = staticmethod(dispatch.decide)
-    step = staticmethod(dispatch.step)
-    evolve = staticmethod(evolve)
-    legal_moves = staticmethod(dispatch.legal_moves)
-    to_act = staticmethod(dispatch.to_act)
-    view = staticmethod(view)
-    result = staticmethod(result)
-    summary = staticmethod(summary)
-    default_move = staticmethod(dispatch.default_move)
-    command_from_json = staticmethod(EDGES.command_from_json)
-    command_to_json = staticmethod(EDGES.command_to_json)
-    move_to_json = staticmethod(EDGES.move_to_json)
-    event_to_json = staticmethod(EDGES.event_to_json)
-    event_from_json = staticmethod(EDGES.event_from_json)
-    event_view = staticmethod(event_view)
-    state_to_json = staticmethod(state_to_json)
-
-    @staticmethod
-    def draw_counter(state: State) -> int:
-        return state.draws
-
-    @staticmethod
-    def is_finished(state: State) -> bool:
-        return state.phase is Phase.FINISHED
-
-
-RULES = ArtificiumRules()
+    provisional=frozenset(c.__name__ for c in dispatch.PROVISIONAL),
+    bots=_bots, reference=reference, renderer="artificium", events_note=EVENTS_NOTE,
+)

@@ -1,16 +1,16 @@
 """Bot policies: pure functions over the rules, a state and the legal moves.
 
 A policy is ``choose(rules, state, seat, moves, rng) -> command``; ``rng`` comes from
-``bot_rng`` so that a bot game replays exactly from the game's seed. Rules never import bots.
+``bot_rng`` so that a bot game replays exactly from the game's seed. Rules never import bots: a
+plugin names its own through a function (``GamePlugin.bots``), imported on first use.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
-
+from domain.core import Policy
+from domain.games import find_game, game_names
 from domain.rng import Rng
 
-Policy = Callable[[Any, Any, int, Sequence[Any], Rng], Any]
+__all__ = ["Policy", "bot_names", "bot_rng", "get_bot"]
 
 
 def bot_rng(seed: bytes, game_id: str, seat: int, version: int) -> Rng:
@@ -26,12 +26,13 @@ def _generic() -> dict[str, Policy]:
 
 
 def _per_game() -> dict[str, dict[str, Policy]]:
-    """Policies that exist once per game: bot name -> game name -> policy."""
-    from domain.bots import artificium_greedy, cathedral_greedy, greedy, search_artificium, search_orleans
-
-    return {"greedy": {"orleans": greedy.choose, "artificium": artificium_greedy.choose,
-                       "cathedral": cathedral_greedy.choose},
-            "search": {"orleans": search_orleans.choose, "artificium": search_artificium.choose}}
+    """Policies that exist once per game, as each plugin declares them: bot name -> game name -> policy."""
+    out: dict[str, dict[str, Policy]] = {}
+    for game in game_names():
+        plugin = find_game(game)
+        for name, policy in (plugin.bots() if plugin is not None else {}).items():
+            out.setdefault(name, {})[game] = policy
+    return out
 
 
 def bot_names(game: str | None = None) -> tuple[str, ...]:

@@ -9,24 +9,18 @@ from domain.cathedral import data as D
 from domain.cathedral.data import Condition, Item
 from domain.cathedral.evolve import evolve
 from domain.cathedral.model import State, WorkshopSlot
+from domain.engine import Transaction, Why
 
-Why = str | None  # a validator's answer: None, or why the command is illegal
+__all__ = ["Tx", "Why"]
+
 T = TypeVar("T")
 
 
-class Tx:
+class Tx(Transaction[State, Any]):
     """The events of one decision, folded as they are emitted so later steps see them."""
 
-    __slots__ = ("state", "events", "rng")
-
-    def __init__(self, state: State, rng: Any) -> None:
-        self.state = state
-        self.events: list[Any] = []
-        self.rng = rng
-
-    def emit(self, event: Any) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
+    __slots__ = ()
+    fold = staticmethod(evolve)
 
 
 def blind_draw(tx: Tx, pool: Sequence[T]) -> T:

@@ -25,7 +25,7 @@ from domain.cathedral.model import (
     State,
     TimeoutApplied,
 )
-from domain.cathedral.moves import RULES, Stage, allowed_types, options, stage
+from domain.cathedral.moves import COMMAND_RULES, Stage, allowed_types, options, stage
 from domain.core import Actor, Rejected, RejectKind, refuse_unless_allowed, who
 
 # --- who acts ----------------------------------------------------------------------------------------
@@ -52,7 +52,7 @@ def guard(state: State, command: Any) -> None:
     if seat not in to_act(state):
         raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(seat)} is not to act; it is seat {state.active}'s turn")
     refuse_unless_allowed(command, allowed_types(state))
-    why = RULES[type(command)][0](state, command)
+    why = COMMAND_RULES[type(command)].validate(state, command)
     if why:
         raise Rejected(RejectKind.ILLEGAL_MOVE, why)
 
@@ -73,7 +73,7 @@ def transact(state: State, command: Any, rng: Any) -> Tx:
     if isinstance(command, ApplyTimeout):
         command = default_move(state, command.target)
         tx.emit(TimeoutApplied(command.seat, type(command).__name__))
-    RULES[type(command)][1](tx, command)
+    COMMAND_RULES[type(command)].apply(tx, command)
     settle(tx)
     return tx
 

@@ -1,7 +1,7 @@
 """The fold: ``evolve(state, event) -> state``. Total; no validation, no randomness."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -51,6 +51,7 @@ from domain.cathedral.model import (
     WorkshopSlot,
     sort_tiles,
 )
+from domain.engine import FoldRules
 
 T = TypeVar("T")
 
@@ -101,10 +102,9 @@ def pop_reward(state: State) -> State:
 def evolve(state: State | None, event: Any) -> State:
     if isinstance(event, GameStarted):
         return _started(event)
-    rule = _RULES.get(type(event))
-    if rule is None or state is None:
-        raise TypeError(f"not a Cathedral event for this state: {event!r}")
-    return rule(state, event)
+    if state is None:
+        raise TypeError(f"a game starts with GameStarted, not {event!r}")
+    return FOLD.fold(state, event)
 
 
 def _started(e: GameStarted) -> State:
@@ -297,7 +297,7 @@ def _ended(s: State, e: GameEnded) -> State:
     return replace(s, outcome=e.outcome, rewards=())
 
 
-_RULES: dict[type, Callable[[State, Any], State]] = {
+FOLD = FoldRules[State]("a Cathedral", {
     WorkshopsLaid: _workshops_laid, GoodsLaid: _goods_laid, RosetteLaid: _rosette_laid,
     HourGlassRevealed: _hour_glass_revealed, GoodPacked: _good_packed, RoundBegan: _round_began,
     TurnBegan: _turn_began, FollowerDrawn: _drawn, FollowerPlaced: _placed, BuilderMoved: _moved,
@@ -309,5 +309,5 @@ _RULES: dict[type, Callable[[State, Any], State]] = {
     ActionFinished: _action_finished, RoundEnded: _round_ended, FollowerRemoved: _follower_removed,
     FollowersReturned: _followers_returned, HourGlassExpired: _hour_glass_expired, TimeoutApplied: _timeout,
     GameEnded: _ended,
-}
+})
 

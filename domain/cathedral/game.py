@@ -1,4 +1,4 @@
-"""Views, the result and the JSON edges of The Cathedral of Orléans; ``RULES`` bundles the contract.
+"""Views, the result and the JSON edges of The Cathedral of Orléans; ``RULES`` declares the game (``domain.core.GamePlugin``).
 
 Hidden information: what is inside the red, blue and black bags and the face-down Event, Hour
 Glass and Blueprint tiles (and the Workshop tiles left in the box). ``view`` shows every seat and
@@ -20,10 +20,12 @@ from domain import codec
 from domain.cathedral import data as D
 from domain.cathedral import dispatch
 from domain.cathedral.evolve import evolve
-from domain.cathedral.model import COMMANDS, EVENTS, SYSTEM_COMMANDS, Outcome, State, WorkshopSlot
+from domain.cathedral.model import COMMANDS, EVENTS, SYSTEM_COMMANDS, Config, Outcome, State, WorkshopSlot
 from domain.cathedral.moves import stage
+from domain.cathedral.reference import reference
+from domain.cathedral.schema import SCHEMA
 from domain.cathedral.setup import config_from_json, config_to_json, setup
-from domain.core import JsonEdges
+from domain.core import GamePlugin, JsonEdges, Policy
 
 ENGINE_VERSION = "cathedral-1"
 GAME = "cathedral"
@@ -156,43 +158,36 @@ def state_to_json(state: State) -> dict[str, Any]:
     return out
 
 
-class CathedralRules:
-    """The decider contract of domain.core.GameRules for The Cathedral of Orléans."""
+def draw_counter(state: State) -> int:
+    return state.draws
 
-    name = GAME
-    engine_version = ENGINE_VERSION
+
+def is_finished(state: State) -> bool:
+    return state.outcome is not None
+
+
+def _bots() -> dict[str, Policy]:
+    from domain.bots import cathedral_greedy
+
+    return {"greedy": cathedral_greedy.choose}
+
+
+EVENTS_NOTE = """Data: `docs/cathedral-data.md`.
+
+Every event is public: it names only what the whole table sees at that moment (tiles drawn from
+a bag are shown as they come out)."""
+
+RULES: GamePlugin[State, Any, Any, Config] = GamePlugin(
+    name="cathedral", title="The Cathedral of Orléans", engine_version=ENGINE_VERSION,
+    editions={e.value: D.PLAYERS for e in D.Edition},
+    config_from_json=config_from_json, config_to_json=config_to_json, setup=setup,
+    decide=dispatch.decide, step=dispatch.step, evolve=evolve, legal_moves=dispatch.legal_moves,
+    to_act=dispatch.to_act, is_finished=is_finished, result=result, draw_counter=draw_counter,
+    view=view, event_view=event_view, summary=summary, state_type=State, state_to_json=state_to_json, codec=EDGES,
+    api_schema=SCHEMA, default_move=dispatch.default_move,
     # None: every command moves the turn on through the steps the rules ask for in order (draw,
     # place, act, rewards) and none can be undone, so each ends a decision and a per-move clock
-    # starts afresh for the next (domain.games.provisional).
-    provisional: frozenset[str] = frozenset()
-
-    config_from_json = staticmethod(config_from_json)
-    config_to_json = staticmethod(config_to_json)
-    setup = staticmethod(setup)
-    decide = staticmethod(dispatch.decide)
-    step = staticmethod(dispatch.step)
-    evolve = staticmethod(evolve)
-    legal_moves = staticmethod(dispatch.legal_moves)
-    to_act = staticmethod(dispatch.to_act)
-    view = staticmethod(view)
-    result = staticmethod(result)
-    summary = staticmethod(summary)
-    default_move = staticmethod(dispatch.default_move)
-    command_from_json = staticmethod(EDGES.command_from_json)
-    command_to_json = staticmethod(EDGES.command_to_json)
-    move_to_json = staticmethod(EDGES.move_to_json)
-    event_to_json = staticmethod(EDGES.event_to_json)
-    event_from_json = staticmethod(EDGES.event_from_json)
-    event_view = staticmethod(event_view)
-    state_to_json = staticmethod(state_to_json)
-
-    @staticmethod
-    def draw_counter(state: State) -> int:
-        return state.draws
-
-    @staticmethod
-    def is_finished(state: State) -> bool:
-        return state.outcome is not None
-
-
-RULES = CathedralRules()
+    # starts afresh for the next.
+    provisional=frozenset(),
+    bots=_bots, reference=reference, renderer="cathedral", events_note=EVENTS_NOTE,
+)

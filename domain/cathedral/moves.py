@@ -30,9 +30,8 @@ from domain.cathedral.model import (
     TakeItem,
     Travel,
 )
+from domain.engine import CommandRule
 
-Validator = Callable[[State, Any], Why]
-Applier = Callable[[Tx, Any], None]
 Candidates = Callable[[State, int], Iterable[Any]]
 
 
@@ -72,20 +71,20 @@ def _apply_finish(tx: Tx, c: FinishAction) -> None:
     tx.emit(ActionFinished(c.seat))
 
 
-RULES: dict[type, tuple[Validator, Applier, Candidates]] = {
-    DrawFollower: (turn.validate_draw, turn.apply_draw, turn.candidates_draw),
-    PlaceFollower: (turn.validate_place, turn.apply_place, turn.candidates_place),
-    Travel: (travel.validate_travel, travel.apply_travel, travel.candidates_travel),
-    TakeItem: (travel.validate_take, travel.apply_take, travel.candidates_take),
-    Deliver: (market.validate_deliver, market.apply_deliver, market.candidates_deliver),
-    MakeGlass: (glass.validate_make, glass.apply_make, _candidates_make),
-    PaintGlass: (glass.validate_paint, glass.apply_paint, _single(PaintGlass)),
-    FinishAction: (_validate_finish, _apply_finish, _single(FinishAction)),
-    GiveRosette: (rewards.validate_give_rosette, rewards.apply_give_rosette, rewards.candidates_give_rosette),
-    PutMonk: (rewards.validate_put_monk, rewards.apply_put_monk, rewards.candidates_put_monk),
-    Forgo: (rewards.validate_forgo, rewards.apply_forgo, _single(Forgo)),
-    Rest: (turn.validate_rest, turn.apply_rest, _single(Rest)),
-    EndTurn: (turn.validate_end_turn, turn.apply_end_turn, _single(EndTurn)),
+COMMAND_RULES: dict[type, CommandRule[State, Tx, Any]] = {
+    DrawFollower: CommandRule(turn.validate_draw, turn.apply_draw, turn.candidates_draw),
+    PlaceFollower: CommandRule(turn.validate_place, turn.apply_place, turn.candidates_place),
+    Travel: CommandRule(travel.validate_travel, travel.apply_travel, travel.candidates_travel),
+    TakeItem: CommandRule(travel.validate_take, travel.apply_take, travel.candidates_take),
+    Deliver: CommandRule(market.validate_deliver, market.apply_deliver, market.candidates_deliver),
+    MakeGlass: CommandRule(glass.validate_make, glass.apply_make, _candidates_make),
+    PaintGlass: CommandRule(glass.validate_paint, glass.apply_paint, _single(PaintGlass)),
+    FinishAction: CommandRule(_validate_finish, _apply_finish, _single(FinishAction)),
+    GiveRosette: CommandRule(rewards.validate_give_rosette, rewards.apply_give_rosette, rewards.candidates_give_rosette),
+    PutMonk: CommandRule(rewards.validate_put_monk, rewards.apply_put_monk, rewards.candidates_put_monk),
+    Forgo: CommandRule(rewards.validate_forgo, rewards.apply_forgo, _single(Forgo)),
+    Rest: CommandRule(turn.validate_rest, turn.apply_rest, _single(Rest)),
+    EndTurn: CommandRule(turn.validate_end_turn, turn.apply_end_turn, _single(EndTurn)),
 }
 
 # What carrying out each refusable action takes (Festival Ground and Bell Tower happen at once).
@@ -118,7 +117,8 @@ def allowed_types(state: State) -> tuple[type, ...]:
 def options(state: State, seat: int, types: Iterable[type]) -> list[Any]:
     out: list[Any] = []
     for cls in types:
-        validate, _, candidates = RULES[cls]
+        rule = COMMAND_RULES[cls]
+        validate, candidates = rule.validate, rule.candidates
         out.extend(m for m in candidates(state, seat) if validate(state, m) is None)
     return out
 

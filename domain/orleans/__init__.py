@@ -19,9 +19,10 @@ Where a rule lives, by game part (the same skeleton as every game package):
 - ``torture``: paying what one cannot (bankruptcy) and the items given up.
 - ``scoring``: phase 7 start player, the end of the game, scores and ranks.
 - ``queries``: read-only questions every module asks; ``common``: the transaction and payouts;
-  ``memo``: values derived once per frozen state.
+  ``memo``: the speed machinery, all in one module (derived values kept on frozen states, the
+  fold's copies, the constructors; docs/performance.md).
 - ``dispatch``: guards, who acts, decide/step, legal moves and timeouts' default moves.
-- ``game``: views (what each seat may see), the JSON edges and ``RULES``, the contract.
+- ``game``: views (what each seat may see), the JSON edges and ``RULES``, the plugin.
 """
 from domain.orleans.game import RULES
 

@@ -11,14 +11,14 @@ listed move against ``decide``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from domain.core import SYSTEM, Actor, Rejected, RejectKind, refuse_unless_allowed, who, who_list
+from domain.engine import CommandRule
 from domain.orleans import actions, deeds, events, followers, places, planning, scoring, setup, torture, tracks, travel
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why, always_valid
-from domain.orleans.memo import memo_key
+from domain.orleans.memo import derived, keep, memo_key, recall
 from domain.orleans.model import (
     SEAT_COMMANDS,
     ApplyTimeout,
@@ -66,17 +66,7 @@ from domain.rng import Rng
 C = TypeVar("C", bound=SeatCommand)
 
 
-@dataclass(frozen=True, slots=True)
-class CommandRule(Generic[C]):
-    """How one seat command is checked, applied and listed; the three agree on its type."""
-
-    validate: Callable[[State, C], Why]
-    apply: Callable[[Tx, C], None]
-    candidates: Callable[[State, int], Iterable[C]]
-    exact: bool = False  # the candidates are valid by construction: legal_moves skips the validator
-
-
-COMMAND_RULES: dict[type[SeatCommand], CommandRule[Any]] = {
+COMMAND_RULES: dict[type[SeatCommand], CommandRule[State, Tx, Any]] = {
     ExcludePlaceTile: CommandRule(setup.validate_exclude, setup.apply_exclude, setup.candidates_exclude),
     SkipExclusion: CommandRule(setup.validate_skip_exclusion, setup.apply_skip_exclusion,
                                setup.candidates_skip_exclusion),
@@ -149,19 +139,12 @@ LEGACY_PHASE_COMMANDS: dict[Phase, tuple[type[SeatCommand], ...]] = {
 FINISHED, ACTIONS, FOLLOWERS, PLANNING = Phase.FINISHED, Phase.ACTIONS, Phase.FOLLOWERS, Phase.PLANNING
 ONE_AT_A_TIME = (Phase.EXCLUSION, Phase.ACTIONS)  # phases that go round the table one seat at a time
 
-TO_ACT = memo_key(State, "_to_act", depends_on=(  # what _to_act reads: a placement or a recall keeps it
-    "phase", "dues", "choice", "turn", "players.drew", "players.loading", "players.planned"))
 LISTED = memo_key(State, "_listed")  # seat -> the moves legal_moves listed for it (see guard)
 
 
+@derived(State, depends_on=(  # what it reads: a placement or a recall keeps it
+    "phase", "dues", "choice", "turn", "players.drew", "players.loading", "players.planned"))
 def to_act(state: State) -> frozenset[Actor]:
-    acting: frozenset[Actor] | None = state.__dict__.get(TO_ACT)  # memo(), inlined: the hottest query
-    if acting is None:
-        acting = state.__dict__[TO_ACT] = _to_act(state)
-    return acting
-
-
-def _to_act(state: State) -> frozenset[Actor]:
     phase = state.phase
     if phase is FINISHED:
         return frozenset()
@@ -172,7 +155,7 @@ def _to_act(state: State) -> frozenset[Actor]:
     if phase in ONE_AT_A_TIME:
         assert state.turn is not None
         return frozenset({state.turn})
-    seats: list[Actor] = []  # (plain loops: on Python 3.11 a comprehension is a call of its own)
+    seats: list[Actor] = []
     if phase is FOLLOWERS:
         for i, p in enumerate(state.players):
             if not p.drew or p.loading:
@@ -218,20 +201,18 @@ def system_step(state: State) -> SystemCommand:
 # --- decide -------------------------------------------------------------------------------------------
 
 
-def guard(state: State, command: Command) -> tuple[Command, ...] | None:
-    """The fixed order of checks before any rule runs; returns the seat's listed moves when the
-    command is one of them.
+def guard(state: State, command: Command) -> None:
+    """The fixed order of checks before any rule runs.
 
     A command that legal_moves listed for this very state object passes all of them (the list
     exists only for a seat to act in an unfinished game, and holds what the validators accept:
-    accepted <=> listed, tests/domain/test_playout.py), so it is looked for first.
+    accepted <=> listed, tests/contract/), so it is looked for first.
     """
-    listed: dict[Actor, tuple[Command, ...]] | None = state.__dict__.get(LISTED)
+    listed: dict[Actor, tuple[Command, ...]] | None = recall(state, LISTED)
     if listed is not None:
-        moves = listed.get(command.seat, ())
-        for move in moves:
+        for move in listed.get(command.seat, ()):
             if move is command:
-                return moves
+                return
     if state.phase is FINISHED:
         raise Rejected(RejectKind.GAME_OVER, "the game is over")
     seat = command.seat
@@ -240,19 +221,18 @@ def guard(state: State, command: Command) -> tuple[Command, ...] | None:
             raise Rejected(RejectKind.NOT_YOUR_TURN, "only the system applies timeouts")
         if command.target not in to_act(state):
             raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {command.target} is not to act")
-        return None
+        return
     acting = to_act(state)
     if seat not in acting:
         raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(seat)} is not to act; waiting for {who_list(acting)}")
     if not isinstance(command, SEAT_COMMANDS):
         if command != system_step(state):
             raise Rejected(RejectKind.WRONG_PHASE, f"the next system step is {type(system_step(state)).__name__}")
-        return None
+        return
     refuse_unless_allowed(command, allowed_types(state, command.seat))
     why = COMMAND_RULES[type(command)].validate(state, command)
     if why:
         raise Rejected(RejectKind.ILLEGAL_MOVE, why)
-    return None
 
 
 def decide(state: State, command: Command, rng: Rng) -> list[Event]:
@@ -266,7 +246,7 @@ def step(state: State, command: Command, rng: Rng) -> tuple[list[Event], State]:
 
 
 def transact(state: State, command: Command, rng: Rng) -> Tx:
-    listed = guard(state, command)
+    guard(state, command)
     tx = Tx(state, rng)
     move: Command
     if isinstance(command, ApplyTimeout):
@@ -282,33 +262,20 @@ def transact(state: State, command: Command, rng: Rng) -> Tx:
             APPLY[type(loading)](tx, loading)
     if state.phase is ACTIONS and move.seat != SYSTEM and not state.dues:
         actions.end_turn(tx)  # one action (with its choices) or a pass per turn
-    if listed is not None and type(command) in RELIST and tx.state is not state:
-        relisted = RELIST[type(command)](tx.state, command, listed)
-        if relisted is not None:  # what legal_moves would list for the seat now: its memo
-            tx.state.__dict__[LISTED] = {command.seat: relisted}
     return tx
-
-
-# Commands after which the seat's legal moves follow from those it had (listed for the state
-# before): a placement, a take-back, a recall. The seat acts again next, so step leaves them on
-# the new state.
-RELIST: dict[type, Callable[[State, Any, tuple[Command, ...]], tuple[Command, ...] | None]] = {
-    PlaceFollower: planning.relist_after_place, TakeBackFollower: planning.relist_after_take_back,
-    RecallFollower: followers.relist_after_recall,
-}
 
 
 # --- legal moves --------------------------------------------------------------------------------------
 
 
 def legal_moves(state: State, actor: Actor) -> list[Command]:
-    memo = state.__dict__
-    listed: dict[Actor, tuple[Command, ...]] | None = memo.get(LISTED)
+    """Listed afresh from the state, once per state and actor (kept on the state for ``guard``)."""
+    listed: dict[Actor, tuple[Command, ...]] | None = recall(state, LISTED)
     if listed is not None and actor in listed:
         return list(listed[actor])
     if state.phase is FINISHED:
         return []
-    acting = memo.get(TO_ACT) or to_act(state)  # to_act's memo read inline: a call less per decision
+    acting = to_act(state)
     if isinstance(actor, str):  # SYSTEM: its step, or a timeout for each seat to act
         if SYSTEM in acting:
             return [system_step(state)]
@@ -317,7 +284,7 @@ def legal_moves(state: State, actor: Actor) -> list[Command]:
         return []
     fresh = _seat_moves(state, actor)
     if listed is None:
-        memo[LISTED] = {actor: tuple(fresh)}
+        keep(state, LISTED, {actor: tuple(fresh)})
     else:
         listed[actor] = tuple(fresh)
     return fresh

@@ -1,12 +1,12 @@
 """The fold: ``evolve(state, event) -> state``. Total; no validation, no randomness."""
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from domain.engine import FoldRules
 from domain.orleans import data as D
-from domain.orleans.memo import MEMO_INPUTS, stale_table
+from domain.orleans.memo import keep, recall, replace, with_player
 from domain.orleans.model import (
     CHARS,
     GOODS,
@@ -81,54 +81,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 DC = TypeVar("DC", bound="DataclassInstance")
-E = TypeVar("E")
-S = TypeVar("S", State, None)
-_FIELDS: dict[type, frozenset[str]] = {}
-
-
-def replace(obj: DC, **changes: Any) -> DC:
-    """``dataclasses.replace`` for our frozen dataclasses, without re-running __init__ (hot path):
-    the new object's attribute dict is the old one united with the changes."""
-    cls = type(obj)
-    old = obj.__dict__
-    fresh = old | changes
-    if len(fresh) != len(old):  # a key that is not a field (every field is in the old dict)
-        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - _fields(cls))}")
-    if len(old) > _FIELD_COUNT[cls] and not MEMO_INPUTS[cls].isdisjoint(changes):
-        _drop_memos(cls, fresh, changes)  # memoised values (memo.memo) derived from a changed field
-    new = _new(cls)
-    _set_attr(new, "__dict__", fresh)  # frozen: bypass the dataclass's __setattr__, as __init__ does
-    return new
-
-
-def _fields(cls: type) -> frozenset[str]:
-    names = _FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(cls))
-    return names
-
-
-class _FieldCount(dict[type, int]):
-    """A dataclass -> its number of fields: an attribute dict longer than that holds memos."""
-
-    def __missing__(self, cls: type) -> int:
-        count = self[cls] = len(_fields(cls))
-        return count
-
-
-_FIELD_COUNT = _FieldCount()
-
-
-def _drop_memos(cls: type, fresh: dict[str, Any], changes: Iterable[str]) -> None:
-    """Take out of ``fresh`` the memoised values derived from a changed field."""
-    for key in stale_table(cls)[tuple(changes)]:
-        fresh.pop(key, None)
-
-
-_new = object.__new__
-PLAYER_FIELDS, STATE_FIELDS = len(_fields(Player)), len(_fields(State))
-_STALE_IN_PLAYERS = stale_table(State, "players")  # a player's changed fields -> the State memos to drop
-_set_attr = object.__setattr__
-
-
 # --- small tuple helpers -------------------------------------------------------------------------
 
 
@@ -165,47 +117,14 @@ def player(state: State, seat: int) -> Player:
     return state.players[seat]
 
 
-def with_player(state: State, seat: int, /, also: dict[str, Any] | None = None, **changes: Any) -> State:
-    """``replace(state, players=put(state.players, seat, replace(state.players[seat], **changes)))``,
-    inlined: most events change one player. ``also``: changes to the State's own fields made in the
-    same copy (``replace(with_player(...), **also)`` without a second State)."""
-    players = state.players
-    old = players[seat].__dict__
-    fresh = old | changes
-    if len(fresh) != len(old):
-        raise TypeError(f"Player has no field(s) {sorted(set(changes) - _fields(Player))}")
-    if len(old) > PLAYER_FIELDS and not MEMO_INPUTS[Player].isdisjoint(changes):
-        _drop_memos(Player, fresh, changes)
-    new = _new(Player)
-    _set_attr(new, "__dict__", fresh)
-    items = list(players)  # put(), inlined: a call less per event
-    items[seat] = new
-    old = state.__dict__
-    fresh = old.copy()
-    fresh["players"] = tuple(items)
-    if len(old) > STATE_FIELDS:  # the State's memos that read these fields of a player (or all of it)
-        for key in _STALE_IN_PLAYERS[tuple(changes)]:
-            fresh.pop(key, None)
-    if also:
-        size = len(fresh)
-        fresh.update(also)
-        if len(fresh) != size:
-            raise TypeError(f"State has no field(s) {sorted(set(also) - _fields(State))}")
-        if len(old) > STATE_FIELDS:
-            _drop_memos(State, fresh, also)
-    after = _new(State)
-    _set_attr(after, "__dict__", fresh)
-    return after
-
-
 def with_slots(state: State, seat: int, places: tuple[Slots, ...], **changes: Any) -> State:
     """``with_player(state, seat, places=places, **changes)`` where ``places`` differs from the
     player's only in what stands on the spaces (set_slot, clear_tiles): the same places in the
     same order, so the place_map memo still holds and is kept (the others are re-derived)."""
-    kept = state.players[seat].__dict__.get(PLACE_MAP)
+    kept = recall(state.players[seat], PLACE_MAP)
     state = with_player(state, seat, places=places, **changes)
     if kept is not None:
-        state.players[seat].__dict__[PLACE_MAP] = kept
+        keep(state.players[seat], PLACE_MAP, kept)
     return state
 
 
@@ -235,25 +154,16 @@ def add_to_bag(p: Player, tiles: Iterable[D.Tile]) -> tuple[D.Tile, ...]:
 # --- the fold ---------------------------------------------------------------------------------
 
 
-FOLD_RULES: dict[type, Callable[[Any, Any], State]] = {}  # event class -> its rule(event, state)
+FOLD = FoldRules[State]("an Orléans")  # event class -> its rule(state, event)
+fold_rule = FOLD.rule
 
 
 def evolve(state: State | None, event: Event) -> State:
-    rule = FOLD_RULES.get(type(event))
-    if rule is None:
-        raise TypeError(f"not an Orléans event: {event!r}")
-    return rule(event, state)
-
-
-def fold_rule(rule: Callable[[E, S], State]) -> Callable[[E, S], State]:
-    """Register ``rule(event, state) -> state`` for the event class its first parameter names."""
-    first = next(iter(rule.__annotations__))
-    FOLD_RULES[get_type_hints(rule)[first]] = rule
-    return rule
+    return FOLD.fold(state, event)
 
 
 @fold_rule
-def _(e: GameStarted, _state: None) -> State:
+def _(_state: None, e: GameStarted) -> State:
     cfg = e.config
     board = tuple(Slots(p.id, (None,) * len(p.spaces)) for p in D.BOARD_PLACES)
     starting = sort_tiles(t for t in D.Tile if t.starting)
@@ -284,7 +194,7 @@ PHASE_RESETS: dict[Phase, dict[str, Any]] = {
 
 
 @fold_rule
-def _(e: PhaseBegan, state: State) -> State:
+def _(state: State, e: PhaseBegan) -> State:
     reset = PHASE_RESETS.get(e.phase)
     if reset is None:
         return replace(state, phase=e.phase, turn=e.turn)
@@ -292,27 +202,27 @@ def _(e: PhaseBegan, state: State) -> State:
 
 
 @fold_rule
-def _(e: PlaceTileExcluded, state: State) -> State:
+def _(state: State, e: PlaceTileExcluded) -> State:
     return replace(state, place_tiles=without(state.place_tiles, e.tile), excluded=state.excluded + (e.tile,))
 
 
 @fold_rule
-def _(e: ExclusionSkipped, state: State) -> State:
+def _(state: State, e: ExclusionSkipped) -> State:
     return replace(state, exclusions_skipped=state.exclusions_skipped + 1)
 
 
 @fold_rule
-def _(e: HourglassRevealed, state: State) -> State:
+def _(state: State, e: HourglassRevealed) -> State:
     return replace(state, round=e.round, event=e.tile, hourglass=state.hourglass[1:])
 
 
 @fold_rule
-def _(e: CoinsChanged, state: State) -> State:
+def _(state: State, e: CoinsChanged) -> State:
     return with_player(state, e.seat, coins=player(state, e.seat).coins + e.amount)
 
 
 @fold_rule
-def _(e: DueAssigned, state: State) -> State:
+def _(state: State, e: DueAssigned) -> State:
     return replace(state, dues=state.dues + (Due(e.seat, e.kind, e.amount),))
 
 
@@ -329,7 +239,7 @@ def _reduce_due(state: State, seat: int, kind: str, amount: int = 1) -> State:
 
 
 @fold_rule
-def _(e: FollowerRecalled, state: State) -> State:
+def _(state: State, e: FollowerRecalled) -> State:
     p = state.players[e.seat]
     places = set_slot(p, e.place, e.space, None)
     if len(p.market) < D.MARKET_SPACES or rules_at_least(state, 3):  # 3: the seat loads the tower itself
@@ -339,7 +249,7 @@ def _(e: FollowerRecalled, state: State) -> State:
 
 
 @fold_rule
-def _(e: FollowersDrawn, state: State) -> State:
+def _(state: State, e: FollowersDrawn) -> State:
     p = player(state, e.seat)
     room = len(e.tiles) if rules_at_least(state, 3) else D.MARKET_SPACES - len(p.market)  # as for a recall
     market = sort_tiles(p.market + e.tiles[:room])
@@ -349,23 +259,23 @@ def _(e: FollowersDrawn, state: State) -> State:
 
 
 @fold_rule
-def _(e: TowerLoadingBegan, state: State) -> State:
+def _(state: State, e: TowerLoadingBegan) -> State:
     return with_player(state, e.seat, loading=True)
 
 
 @fold_rule
-def _(e: TowerLoaded, state: State) -> State:
+def _(state: State, e: TowerLoaded) -> State:
     p = player(state, e.seat)
     return with_player(state, e.seat, market=without(p.market, e.tile), tower=sort_tiles(p.tower + (e.tile,)))
 
 
 @fold_rule
-def _(e: TowerLoadingEnded, state: State) -> State:
+def _(state: State, e: TowerLoadingEnded) -> State:
     return with_player(state, e.seat, loading=False)
 
 
 @fold_rule
-def _(e: FollowerPlaced, state: State) -> State:
+def _(state: State, e: FollowerPlaced) -> State:
     p = state.players[e.seat]
     pending = p.pending + (PLACEMENT(e.tile, e.place, e.space),)
     if e.tile in p.market:  # the market first, then the Gunpowder Tower
@@ -377,7 +287,7 @@ def _(e: FollowerPlaced, state: State) -> State:
 
 
 @fold_rule
-def _(e: FollowerTakenBack, state: State) -> State:
+def _(state: State, e: FollowerTakenBack) -> State:
     p = state.players[e.seat]
     pending = tuple([x for x in p.pending if x.space != e.space or x.place != e.place])
     counted = p.take_backs + 1 if rules_at_least(state, 4) else 0  # D13; rules 3 states keep their hashes
@@ -388,18 +298,18 @@ def _(e: FollowerTakenBack, state: State) -> State:
 
 
 @fold_rule
-def _(e: MovedToTower, state: State) -> State:
+def _(state: State, e: MovedToTower) -> State:
     p = player(state, e.seat)
     return with_player(state, e.seat, market=without(p.market, e.tile), tower_pending=p.tower_pending + (e.tile,))
 
 
 @fold_rule
-def _(e: PlanningFinished, state: State) -> State:
+def _(state: State, e: PlanningFinished) -> State:
     return with_player(state, e.seat, planned=True)
 
 
 @fold_rule
-def _(e: PlansRevealed, state: State) -> State:
+def _(state: State, e: PlansRevealed) -> State:
     placed: dict[int, list[Placement]] = {}
     for seat, placement in e.placements:
         placed.setdefault(seat, []).append(placement)
@@ -419,18 +329,18 @@ def _(e: PlansRevealed, state: State) -> State:
             i = index[x.place]
             places[i] = Slots(x.place, put(places[i].slots, x.space, x.tile.value))
         players.append(replace(p, places=tuple(places), **changes))
-        players[seat].__dict__[PLACE_MAP] = index  # the same places, other slots: the memo still holds
+        keep(players[seat], PLACE_MAP, index)  # the same places, other slots: the place map still holds
     return replace(state, players=tuple(players))
 
 
 @fold_rule
-def _(e: ActionTaken, state: State) -> State:
+def _(state: State, e: ActionTaken) -> State:
     p = player(state, e.seat)
     return with_slots(state, e.seat, clear_tiles(p, e.place, e.returned), bag=add_to_bag(p, e.returned))
 
 
 @fold_rule
-def _(e: CharacterRecruited, state: State) -> State:
+def _(state: State, e: CharacterRecruited) -> State:
     p = player(state, e.seat)
     tracks = bump(p.tracks, TRACK_INDEX[e.char], 1) if e.char in TRACK_INDEX else p.tracks
     state = with_player(state, e.seat, bag=add_to_bag(p, (D.NEUTRAL_TILE[e.char],)), tracks=tracks)
@@ -438,7 +348,7 @@ def _(e: CharacterRecruited, state: State) -> State:
 
 
 @fold_rule
-def _(e: GoodTaken, state: State) -> State:
+def _(state: State, e: GoodTaken) -> State:
     p = player(state, e.seat)
     state = with_player(state, e.seat, goods=bump(p.goods, GOOD_INDEX[e.good], 1))
     if e.connection:
@@ -448,12 +358,12 @@ def _(e: GoodTaken, state: State) -> State:
 
 
 @fold_rule
-def _(e: DevelopmentMoved, state: State) -> State:
+def _(state: State, e: DevelopmentMoved) -> State:
     return with_player(state, e.seat, development=e.to)
 
 
 @fold_rule
-def _(e: CitizenTaken, state: State) -> State:
+def _(state: State, e: CitizenTaken) -> State:
     state = with_player(state, e.seat, citizens=player(state, e.seat).citizens + 1)
     kind, _, detail = e.source.partition(":")
     if kind == "knights":
@@ -468,25 +378,25 @@ def _(e: CitizenTaken, state: State) -> State:
 
 
 @fold_rule
-def _(e: TechnologyGained, state: State) -> State:
+def _(state: State, e: TechnologyGained) -> State:
     p = player(state, e.seat)
     state = with_player(state, e.seat, techs=p.techs + 1, farmer_tech=p.farmer_tech or e.farmer_only)
     return replace(state, tech_supply=state.tech_supply - 1)
 
 
 @fold_rule
-def _(e: MerchantMoved, state: State) -> State:
+def _(state: State, e: MerchantMoved) -> State:
     return with_player(state, e.seat, merchant=e.to)
 
 
 @fold_rule
-def _(e: StationBuilt, state: State) -> State:
+def _(state: State, e: StationBuilt) -> State:
     state = with_player(state, e.seat, stations=player(state, e.seat).stations - 1)
     return replace(state, stations=tuple(sorted(state.stations + ((e.town, e.seat),))))
 
 
 @fold_rule
-def _(e: PlaceTileTaken, state: State) -> State:
+def _(state: State, e: PlaceTileTaken) -> State:
     p = player(state, e.seat)
     slots = Slots(e.tile, (None,) * len(D.PLACES[e.tile].spaces))
     state = with_player(state, e.seat, places=p.places + (slots,))
@@ -494,7 +404,7 @@ def _(e: PlaceTileTaken, state: State) -> State:
 
 
 @fold_rule
-def _(e: SentToDeed, state: State) -> State:
+def _(state: State, e: SentToDeed) -> State:
     p = player(state, e.seat)
     if e.source == D.GUNPOWDER_TOWER:
         state = with_player(state, e.seat, tower=without(p.tower, e.tile))
@@ -509,13 +419,13 @@ def _(e: SentToDeed, state: State) -> State:
 
 
 @fold_rule
-def _(e: BathhouseDrawn, state: State) -> State:
+def _(state: State, e: BathhouseDrawn) -> State:
     p = player(state, e.seat)
     return with_player(state, e.seat, {"draws": e.draws}, bag=without_all(p.bag, e.tiles))
 
 
 @fold_rule
-def _(e: DrawnPlaced, state: State) -> State:
+def _(state: State, e: DrawnPlaced) -> State:
     p = player(state, e.seat)
     state = with_slots(state, e.seat, set_slot(p, e.place, e.space, e.tile.value))
     c = state.choice
@@ -524,51 +434,51 @@ def _(e: DrawnPlaced, state: State) -> State:
 
 
 @fold_rule
-def _(e: TilesReturned, state: State) -> State:
+def _(state: State, e: TilesReturned) -> State:
     p = player(state, e.seat)
     places = clear_tiles(p, e.source, e.tiles) if e.source in D.PLACES else p.places
     return with_slots(state, e.seat, places, bag=add_to_bag(p, e.tiles))
 
 
 @fold_rule
-def _(e: ChoiceOffered, state: State) -> State:
+def _(state: State, e: ChoiceOffered) -> State:
     return replace(state, choice=e.choice)
 
 
 @fold_rule
-def _(e: ChoiceClosed, state: State) -> State:
+def _(state: State, e: ChoiceClosed) -> State:
     return replace(state, choice=None)
 
 
 @fold_rule
-def _(e: Passed, state: State) -> State:
+def _(state: State, e: Passed) -> State:
     return with_player(state, e.seat, passed=True)
 
 
 @fold_rule
-def _(e: TechnologyPlaced, state: State) -> State:
+def _(state: State, e: TechnologyPlaced) -> State:
     p = player(state, e.seat)
     return with_slots(state, e.seat, set_slot(p, e.place, e.space, TECH), techs=p.techs - 1,
                        techs_placed=p.techs_placed + 1, farmer_tech=p.farmer_tech and not e.farmer_only)
 
 
 @fold_rule
-def _(e: TurnMoved, state: State) -> State:
+def _(state: State, e: TurnMoved) -> State:
     return replace(state, turn=e.turn)
 
 
 @fold_rule
-def _(e: EventResolved, state: State) -> State:
+def _(state: State, e: EventResolved) -> State:
     return state
 
 
 @fold_rule
-def _(e: TimeoutApplied, state: State) -> State:
+def _(state: State, e: TimeoutApplied) -> State:
     return state
 
 
 @fold_rule
-def _(e: PlagueDrawn, state: State) -> State:
+def _(state: State, e: PlagueDrawn) -> State:
     state = replace(state, draws=e.draws)
     if not e.lost:
         return state
@@ -578,7 +488,7 @@ def _(e: PlagueDrawn, state: State) -> State:
 
 
 @fold_rule
-def _(e: FoodPaid, state: State) -> State:
+def _(state: State, e: FoodPaid) -> State:
     p = player(state, e.seat)
     g = GOOD_INDEX[e.good]
     state = with_player(state, e.seat, goods=bump(p.goods, g, -1))
@@ -587,7 +497,7 @@ def _(e: FoodPaid, state: State) -> State:
 
 
 @fold_rule
-def _(e: ItemLost, state: State) -> State:
+def _(state: State, e: ItemLost) -> State:
     state = _LOSE[e.item](state, e)
     state = replace(state, draws=e.draws)
     return _reduce_due(state, e.seat, "torture")
@@ -649,15 +559,15 @@ _LOSE = {
 
 
 @fold_rule
-def _(e: DueForgiven, state: State) -> State:
+def _(state: State, e: DueForgiven) -> State:
     return _reduce_due(state, e.seat, "torture", e.amount)
 
 
 @fold_rule
-def _(e: StartPlayerPassed, state: State) -> State:
+def _(state: State, e: StartPlayerPassed) -> State:
     return replace(state, start_player=e.seat)
 
 
 @fold_rule
-def _(e: GameEnded, state: State) -> State:
+def _(state: State, e: GameEnded) -> State:
     return replace(state, phase=Phase.FINISHED, turn=None)

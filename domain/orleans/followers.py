@@ -11,12 +11,11 @@ from domain.orleans import data as D
 from domain.orleans.common import Tx, Why, draw_from_bag, gain_coins
 from domain.orleans.data import Char, Tile
 from domain.orleans.evolve import TRACK_INDEX
-from domain.orleans.memo import memo_key
+from domain.orleans.memo import derived
 from domain.orleans.model import (
     PHASE_BEGAN,
     RECALLED,
     TECH,
-    Command,
     DrawFollowers,
     FinishLoading,
     FollowersDrawn,
@@ -99,28 +98,11 @@ def candidates_recall(state: State, seat: int) -> list[RecallFollower]:
     return [row[n] for n in occupied_spaces(p)]
 
 
-def relist_after_recall(state: State, c: RecallFollower, before: tuple[Command, ...]) -> tuple[Command, ...]:
-    """The seat's legal moves in ``state``, just after recall ``c``, from those listed before it
-    (its recalls, then its draws): the recall from c's space goes, and every recall once no draw
-    or market space is left for another; the draws go up to the new maximum. What remains keeps
-    its order: the list candidates_recall and candidates_draw build
-    (tests/domain/test_memo_fold.py compares them over whole games)."""
-    p = state.players[c.seat]
-    if p.recalls + 1 > draw_limit(p) or free_market(p) <= 0:
-        return candidates_draw(state, c.seat)
-    return (*[m for m in before if type(m) is RecallFollower and m is not c], *candidates_draw(state, c.seat))
-
-
-OCCUPIED = memo_key(Player, "_occupied", depends_on=("places",))
-
-
+@derived(Player, depends_on=("places",))
 def occupied_spaces(p: Player) -> tuple[int, ...]:
     """The numbers (in ``queries.SPACES``) of the action spaces where a character (not
     technology) of the seat stands, in board order."""
-    cached: tuple[int, ...] | None = p.__dict__.get(OCCUPIED)  # memo(), inlined
-    if cached is None:
-        cached = p.__dict__[OCCUPIED] = tuple(chain.from_iterable([occupied_on(s.place, s.slots) for s in p.places]))
-    return cached
+    return tuple(chain.from_iterable([occupied_on(s.place, s.slots) for s in p.places]))
 
 
 class _RecallRow(dict[int, RecallFollower]):

@@ -1,4 +1,4 @@
-"""Views and the JSON edges of Orléans; ``RULES`` bundles the contract (``domain.core.GameRules``).
+"""Views and the JSON edges of Orléans; ``RULES`` declares the game (``domain.core.GamePlugin``).
 
 Hidden information: the seed and the order of the hour glass deck (everyone), each bag's order
 (its contents are its owner's only), and sealed planning (D10). While planning, what another seat
@@ -16,10 +16,11 @@ tower as it is (they keep no record of which placed characters came from it).
 from __future__ import annotations
 
 from enum import Enum
+from functools import partial
 from typing import Any
 
 from domain import codec
-from domain.core import JsonEdges
+from domain.core import GamePlugin, JsonEdges, Policy
 from domain.orleans import data as D
 from domain.orleans import dispatch
 from domain.orleans import queries as Q
@@ -45,6 +46,8 @@ from domain.orleans.model import (
     rules_at_least,
     sort_tiles,
 )
+from domain.orleans.reference import reference
+from domain.orleans.schema import SCHEMA
 from domain.orleans.scoring import result, score
 from domain.orleans.setup import config_from_json, config_to_json, setup
 
@@ -214,62 +217,57 @@ def state_to_json(state: State) -> dict[str, Any]:
     return codec.object_to_json(state)
 
 
-class OrleansRules:
-    """The decider contract of domain.core.GameRules for Orléans.
-
-    One instance per rules version: ``config_from_json`` records that version in new games'
-    configs. Everything else reads the version from the state, so any instance plays any game by
-    the rules it was created with; ``for_engine`` picks the instance that replays a recorded game.
-    """
-
-    name = "orleans"
-    # Commands that do not end a seat's decision when it stays to act (dispatch.PROVISIONAL): a
-    # clock's stint, and a push bot's deadline_s, cover the whole of phase 3 or planning for a seat.
-    provisional: frozenset[str] = frozenset(c.__name__ for c in dispatch.PROVISIONAL)
-
-    def __init__(self, rules_version: int = RULES_VERSION) -> None:
-        self.rules_version = rules_version
-        self.engine_version = f"orleans-{rules_version}"
-
-    def config_from_json(self, data: Any) -> Config:
-        return config_from_json(data, self.rules_version)
-
-    def for_engine(self, engine_version: str) -> OrleansRules:
-        """The rules that set up a game recorded by ``engine_version`` again (a replay's verifier
-        reads it from the bundle header): rules 2 for orleans-1 and orleans-2, rules 3 for
-        orleans-3, else the current."""
-        if engine_version in LEGACY_ENGINES:
-            return LEGACY_RULES
-        return RULES_3 if engine_version == RULES_3.engine_version else RULES
-
-    config_to_json = staticmethod(config_to_json)
-    setup = staticmethod(setup)
-    decide = staticmethod(dispatch.decide)
-    step = staticmethod(dispatch.step)
-    evolve = staticmethod(evolve)
-    legal_moves = staticmethod(dispatch.legal_moves)
-    to_act = staticmethod(dispatch.to_act)
-    view = staticmethod(view)
-    result = staticmethod(result)
-    summary = staticmethod(summary)
-    default_move = staticmethod(dispatch.default_move)
-    command_from_json = staticmethod(EDGES.command_from_json)
-    command_to_json = staticmethod(EDGES.command_to_json)
-    move_to_json = staticmethod(EDGES.move_to_json)
-    event_to_json = staticmethod(EDGES.event_to_json)
-    event_from_json = staticmethod(EDGES.event_from_json)
-    event_view = staticmethod(event_view)
-    state_to_json = staticmethod(state_to_json)
-
-    @staticmethod
-    def draw_counter(state: State) -> int:
-        return state.draws
-
-    @staticmethod
-    def is_finished(state: State) -> bool:
-        return state.phase is dispatch.FINISHED  # read on every decision: see dispatch.FINISHED
+def draw_counter(state: State) -> int:
+    return state.draws
 
 
-RULES = OrleansRules(RULES_VERSION)
-RULES_3 = OrleansRules(3)  # orleans-3: take-backs without a limit, two timeouts for a tower loading
-LEGACY_RULES = OrleansRules(LEGACY_RULES_VERSION)
+def is_finished(state: State) -> bool:
+    return state.phase is dispatch.FINISHED  # read on every decision: see dispatch.FINISHED
+
+
+def _bots() -> dict[str, Policy]:
+    from domain.bots import greedy, search_orleans
+
+    return {"greedy": greedy.choose, "search": search_orleans.choose}
+
+
+EVENTS_NOTE = """Data: `docs/orleans-data.md`.
+
+Shown differently to others: `GameStarted.hourglass` (the order of the Hour Glass tiles) is
+sent as its length. During planning, another seat's `FollowerPlaced`, `FollowerTakenBack` and
+`MovedToTower` reach everyone else as `{"type": "SealedPlanning", "seat": n, "hidden": true}`,
+whatever the kind, until `PlansRevealed` shows every placement at once."""
+
+
+def plugin(rules_version: int) -> GamePlugin[State, Command, Event, Config]:
+    """Orléans played by ``rules_version``: ``config_from_json`` records that version in new games'
+    configs. Everything else reads the version from the state, so any of these plugins plays any
+    game by the rules it was created with; ``for_engine`` picks the one that sets a recorded game
+    up again."""
+    return GamePlugin(
+        name="orleans", title="Orléans", engine_version=f"orleans-{rules_version}",
+        editions={e.value: range(min(n), max(n) + 1) for e, n in D.PLAYERS.items()},
+        config_from_json=partial(config_from_json, rules_version=rules_version), config_to_json=config_to_json,
+        setup=setup, decide=dispatch.decide, step=dispatch.step, evolve=evolve,
+        legal_moves=dispatch.legal_moves, to_act=dispatch.to_act, is_finished=is_finished, result=result,
+        draw_counter=draw_counter, view=view, event_view=event_view, summary=summary,
+        state_type=State, state_to_json=state_to_json,
+        codec=EDGES, api_schema=SCHEMA, default_move=dispatch.default_move,
+        # A clock's stint, and a push bot's deadline_s, cover the whole of phase 3 or planning for a seat.
+        provisional=frozenset(c.__name__ for c in dispatch.PROVISIONAL),
+        for_engine=for_engine, bots=_bots, reference=reference, renderer="orleans", events_note=EVENTS_NOTE,
+    )
+
+
+def for_engine(engine_version: str) -> GamePlugin[State, Command, Event, Config]:
+    """The rules that set up a game recorded by ``engine_version`` again (a replay's verifier reads
+    it from the bundle header): rules 2 for orleans-1 and orleans-2, rules 3 for orleans-3, else
+    the current."""
+    if engine_version in LEGACY_ENGINES:
+        return LEGACY_RULES
+    return RULES_3 if engine_version == RULES_3.engine_version else RULES
+
+
+RULES = plugin(RULES_VERSION)
+RULES_3 = plugin(3)  # orleans-3: take-backs without a limit, two timeouts for a tower loading
+LEGACY_RULES = plugin(LEGACY_RULES_VERSION)

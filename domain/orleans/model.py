@@ -7,9 +7,8 @@ from enum import Enum
 from typing import Final, TypeAlias, get_args
 
 from domain.codec import added
-from domain.frozen import one_step_init, shared
 from domain.orleans.data import Char, Edition, Good, Hourglass, Item, Reward, Tile
-from domain.orleans.memo import memo_key
+from domain.orleans.memo import KEYS, derived, one_step_init, shared
 
 SYSTEM = "system"
 # The rules a game is played by, recorded in its config. 3 (engine orleans-3): the expert exclusion
@@ -102,15 +101,13 @@ class Player:
     take_backs: int = added(0)  # rules 4: placements taken back in this planning phase (D13)
 
 
-PLACE_MAP = memo_key(Player, "_place_map", depends_on=("places",))
-
-
+@derived(Player, depends_on=("places",))
 def place_map(p: Player) -> dict[str, int]:
     """Owned place -> its index in ``p.places``."""
-    cached: dict[str, int] | None = p.__dict__.get(PLACE_MAP)  # memo(), inlined: a hot query
-    if cached is None:
-        cached = p.__dict__[PLACE_MAP] = {s.place: i for i, s in enumerate(p.places)}
-    return cached
+    return {s.place: i for i, s in enumerate(p.places)}
+
+
+PLACE_MAP = KEYS[place_map]  # kept by a fold that changes what stands on the places, not which they are
 
 
 @dataclass(frozen=True)
@@ -691,7 +688,7 @@ TURN_MOVED, PHASE_BEGAN = shared(TurnMoved), shared(PhaseBegan)
 PLACEMENT = shared(Placement)
 
 
-# Records built and read on every decision get a one-step __init__ (domain.frozen). Not events and
+# Records built and read on every decision get a one-step __init__ (memo.one_step_init). Not events and
 # placements (PlansRevealed carries them): the log keeps them, and each would keep a separate
 # attribute dict with it, more memory and more for the garbage collector to walk in a long run.
 for _record in (Config, Slots, Player, Choice, Due, State, *COMMANDS):

@@ -11,14 +11,13 @@ from itertools import chain
 from domain.orleans import data as D
 from domain.orleans.common import Tx, Why
 from domain.orleans.data import Char, Tile
-from domain.orleans.memo import memo_key
+from domain.orleans.memo import derived
 from domain.orleans.model import (
     CHARS,
     PHASE_BEGAN,
     PLACED,
     PLANNING_FINISHED,
     TAKEN_BACK,
-    Command,
     FinishPlanning,
     MovedToTower,
     MoveToTower,
@@ -58,50 +57,12 @@ def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
     return [m for m in moves if (m.place, m.space) not in taken]
 
 
-def relist_after_place(state: State, c: PlaceFollower, before: tuple[Command, ...]) -> tuple[Command, ...] | None:
-    """The seat's legal moves in ``state``, just after placement ``c``, from those listed before
-    it (rules 3: its placements, its take-backs, FinishPlanning), or None to list them afresh.
-
-    What ``c`` changed: its space is now planned (the placements there go), its tile may have
-    been the last of its kind (then that tile's placements go) and its take-back comes last among
-    the take-backs. Everything else a placement depends on (the places, the other tiles) is as
-    before, so what remains keeps its order: the very list candidates_place and
-    candidates_take_back build (tests/domain/test_memo_fold.py compares them over whole games).
-    """
-    if not rules_at_least(state, 3):
-        return None
-    p = state.players[c.seat]
-    gone = c.tile not in p.market and c.tile not in p.tower
-    moves: list[Command] = [
-        m for m in before if type(m) is not PlaceFollower
-        or (m.space != c.space or m.place != c.place) and not (gone and m.tile is c.tile)]
-    if may_take_back(state, p):
-        moves.insert(-1, _take_back(c.seat, c.place, c.space))  # FinishPlanning stays last
-    return tuple(moves)
-
-
-def relist_after_take_back(state: State, c: TakeBackFollower, before: tuple[Command, ...]) -> tuple[Command, ...]:
-    """The seat's legal moves in ``state``, just after take-back ``c``, from those listed before it
-    (rules 3 only: only they take back): its placements afresh (a space and maybe a tile came
-    back), the other take-backs as they were (none once the seat has used up its take-backs,
-    rules 4), FinishPlanning last."""
-    if not may_take_back(state, state.players[c.seat]):
-        return (*candidates_place(state, c.seat), before[-1])
-    takebacks = [m for m in before if type(m) is TakeBackFollower and m is not c]
-    return (*candidates_place(state, c.seat), *takebacks, before[-1])
-
-
 SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
 SPACE_KEYS: tuple[SpaceKey, ...] = tuple((place == D.TOWN_HALL, D.PLACES[place].spaces[i]) for place, i in SPACES)
-FREE_SPACES = memo_key(Player, "_free_spaces", depends_on=("places",))
-
-
+@derived(Player, depends_on=("places",))
 def free_spaces(p: Player) -> tuple[int, ...]:
     """The numbers (in ``SPACES``) of every empty action space the seat owns, in board order."""
-    cached: tuple[int, ...] | None = p.__dict__.get(FREE_SPACES)  # memo(), inlined: a hot query
-    if cached is None:
-        cached = p.__dict__[FREE_SPACES] = tuple(chain.from_iterable([free_on(s.place, s.slots) for s in p.places]))
-    return cached
+    return tuple(chain.from_iterable([free_on(s.place, s.slots) for s in p.places]))
 
 
 # (owns the Herb Garden, owns the School) -> space key -> every tile that may stand there

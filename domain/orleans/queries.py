@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
+from domain.engine import Why
 from domain.orleans import data as D
 from domain.orleans.data import Char, Event, Tile
 from domain.orleans.evolve import CHAR_INDEX, DEED_INDEX, GOOD_INDEX, TRACK_INDEX
-from domain.orleans.memo import memo_key
+from domain.orleans.memo import derived
 from domain.orleans.model import TECH, Choice, Player, State, place_map
-
-Why = str | None  # a validator's answer: None, or why the command is illegal
 
 
 def owns(p: Player, place: str) -> bool:
@@ -28,15 +27,10 @@ def activated(p: Player, place: str) -> bool:
     return place in activated_places(p)
 
 
-ACTIVATED = memo_key(Player, "_activated", depends_on=("places",))
-
-
+@derived(Player, depends_on=("places",))
 def activated_places(p: Player) -> frozenset[str]:
     """The places whose action spaces are all filled (Town Hall: any one)."""
-    cached: frozenset[str] | None = p.__dict__.get(ACTIVATED)  # memo(), inlined: a hot query
-    if cached is None:
-        cached = p.__dict__[ACTIVATED] = frozenset([s.place for s in p.places if activated_slots(s.place, s.slots)])
-    return cached
+    return frozenset([s.place for s in p.places if activated_slots(s.place, s.slots)])
 
 
 def activated_slots(place: str, slots: tuple[str | None, ...] | None) -> bool:

@@ -54,7 +54,7 @@ def viewers(state: State) -> list[int | None]:
 
 
 def positions(players: int, seed_index: int) -> tuple[list[State], list[Any]]:
-    state, log = playout(players, seed_index, check_moves=False)
+    state, log = playout(players, seed_index)
     states, current = [], None
     for event in log:
         current = RULES.evolve(current, event)

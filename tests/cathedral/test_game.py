@@ -1,4 +1,4 @@
-"""The contract of domain.core.GameRules: registry, JSON edges, timeouts and default moves, the
+"""The plugin (domain.core.GamePlugin): registry, JSON edges, timeouts and default moves, the
 summary, the view and the shared result."""
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from domain.cathedral.model import (
     TimeoutApplied,
     Travel,
 )
-from domain.core import GameRules, Rejected, RejectKind
+from domain.core import GamePlugin, GameRules, Rejected, RejectKind
 from domain.games import fold, game_names, get_game, step
 from domain.rng import Rng
 from tests.cathedral.helpers import fresh, holding, knapsack, occupy, placed, play
@@ -44,9 +44,7 @@ COMMANDS = [
 def test_registered_under_its_name_with_its_engine_version() -> None:
     rules: GameRules = get_game("cathedral")
     assert rules is RULES and "cathedral" in game_names() and RULES.engine_version == "cathedral-1"
-    for name in GameRules.__dict__:
-        if not name.startswith("_") and callable(getattr(GameRules, name, None)):
-            assert callable(getattr(RULES, name)), name
+    assert isinstance(RULES, GamePlugin)
 
 
 def test_step_equals_decide_then_fold() -> None:

@@ -45,7 +45,7 @@ def disguise(state: State) -> State:
 
 
 def positions(players: int, edition: str, seed_index: int) -> tuple[list[State], list[Any]]:
-    state, log = playout(players, edition, seed_index, check_moves=False)
+    state, log = playout(players, edition, seed_index)
     states, current = [], None
     for event in log:
         current = RULES.evolve(current, event)

@@ -1,18 +1,11 @@
 """Random playouts for 2-4 seats in both variants, with invariants after every event.
 
-One decision in 12 is a clock timeout (the system applies the seat's default move). Each other
-decision also checks "accepted ⇔ listed": every listed move is accepted by ``decide``, and
-every command of the same type with one field changed to any value its type allows is accepted
-exactly when it is listed. At the end the incremental state must equal the fold of the whole log,
-and the log must survive a JSON round trip.
+One decision in 12 is a clock timeout (the system applies the seat's default move). "Accepted ⇔
+listed", the JSON round trips and warm/cold listings are checked for every game alike by
+tests/contract/. At the end the incremental state must equal the fold of the whole log.
 """
 from __future__ import annotations
 
-import dataclasses
-import json
-import typing
-from collections.abc import Iterator
-from enum import Enum
 from typing import Any
 
 import pytest
@@ -20,7 +13,7 @@ import pytest
 from domain.cathedral import RULES
 from domain.cathedral import data as D
 from domain.cathedral.model import GameStarted, PlaceFollower, RoundBegan, State
-from domain.core import SYSTEM, Rejected, RejectKind
+from domain.core import SYSTEM
 from domain.games import fold
 from domain.rng import Rng
 from domain.selfplay import play
@@ -30,38 +23,6 @@ PLAYERS = (2, 3, 4)
 EDITIONS = ("standard", "expert")
 
 
-def values_for(tp: Any, players: int) -> list[Any]:
-    """Every value a field of type ``tp`` may take in JSON, plus out-of-range seats and spots."""
-    out: list[Any] = []
-    for arg in typing.get_args(tp) or (tp,):
-        if arg is type(None):
-            out.append(None)
-        elif isinstance(arg, type) and issubclass(arg, Enum):
-            out.extend(arg)
-        elif arg is int:
-            out.extend(range(-1, max(players, len(D.SPOTS)) + 1))
-    return out
-
-
-def near_misses(command: Any, players: int) -> Iterator[Any]:
-    """Commands of the same type with one field changed."""
-    hints = typing.get_type_hints(type(command))
-    for f in dataclasses.fields(command):
-        if f.name == "seat":
-            continue
-        for other in values_for(hints[f.name], players):
-            if other != getattr(command, f.name):
-                yield dataclasses.replace(command, **{f.name: other})
-
-
-def accepted(state: State, command: Any, seed: bytes, game_id: str) -> bool:
-    try:
-        RULES.decide(state, command, Rng(seed, game_id, state.draws))
-        return True
-    except Rejected:
-        return False
-
-
 def patient_choice(moves: list[Any], chooser: Rng) -> Any:
     """Random, but the Bell Tower only one time in ten while anything else fits (longer rounds)."""
     others = [m for m in moves if not (isinstance(m, PlaceFollower) and m.space is D.Space.BT)]
@@ -69,7 +30,7 @@ def patient_choice(moves: list[Any], chooser: Rng) -> Any:
     return pool[chooser.below(len(pool))]
 
 
-def playout(players: int, edition: str, seed_index: int, check_moves: bool = True) -> tuple[State, list[Any]]:
+def playout(players: int, edition: str, seed_index: int) -> tuple[State, list[Any]]:
     seed = f"playout-{seed_index}".encode()
     game_id = f"playout-{players}-{edition}-{seed_index}"
     events = RULES.setup(RULES.config_from_json({"edition": edition, "players": players}), Rng(seed, game_id, 0))
@@ -89,8 +50,6 @@ def playout(players: int, edition: str, seed_index: int, check_moves: bool = Tru
         if chooser.below(12) == 0:  # now and then the seat's clock runs out instead
             command = RULES.legal_moves(state, SYSTEM)[0]
             assert RULES.default_move(state, acting[0]) in moves
-        elif check_moves:
-            check_accepted_iff_listed(state, moves, command, seed, game_id)
         new_events, after = RULES.step(state, command, Rng(seed, game_id, state.draws))
         for event in new_events:
             state = RULES.evolve(state, event)
@@ -102,29 +61,10 @@ def playout(players: int, edition: str, seed_index: int, check_moves: bool = Tru
     return state, log
 
 
-def check_accepted_iff_listed(state: State, moves: list[Any], command: Any, seed: bytes, game_id: str) -> None:
-    players = state.config.players
-    assert len(set(moves)) == len(moves), "no move is listed twice"
-    for move in moves:
-        assert accepted(state, move, seed, game_id), f"listed but rejected: {move}"
-    for near in near_misses(command, players):
-        assert accepted(state, near, seed, game_id) == (near in moves), f"accepted != listed for {near}"
-    for seat in range(players):
-        if seat != state.active:
-            assert RULES.legal_moves(state, seat) == []
-            with pytest.raises(Rejected) as info:
-                RULES.decide(state, dataclasses.replace(command, seat=seat), Rng(seed, game_id, state.draws))
-            assert info.value.kind is RejectKind.NOT_YOUR_TURN
-    assert RULES.legal_moves(state, SYSTEM) == [RULES.legal_moves(state, SYSTEM)[0]]
-
-
 def check_log(state: State, log: list[Any]) -> None:
     assert isinstance(log[0], GameStarted)
     assert [e.round for e in log if isinstance(e, RoundBegan)] in ([1], [1, 2], [1, 2, 3]), "3 rounds at most"
     assert fold(RULES, log) == state, "the incremental state is the fold of the whole log"
-    encoded = [json.loads(json.dumps(RULES.event_to_json(e))) for e in log]
-    assert [RULES.event_from_json(e) for e in encoded] == log, "events survive a JSON round trip"
-    assert json.loads(json.dumps(RULES.state_to_json(state))) == RULES.state_to_json(state)
     result = RULES.result(state)
     assert result is not None and result["outcome"] in ("won", "lost")
 
@@ -144,7 +84,7 @@ def test_many_more_playouts_end_within_three_rounds() -> None:
     for players in PLAYERS:
         for edition in EDITIONS:
             for seed_index in range(100, 115):
-                state, log = playout(players, edition, seed_index, check_moves=False)
+                state, log = playout(players, edition, seed_index)
                 check_log(state, log)
                 seen.update(type(e).__name__ for e in log)
     assert {"OrderFulfilled", "BlueprintTurned", "Rested", "GlassMade", "HourGlassExpired", "TimeoutApplied",

@@ -49,7 +49,7 @@ def test_views_and_results_of_whole_games_fit_the_schema() -> None:
     games = [play(RULES, RULES.config_from_json({"edition": e, "players": n}), f"schema-{i}".encode(),
                   f"schema-{i}", ["greedy"]) for n, e, i in GREEDY]
     logs = [[event for _, batch in game.batches for event in batch] for game in games]
-    logs += [playout(n, e, i, check_moves=False)[1] for n, e, i in RANDOM]
+    logs += [playout(n, e, i)[1] for n, e, i in RANDOM]
     for log in logs:
         state: Any = None
         for n, event in enumerate(log):

@@ -45,8 +45,7 @@ def rng(state: State | None = None, counter: int | None = None):
 def _setup(edition: str, players: int, exclusion: bool, start_player: int, seed: bytes, rules_version: int) -> State:
     from domain.rng import Rng
 
-    rules = next(r for r in (RULES, RULES_3, LEGACY_RULES) if r.rules_version == rules_version)
-    assert rules.rules_version == rules_version
+    rules = next(r for r in (RULES, RULES_3, LEGACY_RULES) if r.engine_version == f"orleans-{rules_version}")
     config = rules.config_from_json(
         {"edition": edition, "players": players, "exclusion": exclusion, "start_player": start_player})
     return fold(RULES, RULES.setup(config, Rng(seed, GAME, 0)))

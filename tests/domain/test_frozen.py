@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 from domain.codec import added
-from domain.frozen import one_step_init
+from domain.orleans.memo import one_step_init
 from domain.orleans.model import COMMANDS, EVENTS, Placement, Player, State
 
 

@@ -9,20 +9,15 @@ from domain.orleans.model import RevealHourglass
 from domain.rng import Rng
 
 
-class Counter:
-    """A minimal game without its own ``step``: the state is the number of events so far."""
-
-    @staticmethod
-    def decide(state, command, rng):
-        return [f"{command}-{i}" for i in range(command)]
-
-    @staticmethod
-    def evolve(state, event):
-        return (state or 0) + 1
-
-
 def test_step_without_a_game_step_is_decide_then_fold():
-    assert step(Counter, 5, 3, None) == (["3-0", "3-1", "3-2"], 8)
+    from domain.toy import RULES as TOY
+    from domain.toy.model import Bid
+
+    assert TOY.step is None  # the toy game declares no step of its own
+    state = fold(TOY, TOY.setup(TOY.config_from_json({"edition": "classic", "players": 2}), Rng(b"s", "g", 0)))
+    events, after = step(TOY, state, Bid(1, 2), Rng(b"s", "g", state.draws))
+    assert events == TOY.decide(state, Bid(1, 2), Rng(b"s", "g", state.draws))
+    assert after == fold(TOY, events, state) and after.bids == (None, 2)
 
 
 def test_orleans_step_equals_decide_then_fold():
@@ -38,8 +33,9 @@ def test_provisional_commands_are_what_each_game_declares_and_empty_by_default()
     runs one stint over them): every name is a command of that game, and a game without the
     declaration has none."""
     from domain.games import get_game, provisional
+    from domain.toy import RULES as TOY
 
-    assert provisional(Counter) == frozenset()
+    assert provisional(TOY) == frozenset()
     declared = {name: provisional(get_game(name)) for name in ("orleans", "artificium", "cathedral")}
     assert declared == {
         "orleans": {"RecallFollower", "DrawFollowers", "LoadTower", "PlaceFollower", "TakeBackFollower", "MoveToTower"},

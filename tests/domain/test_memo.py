@@ -24,7 +24,7 @@ def test_place_memos_survive_other_changes_and_follow_the_places():
     assert richer.__dict__["_place_map"] is p.__dict__["_place_map"]  # kept: places did not change
     castle = p.places[place_map(p)["castle"]]
     moved = replace(p, places=(*p.places, Slots("cellar", (None, None))))
-    assert "_place_map" not in moved.__dict__ and "_activated" not in moved.__dict__
+    assert "_place_map" not in moved.__dict__ and "_activated_places" not in moved.__dict__
     assert "cellar" in place_map(moved)
     filled = with_player(s, 0, places=tuple(
         Slots("castle", ("farmer", "boatman", "trader")) if x is castle else x for x in p.places))

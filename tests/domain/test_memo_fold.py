@@ -9,13 +9,13 @@ import pytest
 from domain.orleans import RULES
 from domain.orleans.dispatch import to_act
 from domain.orleans.followers import occupied_spaces
+from domain.orleans.memo import KEYS
 from domain.orleans.model import place_map
 from domain.orleans.planning import free_spaces
 from domain.orleans.queries import activated_places
 from domain.selfplay import play
 
-PLAYER_MEMOS = {"_place_map": place_map, "_activated": activated_places, "_free_spaces": free_spaces,
-                "_occupied": occupied_spaces}
+PLAYER_MEMOS = {KEYS[query]: query for query in (place_map, activated_places, free_spaces, occupied_spaces)}
 
 
 def _bare(obj):
@@ -59,35 +59,9 @@ def test_a_recall_keeps_place_map_and_rederives_the_rest():
             place_map(before), occupied_spaces(before)
             after = RULES.step(state, command, None)[1].players[command.seat]
             assert after.__dict__["_place_map"] is before.__dict__["_place_map"]
-            assert "_occupied" not in after.__dict__
+            assert KEYS[occupied_spaces] not in after.__dict__
             assert occupied_spaces(after) == occupied_spaces(_bare(after)) != occupied_spaces(before)
             return
         for event in events:
             state = RULES.evolve(state, event)
     pytest.fail("no recall in the game")
-
-
-@pytest.mark.parametrize(("edition", "players", "rules_version"),
-                         [("classic", 4, 4), ("2023", 5, 4), ("classic", 4, 3), ("classic", 3, 2)])
-def test_moves_a_step_lists_for_the_next_state_equal_a_fresh_listing(edition, players, rules_version):
-    """step may leave on the state it returns the acting seat's moves, derived from those listed
-    before (dispatch.RELIST: after a placement, a take-back up to and past the rules 4 limit, a
-    recall); they are exactly what a memo-less copy lists."""
-    from domain.orleans.game import LEGACY_RULES, RULES_3
-    from domain.rng import Rng
-
-    rules = {4: RULES, 3: RULES_3, 2: LEGACY_RULES}[rules_version]
-    config = rules.config_from_json({"edition": edition, "players": players})
-    state = None
-    for event in rules.setup(config, Rng(b"relist", "relist", 0)):
-        state = rules.evolve(state, event)
-    chooser, relisted = Rng(b"relist", "relist:chooser"), 0
-    while not rules.is_finished(state):
-        acting = rules.to_act(state)
-        seat = "system" if "system" in acting else min(acting)
-        moves = rules.legal_moves(state, seat)
-        _, state = rules.step(state, moves[chooser.below(len(moves))], Rng(b"relist", "relist", state.draws))
-        for listed_seat, listed in state.__dict__.get("_listed", {}).items():
-            assert list(listed) == rules.legal_moves(_bare(state), listed_seat)
-            relisted += 1
-    assert relisted > (100 if rules_version >= 3 else -1)

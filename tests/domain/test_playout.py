@@ -1,12 +1,11 @@
 """Random playouts over many seeds, every player count of both editions, with invariants."""
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import pytest
 
-from domain.core import SYSTEM, Rejected
+from domain.core import SYSTEM
 from domain.games import fold
 from domain.orleans import RULES, dispatch
 from domain.orleans import data as D
@@ -20,33 +19,6 @@ SEEDS = range(3)
 # seed 1 plays with the expert exclusion, seed 2 gives seat 0 the Gunpowder Tower from the start (so
 # random seats load it in phase 3 and plan from it), and seed 0 is also played by rules 2
 VARIANTS = [(i, RULES) for i in SEEDS] + [(0, LEGACY_RULES), (2, LEGACY_RULES)]
-
-
-def _mutations(command):
-    """Commands near the chosen one: other field values of the same shape."""
-    for f in dataclasses.fields(command):
-        value = getattr(command, f.name)
-        if f.name == "seat":
-            continue
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int):
-            yield dataclasses.replace(command, **{f.name: value + 1})
-            yield dataclasses.replace(command, **{f.name: -1})
-        elif isinstance(value, str) and not hasattr(value, "value"):
-            yield dataclasses.replace(command, **{f.name: "chartres" if value != "chartres" else "farm_house"})
-        elif isinstance(value, D.Tile):
-            for other in (D.Tile.MONK, D.Tile.START_TRADER, D.Tile.KNIGHT):
-                if other is not value:
-                    yield dataclasses.replace(command, **{f.name: other})
-
-
-def _accepted(state, command, seed, game_id):
-    try:
-        RULES.decide(state, command, Rng(seed, game_id, state.draws))
-        return True
-    except Rejected:
-        return False
 
 
 def _with_tower(state, events):
@@ -76,18 +48,9 @@ def test_random_playout_keeps_every_invariant(edition, players, seed_index, rule
         command = moves[chooser.below(len(moves))]
         if actor != SYSTEM:  # every listed move passes its validator (exact generators included)
             assert all(dispatch.COMMAND_RULES[type(m)].validate(state, m) is None for m in moves)
-        # accepted <=> listed, on the chosen move, a sample of listed moves and near misses
-        for probe in [moves[chooser.below(len(moves))]]:
-            assert _accepted(state, probe, seed, game_id)
-        for other in _mutations(command):
-            assert _accepted(state, other, seed, game_id) == (other in moves), other
-        for seat in range(players):
-            if seat not in acting:
-                assert RULES.legal_moves(state, seat) == []
+        # accepted <=> listed with near misses, and the JSON round trips: tests/contract/
         new, stepped = RULES.step(state, command, Rng(seed, game_id, state.draws))
         for event in new:
-            encoded = json.loads(json.dumps(RULES.event_to_json(event)))
-            assert RULES.event_from_json(encoded) == event
             state = RULES.evolve(state, event)
             check(state)
         assert stepped == state  # step's state equals the fold of the events it returned

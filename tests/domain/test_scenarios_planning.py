@@ -7,6 +7,7 @@ from domain.core import RejectKind
 from domain.orleans import RULES
 from domain.orleans import data as D
 from domain.orleans.evolve import with_player
+from domain.orleans.game import RULES_3
 from domain.orleans.model import (
     RULES_VERSION,
     FinishPlanning,
@@ -324,14 +325,28 @@ def test_rules_3_games_take_back_without_a_limit():
 
 
 def test_moves_listed_after_a_take_back_follow_the_limit_D13():
-    """The moves a placement or take-back leaves on the new state (dispatch.RELIST) are the ones
-    legal_moves derives afresh, on both sides of the limit."""
+    """After each placement or take-back the moves listed on the new state are the ones legal_moves
+    derives on a fresh copy, on both sides of the limit."""
     s = planning((K, F, B))
     for _ in range(2 * D.TAKE_BACKS_PER_PLANNING + 2):
         moves = RULES.legal_moves(s, 0)
         backs = [m for m in moves if isinstance(m, TakeBackFollower)]
         command = backs[0] if backs else next(m for m in moves if isinstance(m, PlaceFollower))
-        s = RULES.step(s, command, None)[1]  # the very listed object: the relisting path
+        s = RULES.step(s, command, None)[1]  # the very listed object: accepted without re-validation
         assert RULES.legal_moves(s, 0) == RULES.legal_moves(dataclasses.replace(s), 0)
     assert s.players[0].take_backs == D.TAKE_BACKS_PER_PLANNING
     assert not any(isinstance(m, TakeBackFollower) for m in RULES.legal_moves(s, 0))
+
+
+def test_moves_after_placing_the_markets_last_farmer_come_in_the_fresh_order():
+    """Rules 3: a seat places its market's last farmer while another farmer waits in its Gunpowder
+    Tower. The moves listed on the new state are in the order a fresh listing of a copy gives
+    (placements per space in the order of the seat's tiles, market first), whatever path led
+    there (this once differed: the relisting shortcut kept the old order, docs/performance.md)."""
+    s = with_player(planning((F, SF, B), rules_version=3), 0, tower=(F,))
+    farmer = next(m for m in RULES_3.legal_moves(s, 0) if isinstance(m, PlaceFollower) and m.tile is F)
+    after = RULES_3.step(s, farmer, None)[1]  # the very listed object
+    listed = RULES_3.legal_moves(after, 0)
+    assert listed == RULES_3.legal_moves(dataclasses.replace(after), 0)
+    on_university = [m.tile for m in listed if isinstance(m, PlaceFollower) and m.place == "university"]
+    assert on_university == [SF, F]  # the tower's farmer comes after the market's tiles

@@ -1,4 +1,4 @@
-"""A tiny game behind the full GameRules contract, to show replays/ is game-agnostic.
+"""A tiny game behind the full plugin contract (domain.core.GamePlugin), to show replays/ is game-agnostic.
 
 "Bag race": set-up shuffles tiles 1..9 into a bag; on their turn a seat draws a random tile
 (its value is added to their score) or passes; SYSTEM ends the game once every tile is drawn
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from domain.core import SYSTEM, Rejected, RejectKind
+from domain.core import SYSTEM, GamePlugin, GameRules, Rejected, RejectKind
 from domain.rng import Rng
 
 
@@ -27,6 +27,8 @@ class State:
 class ToyRules:
     name = "bagrace"
     engine_version = "bagrace-1"
+    command_types: tuple[type, ...] = ()  # commands and events are plain dicts
+    event_types: tuple[type, ...] = ()
 
     def config_from_json(self, data: dict[str, Any]) -> dict[str, Any]:
         if not 2 <= int(data.get("players", 0)) <= 4:
@@ -121,10 +123,19 @@ class ToyRules:
                 "turn": state.turn, "passes": state.passes, "draws": state.draws, "over": state.over}
 
 
-TOY = ToyRules()
+_BAG_RACE = ToyRules()
+TOY: GameRules = GamePlugin(
+    name=_BAG_RACE.name, title="Bag race", engine_version=_BAG_RACE.engine_version, editions={"": range(2, 5)},
+    config_from_json=_BAG_RACE.config_from_json, config_to_json=_BAG_RACE.config_to_json, setup=_BAG_RACE.setup,
+    decide=_BAG_RACE.decide, evolve=_BAG_RACE.evolve, legal_moves=_BAG_RACE.legal_moves, to_act=_BAG_RACE.to_act,
+    is_finished=lambda state: state.over, result=_BAG_RACE.result, draw_counter=_BAG_RACE.draw_counter,
+    view=_BAG_RACE.view, event_view=_BAG_RACE.event_view, summary=_BAG_RACE.summary, state_type=State,
+    state_to_json=_BAG_RACE.state_to_json, codec=_BAG_RACE, api_schema=None, default_move=_BAG_RACE.default_move,
+    listed=False,
+)
 
 
-def toy_rules(name: str) -> ToyRules:
+def toy_rules(name: str) -> GameRules:
     if name != "bagrace":
         raise Rejected(RejectKind.INVALID_CONFIG, f"unknown game {name!r}")
     return TOY

@@ -33,7 +33,7 @@ CASES = [
     ("bool for int", "POST", "/moves", j({"type": "Bid", "bid": True}), SEAT0, 400, "MALFORMED"),
     ("seat in body", "POST", "/moves", j({**GOOD, "seat": 1}), SEAT0, 400, "MALFORMED"),
     ("illegal value", "POST", "/moves", j({"type": "Bid", "bid": 9}), SEAT0, 422, "ILLEGAL_MOVE"),
-    ("system move by a seat", "POST", "/moves", j({"type": "Reveal"}), SEAT0, 422, "WRONG_PHASE"),
+    ("system move by a seat", "POST", "/moves", j({"type": "Reveal"}), SEAT0, 422, "NOT_YOUR_TURN"),
     ("form encoded", "POST", "/moves", {"data": "type=Bid&bid=2",
                                         "content_type": "application/x-www-form-urlencoded"}, SEAT0, 400, "MALFORMED"),
     ("huge body", "POST", "/moves", j({"type": "Bid", "bid": 2, "pad": "x" * 200_000}), SEAT0, 413, "TOO_LARGE"),

@@ -1,8 +1,6 @@
-"""gunicorn entry point for the live-server tests: the real app with the toy game registered."""
-import toygame
-
+"""gunicorn entry point for the live-server tests: the real app offering the toy game (domain/toy/)."""
 import domain.games
 from service.app import create_app
 
-domain.games._LOADERS.setdefault("toy", lambda: toygame.RULES)
+domain.games.show("toy")
 app = create_app({"ADVANCE": "off"})
