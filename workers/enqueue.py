@@ -89,15 +89,18 @@ def enqueue_advance(conn: Redis, game_id: str, version: int, lane: Lane = NOW) -
 
     The job id is ``advance-<game>-<version>``: nothing is enqueued while that job waits, nor while
     it runs holding the game's lease (it reads the game again before every step). The running job
-    itself (handing the game to another lane at the same version), or one whose worker died with
-    it (its lease lapsed), gets a fresh job under a new id instead.
+    itself (handing the game to another lane at the same version), one whose worker died with it
+    (its lease lapsed), or one a dead worker popped and never started (``_waiting``: queued in
+    status, on no list) gets a fresh job under a new id instead.
     """
     job_id = f"advance-{game_id}-{version}"
     q = queue(conn, lane=lane)
     status = _status(q, job_id)
     if status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED):
-        return
-    if status == JobStatus.STARTED:
+        if _waiting(q, job_id):
+            return
+        job_id = f"{job_id}-{secrets.token_hex(3)}"  # lost: a worker popped it and died before it started
+    elif status == JobStatus.STARTED:
         current = get_current_job()
         if (current is None or current.id != job_id) and held(conn, game_id):
             return

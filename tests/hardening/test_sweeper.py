@@ -25,7 +25,7 @@ from tests.hardening.conftest import PATIENCE_S, Children, RedisServer, wait_unt
 from tests.workers.hg_botserver import BotServer
 from workers import jobs, sweeper
 from workers.enqueue import enqueue_advance
-from workers.lanes import NOW, queue_suffix
+from workers.lanes import NOW, SLOW, queue_suffix
 from workers.lease import Lease, lease_key
 
 
@@ -142,6 +142,29 @@ def test_a_job_a_killed_worker_popped_but_never_started_is_requeued(
     assert sweeper.sweep_once(svc)["requeued"] >= 1
     fast_lane = Queue(queue_name, connection=conn, serializer=JSONSerializer)
     assert f"{job_id}-sweep1" in fast_lane.job_ids
+    for lane in (now_lane, fast_lane):
+        lane.empty()
+    conn.delete(f"rq:job:{job_id}")
+
+
+def test_an_enqueue_does_not_wait_on_a_job_a_killed_worker_popped(
+        conn: redis.Redis, svc: GameService, bot_game: str, queue_name: str) -> None:
+    """The same lost job seen from an enqueue: a job handing the game to the slow lane, or a
+    tournament's nudge, found ``advance-<game>-<version>`` queued in status and did nothing, so
+    the game's push seat was never asked again (CI: a tournament game still at version 29 after
+    420 s, through four sweeps)."""
+    version = svc.load(bot_game).version
+    slow_lane = Queue(queue_name + queue_suffix(SLOW), connection=conn, serializer=JSONSerializer)
+    enqueue_advance(conn, bot_game, version, lane=SLOW)
+    job_id = f"advance-{bot_game}-{version}"
+    enqueue_advance(conn, bot_game, version, lane=SLOW)
+    assert slow_lane.job_ids == [job_id]  # really waiting: one job
+    conn.lrem(slow_lane.key, 0, job_id)  # popped by a worker that died before it started the job
+    enqueue_advance(conn, bot_game, version, lane=SLOW)
+    (fresh,) = slow_lane.job_ids
+    assert fresh.startswith(f"{job_id}-") and fresh != job_id
+    slow_lane.empty()
+    conn.delete(f"rq:job:{job_id}")
 
 
 def test_advance_retires_a_game_that_waits_for_humans(
