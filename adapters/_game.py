@@ -20,10 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.core import SYSTEM
 from domain.games import fold, game_names, get_game
 from domain.rng import Rng
-
-SYSTEM = "system"  # the actor name of the system's steps (domain.core.SYSTEM)
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ class Spec:
     """
 
     name: str
-    players: range
+    players: range  # the plugin's own (GamePlugin.players): every edition's counts
     max_actions: int
     max_decisions: int
     observation_size: int
@@ -54,9 +53,9 @@ SPECS: Mapping[str, Spec] = {
     # in 3 random games at the most seats: Orléans 1,491, Artificium 1,166, Cathedral 366; at these
     # sizes they fill 8.8 %, 7.2 % and 3.8 % fewer slots than there are names (lost to collisions;
     # 25-29 % for the first two at 2,048).
-    "orleans": Spec("orleans", range(2, 6), max_actions=128, max_decisions=20_000, observation_size=8192),
-    "artificium": Spec("artificium", range(2, 7), max_actions=128, max_decisions=5_000, observation_size=8192),
-    "cathedral": Spec("cathedral", range(2, 5), max_actions=64, max_decisions=5_000, observation_size=4096,
+    "orleans": Spec("orleans", get_game("orleans").players, max_actions=128, max_decisions=20_000, observation_size=8192),
+    "artificium": Spec("artificium", get_game("artificium").players, max_actions=128, max_decisions=5_000, observation_size=8192),
+    "cathedral": Spec("cathedral", get_game("cathedral").players, max_actions=64, max_decisions=5_000, observation_size=4096,
                       cooperative=True),
 }
 

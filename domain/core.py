@@ -159,6 +159,13 @@ class GamePlugin(Generic[S, C, E, Cfg]):
     def __repr__(self) -> str:
         return f"<GamePlugin {self.engine_version}>"
 
+    def __reduce__(self) -> tuple[Callable[[str, str], GamePlugin[Any, Any, Any, Any]], tuple[str, str]]:
+        """Pickled by reference (its functions are not all importable by name, e.g. memoised
+        queries): unpickling finds the registered plugin again (``domain.games.by_reference``)."""
+        from domain.games import by_reference  # the registry imports this module
+
+        return by_reference, (self.name, self.engine_version)
+
 
 GameRules = GamePlugin[Any, Any, Any, Any]
 """A plugin as the layers above hold it, whatever its game's types."""

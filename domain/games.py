@@ -86,6 +86,19 @@ def for_engine(rules: GameRules, engine_version: str) -> GameRules:
     return rules if rules.for_engine is None else rules.for_engine(engine_version)
 
 
+def by_reference(name: str, engine_version: str) -> GameRules:
+    """The registered plugin a pickle names (``GamePlugin.__reduce__``): a plugin is pickled as
+    its game's name and engine version, never as its functions, and unpickles to the very object
+    this process registered (listed or not)."""
+    for rules in plugins():
+        if rules.name == name:
+            found = for_engine(rules, engine_version)
+            if found.engine_version != engine_version:
+                raise ValueError(f"{name}: no plugin for engine version {engine_version!r} here")
+            return found
+    raise ValueError(f"no registered game {name!r}")
+
+
 def provisional(rules: GameRules) -> frozenset[str]:
     """The command types (by name) after which a seat that stays to act is still in the same
     decision (``GamePlugin.provisional``). Every other command a seat sends ends its decision

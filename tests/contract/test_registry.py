@@ -6,6 +6,7 @@ one line in ``domain.games.PACKAGES`` (docs/adding-a-game.md).
 """
 from __future__ import annotations
 
+import pickle
 import re
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from domain import apischema
 from domain.bots import bot_names, get_bot
 from domain.core import GamePlugin
-from domain.games import PACKAGES, find_game, game_names, get_game, plugins
+from domain.games import PACKAGES, find_game, for_engine, game_names, get_game, plugins
 from replays.reference import reference
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,3 +73,12 @@ def test_derived_registries_name_no_game_package(path: str) -> None:
     for plugin in plugins():
         assert not re.search(rf"\bdomain\.{plugin.name}\b|from domain import .*\b{plugin.name}\b", text), \
             (path, plugin.name)
+
+
+@pytest.mark.parametrize("plugin", plugins(), ids=lambda p: p.name)
+def test_a_plugin_pickles_by_reference_to_the_registered_object(plugin: GamePlugin) -> None:  # type: ignore[type-arg]
+    """OpenSpiel pickles states (adapters/openspiel.py): a plugin travels as its name and engine
+    version, since some of its functions (memoised queries) cannot be pickled by name."""
+    assert pickle.loads(pickle.dumps(plugin)) is plugin
+    older = for_engine(plugin, "orleans-3") if plugin.name == "orleans" else plugin
+    assert pickle.loads(pickle.dumps(older)) is older
