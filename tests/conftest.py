@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import threading
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -26,7 +27,7 @@ from typing import Any
 
 import pytest
 import redis
-from redis.connection import Connection
+from redis.connection import AbstractConnection, Connection
 from rq import Queue
 from rq.registry import (
     DeferredJobRegistry,
@@ -210,6 +211,31 @@ def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         real(self, command, check_health)
 
     monkeypatch.setattr(Connection, "send_packed_command", counting)
+    yield sent
+
+
+@pytest.fixture
+def commands(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """How many Redis commands this thread has sent (each of a pipeline or transaction counts),
+    as ``commands[0]``: unlike the server's ``total_commands_processed``, no other client of a
+    shared Redis adds to it."""
+    sent = [0]
+    me = threading.get_ident()
+    real_one, real_many = AbstractConnection.pack_command, AbstractConnection.pack_commands
+
+    def pack_command(self: AbstractConnection, *args: Any) -> Any:
+        if threading.get_ident() == me:
+            sent[0] += 1
+        return real_one(self, *args)
+
+    def pack_commands(self: AbstractConnection, many: Any) -> Any:
+        many = list(many)
+        if threading.get_ident() == me:
+            sent[0] += len(many)
+        return real_many(self, many)
+
+    monkeypatch.setattr(AbstractConnection, "pack_command", pack_command)
+    monkeypatch.setattr(AbstractConnection, "pack_commands", pack_commands)
     yield sent
 
 
