@@ -189,7 +189,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 def _shapes(keys: list[bytes]) -> list[str]:
     """The distinct key shapes (ids and hash tags as …), most common first."""
-    counts = Counter(re.sub(r"\{[^}]*\}|[0-9a-f]{8,}|\d[\d.]*", "…", k.decode(errors="replace")) for k in keys)
+    counts = Counter(re.sub(r"\{[^}]*\}|(?<=addr:).+|[0-9a-f]{8,}|\d[\d.]*", "…", k.decode(errors="replace"))
+                     for k in keys)
     return [f"{shape} ×{n}" for shape, n in counts.most_common()]
 
 
