@@ -222,20 +222,20 @@ def commands(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     shared Redis adds to it."""
     sent = [0]
     me = threading.get_ident()
-    real_one, real_many = AbstractConnection.pack_command, AbstractConnection.pack_commands
+    real_one, real_many = AbstractConnection.send_command, AbstractConnection.pack_commands
 
-    def pack_command(self: AbstractConnection, *args: Any) -> Any:
+    def send_command(self: AbstractConnection, *args: Any, **kwargs: Any) -> None:  # one command
         if threading.get_ident() == me:
             sent[0] += 1
-        return real_one(self, *args)
+        real_one(self, *args, **kwargs)
 
-    def pack_commands(self: AbstractConnection, many: Any) -> Any:
+    def pack_commands(self: AbstractConnection, many: Any) -> Any:  # a pipeline's, MULTI/EXEC included
         many = list(many)
         if threading.get_ident() == me:
             sent[0] += len(many)
         return real_many(self, many)
 
-    monkeypatch.setattr(AbstractConnection, "pack_command", pack_command)
+    monkeypatch.setattr(AbstractConnection, "send_command", send_command)
     monkeypatch.setattr(AbstractConnection, "pack_commands", pack_commands)
     yield sent
 
