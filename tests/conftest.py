@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import threading
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -26,7 +27,7 @@ from typing import Any
 
 import pytest
 import redis
-from redis.connection import Connection
+from redis.connection import AbstractConnection, Connection
 from rq import Queue
 from rq.registry import (
     DeferredJobRegistry,
@@ -188,7 +189,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 def _shapes(keys: list[bytes]) -> list[str]:
     """The distinct key shapes (ids and hash tags as …), most common first."""
-    counts = Counter(re.sub(r"\{[^}]*\}|[0-9a-f]{8,}|\d[\d.]*", "…", k.decode(errors="replace")) for k in keys)
+    counts = Counter(re.sub(r"\{[^}]*\}|(?<=addr:).+|[0-9a-f]{8,}|\d[\d.]*", "…", k.decode(errors="replace"))
+                     for k in keys)
     return [f"{shape} ×{n}" for shape, n in counts.most_common()]
 
 
@@ -210,6 +212,31 @@ def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         real(self, command, check_health)
 
     monkeypatch.setattr(Connection, "send_packed_command", counting)
+    yield sent
+
+
+@pytest.fixture
+def commands(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """How many Redis commands this thread has sent (each of a pipeline or transaction counts),
+    as ``commands[0]``: unlike the server's ``total_commands_processed``, no other client of a
+    shared Redis adds to it."""
+    sent = [0]
+    me = threading.get_ident()
+    real_one, real_many = AbstractConnection.send_command, AbstractConnection.pack_commands
+
+    def send_command(self: AbstractConnection, *args: Any, **kwargs: Any) -> None:  # one command
+        if threading.get_ident() == me:
+            sent[0] += 1
+        real_one(self, *args, **kwargs)
+
+    def pack_commands(self: AbstractConnection, many: Any) -> Any:  # a pipeline's, MULTI/EXEC included
+        many = list(many)
+        if threading.get_ident() == me:
+            sent[0] += len(many)
+        return real_many(self, many)
+
+    monkeypatch.setattr(AbstractConnection, "send_command", send_command)
+    monkeypatch.setattr(AbstractConnection, "pack_commands", pack_commands)
     yield sent
 
 

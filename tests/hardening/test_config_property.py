@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from core.games import GameService
 from service.app import create_app
-from tests.conftest import package_games
+from tests.conftest import forget_games, package_games
 from workers import jobs
 
 GAMES = package_games()
@@ -103,7 +103,7 @@ def test_a_creation_body_is_refused_or_plays_to_the_end(client: Any, svc: GameSe
         assert summary["status"] == "finished" and summary["result"] is not None
         assert summary["edition"] == body["edition"]  # the top-level edition is the only one
     finally:
-        svc.store.delete([game_id])
+        forget_games(svc.store.conn, [game_id])
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -122,4 +122,4 @@ def test_every_registered_game_accepts_a_bot_table_in_some_edition_and_plays_it_
         for game_id in accepted:
             play_to_the_end(svc, game_id)
     finally:
-        svc.store.delete(accepted)
+        forget_games(svc.store.conn, accepted)

@@ -21,6 +21,18 @@ SECRET_KEY = Fernet.generate_key().decode()
 os.environ.setdefault("HOURGLASS_SECRET_KEY", SECRET_KEY)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def leaderboards(conn: redis.Redis) -> Iterator[None]:
+    """The leaderboards (``hg:lb:*``, core.leaderboard) that this run's rated tournaments started
+    are deleted when the run ends: a board sums every tournament of its game and edition, so no
+    single test can take its own share back out."""
+    before = set(conn.scan_iter(match="hg:lb:*", count=1000))
+    yield
+    started = set(conn.scan_iter(match="hg:lb:*", count=1000)) - before
+    if started:
+        conn.delete(*started)
+
+
 @pytest.fixture
 def made(conn: redis.Redis) -> Iterator[dict[str, list[str]]]:
     """Ids to delete after the test: {"bots": [...], "games": [...], "tournaments": [...], "accounts": [...]}."""

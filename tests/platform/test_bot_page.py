@@ -11,6 +11,7 @@ import redis
 
 from service.app import create_app
 from tests.browser import ARTIFACTS, launch, playwright_or_skip
+from tests.live import PATIENCE_S
 from tests.platform.conftest import auth, unique
 from tests.platform.tourney_helpers import bot_server, push_bot, run_to_end
 
@@ -53,7 +54,7 @@ def test_a_bots_page_shows_its_record_and_links_to_its_tournaments_and_games(
         t = run_to_end(conn, tid)
 
     page.goto(f"{server}/tournaments/{tid}")
-    page.wait_for_selector("body[data-ready=true]", timeout=15_000)
+    page.wait_for_selector("body[data-ready=true]", timeout=PATIENCE_S * 1000)
     link = page.locator("[data-testid=bot-link]")
     assert link.count() == 1 and link.get_attribute("href") == f"/bots/{liar['id']}"
     dead = page.locator("[data-testid=standing]").nth(1)
@@ -62,7 +63,7 @@ def test_a_bots_page_shows_its_record_and_links_to_its_tournaments_and_games(
 
     link.click()
     page.wait_for_url(f"**/bots/{liar['id']}")
-    page.wait_for_selector("body[data-ready=true]", timeout=15_000)
+    page.wait_for_selector("body[data-ready=true]", timeout=PATIENCE_S * 1000)
     assert page.inner_text("#title") == liar["name"]
     overall = page.inner_text("#overall")
     assert "1 tournaments · 2 games" in overall and "0 ok" in overall
@@ -80,5 +81,5 @@ def test_a_bots_page_shows_its_record_and_links_to_its_tournaments_and_games(
 
 def test_an_unknown_bots_page_says_so(page: Any, server: str) -> None:
     page.goto(f"{server}/bots/nosuchbot")
-    page.wait_for_selector("body[data-ready=true]", timeout=15_000)
+    page.wait_for_selector("body[data-ready=true]", timeout=PATIENCE_S * 1000)
     assert "no bot" in page.inner_text("#title")

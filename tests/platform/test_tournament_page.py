@@ -14,6 +14,7 @@ from core.leaderboard import Leaderboard
 from core.tournament_store import TournamentStore
 from service.app import create_app
 from tests.browser import ARTIFACTS, launch, playwright_or_skip
+from tests.live import PATIENCE_S
 from tests.platform.test_tournament_core import run_in_process
 
 sync_api = playwright_or_skip()
@@ -51,7 +52,7 @@ def test_a_finished_tournament_page_shows_standings_ratings_and_links_to_every_g
     t = run_in_process(conn, tid)
 
     page.goto(f"{server}/tournaments/{tid}")
-    page.wait_for_selector("body[data-ready=true]", timeout=15_000)
+    page.wait_for_selector("body[data-ready=true]", timeout=PATIENCE_S * 1000)
     assert page.inner_text("#title") == "Page test cup"
     assert page.inner_text("#status") == "finished"
     assert page.inner_text("#seed") == t.seed and page.inner_text("#merkle") == t.merkle_root
@@ -71,10 +72,10 @@ def test_a_finished_tournament_page_shows_standings_ratings_and_links_to_every_g
     page.screenshot(path=str(ARTIFACTS / "tournament-finished.png"), full_page=True)
     links.nth(0).click()
     page.wait_for_url(f"**/games/{t.games[0].game_id}")
-    page.wait_for_selector("body[data-ready=true]", timeout=15_000)
+    page.wait_for_selector("body[data-ready=true]", timeout=PATIENCE_S * 1000)
 
 
 def test_an_unknown_tournament_page_says_so(page: Any, server: str) -> None:
     page.goto(f"{server}/tournaments/tnosuch")
-    page.wait_for_selector("body[data-ready=true]", timeout=15_000)
+    page.wait_for_selector("body[data-ready=true]", timeout=PATIENCE_S * 1000)
     assert "no tournament" in page.inner_text("#status")

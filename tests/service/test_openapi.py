@@ -20,6 +20,7 @@ from domain.apischema import find
 from domain.games import game_names, get_game
 from service.openapi import AUTH, PROBLEMS, component_prefix
 from tests.browser import ARTIFACTS, launch, playwright_or_skip
+from tests.live import PATIENCE_S
 
 METHODS = ("get", "post", "put", "patch", "delete")
 
@@ -150,7 +151,7 @@ def test_redoc_renders_offline_in_a_browser(conn: redis.Redis) -> None:
             offsite: list[str] = []  # answered requests to any other origin (the CSP blocks them)
             page.on("response", lambda r: offsite.append(r.url) if not r.url.startswith((base, "data:", "blob:")) else None)
             page.goto(f"{base}/redoc")
-            page.get_by_text("Legal moves and submitting a move").first.wait_for(timeout=30_000)
+            page.get_by_text("Legal moves and submitting a move").first.wait_for(timeout=PATIENCE_S * 1000)
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "redoc.png"))
             browser.close()

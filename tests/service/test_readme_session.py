@@ -22,7 +22,7 @@ import redis
 from conftest import REDIS_URL
 
 from tests.conftest import delete_queue, forget_games
-from tests.live import free_port, wait_until_serving
+from tests.live import PATIENCE_S, free_port, wait_until_serving
 
 ROOT = Path(__file__).parents[2]
 HOST_LINE = "H=http://127.0.0.1:8000/api/v1"
@@ -56,7 +56,7 @@ def served() -> Iterator[str]:
 @pytest.mark.skipif(shutil.which("curl") is None, reason="the README session needs curl")
 def test_the_readme_curl_session_runs_as_written(served: str, conn: redis.Redis) -> None:
     script = "set -euo pipefail\n" + readme_session().replace(HOST_LINE, f"H={served}/api/v1")
-    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=90)
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=PATIENCE_S)
     created = json.loads(done.stdout.splitlines()[0]) if done.stdout else {}
     try:
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

@@ -10,6 +10,7 @@ import redis
 from core.games import GameService
 from service.app import create_app
 from tests.browser import ARTIFACTS, launch, playwright_or_skip
+from tests.live import PATIENCE_S
 
 sync_api = playwright_or_skip()
 
@@ -47,7 +48,7 @@ def test_authorize_with_a_seat_token_and_post_a_move(server: tuple[str, GameServ
         page.fill("#operations-moves-postMove textarea.body-param__text", '{"type": "Bid", "bid": 2}')
         page.click("#operations-moves-postMove button.execute")
         status = page.locator("#operations-moves-postMove .live-responses-table tbody .response-col_status").first
-        status.wait_for(timeout=10_000)
+        status.wait_for(timeout=PATIENCE_S * 1000)
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "swagger-ui-post-move.png"), full_page=False)
         text = status.inner_text().strip()

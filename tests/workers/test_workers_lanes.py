@@ -18,6 +18,7 @@ from rq.serializers import JSONSerializer
 from core import seats
 from core.games import GameService
 from core.seats import SeatKind, SeatSpec
+from tests.live import PATIENCE_S
 from tests.workers.hg_botserver import BotServer
 from workers import calls, enqueue, jobs, lanes
 from workers.caller import Caller
@@ -121,14 +122,14 @@ def test_the_caller_keeps_one_bot_to_its_limit_of_open_calls(
             created.append(out["id"])
             games.append(out["id"])
         thread.start()
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + PATIENCE_S
         while len(bots.requests) < 6 and time.monotonic() < deadline:
             for game_id in games:  # what the fast-lane worker does with each game's jobs
                 jobs.run_advance(svc, game_id, lane=lanes.FAST)
             time.sleep(0.05)
     finally:
         loop.call_soon_threadsafe(caller.stop.set)
-        thread.join(timeout=30)
+        thread.join(timeout=PATIENCE_S)
         svc.bots.delete([bot["id"]])
         conn.delete(calls.tickets_key())
     assert len({r["payload"]["game"] for r in bots.requests}) >= 2  # several games asked the bot...
