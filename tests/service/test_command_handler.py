@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 import redis
-from toygame import Bid, Reveal
 
 from core.games import AppendGuard, GameService
 from domain.core import SYSTEM, Rejected, RejectKind
+from domain.toy.model import Bid, Reveal
 
 
 def _three_seats(svc: GameService, created: list[str]) -> str:
