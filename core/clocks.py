@@ -26,6 +26,8 @@ from typing import Any
 
 from redis import Redis
 
+from core.store import events_key
+
 
 @dataclass(frozen=True)
 class TimeControl:
@@ -155,7 +157,10 @@ def fold_batches(clocks: Clocks, batches: Iterable[Batch], controls: Mapping[int
 
 # --- Redis cache ---------------------------------------------------------------------------
 
+# KEYS[1] the clock cache, KEYS[2] the game's log: a game whose log is gone (deleted, or expired
+# by retention) gets no cache back from a late save, which would outlive it by CACHE_TTL_S.
 _SAVE_IF_NEWER = """
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 local current = redis.call('GET', KEYS[1])
 if current then
   local version = tonumber(cjson.decode(current)['version'])
@@ -177,9 +182,11 @@ def load(conn: Redis, game_id: str) -> Clocks | None:
 
 
 def save(conn: Redis, game_id: str, clocks: Clocks) -> bool:
-    """Store ``clocks`` unless a newer (or equal) version is already stored; True if written."""
+    """Store ``clocks`` unless a newer (or equal) version is already stored, or the game is gone;
+    True if written."""
     body = json.dumps(clocks.to_json(), separators=(",", ":"))
-    return bool(conn.eval(_SAVE_IF_NEWER, 1, clock_key(game_id), str(clocks.version), body, str(CACHE_TTL_S)))
+    return bool(conn.eval(_SAVE_IF_NEWER, 2, clock_key(game_id), events_key(game_id), str(clocks.version), body,
+                          str(CACHE_TTL_S)))
 
 
 def public(clocks: Clocks, now_ms: int) -> dict[str, Any]:

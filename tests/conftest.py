@@ -83,9 +83,16 @@ def delete_queue(conn: redis.Redis, name: str) -> None:
     from workers.calls import alive_key, tickets_key
     from workers.lanes import QUEUE_LANES, queue_suffix
 
-    for lane in QUEUE_LANES:
-        _delete_one_queue(conn, name + queue_suffix(lane))
+    names = [name + queue_suffix(lane) for lane in QUEUE_LANES]
+    for lane_queue in names:
+        _delete_one_queue(conn, lane_queue)
     conn.delete(tickets_key(name), alive_key(name))
+    # a job a killed worker popped and never started is on no list and in no registry: find it by origin
+    origins = {n.encode() for n in names}
+    for key in conn.scan_iter(match="rq:job:*", count=1000):
+        if key.count(b":") == 2 and conn.hget(key, "origin") in origins:
+            job_id = key.split(b":", 2)[2].decode()
+            conn.delete(key, f"rq:results:{job_id}", f"rq:executions:{job_id}")
 
 
 def _delete_one_queue(conn: redis.Redis, name: str) -> None:
@@ -98,7 +105,7 @@ def _delete_one_queue(conn: redis.Redis, name: str) -> None:
         conn.delete(reg.key)
     for job_id in job_ids:
         conn.delete(f"rq:job:{job_id}", f"rq:results:{job_id}", f"rq:executions:{job_id}")
-    conn.delete(q.key, f"rq:queue:{name}:intermediate")
+    conn.delete(q.key, f"rq:queue:{name}:intermediate", f"rq:workers:{name}")  # a killed worker stays listed
     conn.srem("rq:queues", q.key)
 
 
@@ -133,9 +140,10 @@ OUR_KEYS = ("hg:*", "rq:*")
 # those it created and says how many; they are not a test's leak.
 TRAFFIC = ("hg:rl:", "hg:budget:", "hg:{live}:by:", "hg:{sse}:", "hg:{verify}:", "hg:metrics", "hg:stats")
 # A key that expires within this is short-lived by design (a lease, RQ's record of a worker that
-# stopped, its maintenance lock): deleted and counted too. Without an expiry, or a longer one, it
-# is a leak.
-LINGER_S = 600
+# stopped, its maintenance lock, the execution record of a worker killed mid-job, which RQ keeps
+# for the job's timeout, workers.enqueue.ADVANCE_TIMEOUT_S = 600 s, plus a minute): deleted and
+# counted too. Without an expiry, or a longer one, it is a leak.
+LINGER_S = 900
 _BEFORE: set[bytes] = set()
 _LEFT: list[str] = []
 

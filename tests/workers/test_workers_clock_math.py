@@ -8,6 +8,7 @@ import redis
 
 from core import clocks
 from core.clocks import Batch, TimeControl
+from core.store import events_key
 
 CONTROLS = {0: TimeControl(60_000, 5_000), 1: TimeControl(30_000, 0)}
 
@@ -97,6 +98,9 @@ def test_cache_keeps_the_newest_version(conn: redis.Redis) -> None:
     try:
         newer = clocks.fold_batches(clocks.start(CONTROLS), [batch(8, 0, "system", {0})], CONTROLS)
         older = clocks.fold_batches(clocks.start(CONTROLS), [batch(4, 0, "system", {1})], CONTROLS)
+        assert not clocks.save(conn, game_id, newer)  # no such game (deleted, expired): no cache outlives it
+        assert not conn.exists(clocks.clock_key(game_id))
+        conn.xadd(events_key(game_id), {"entry": "{}"})  # the game's log exists
         assert clocks.save(conn, game_id, newer)
         assert not clocks.save(conn, game_id, older)
         assert clocks.load(conn, game_id) == newer
@@ -104,4 +108,4 @@ def test_cache_keeps_the_newest_version(conn: redis.Redis) -> None:
         public = clocks.public(newer, 1_000)
         assert public["0"] == {"remaining_ms": 59_000, "running": True, "deadline_ms": 60_000}
     finally:
-        conn.delete(clocks.clock_key(game_id))
+        conn.delete(clocks.clock_key(game_id), events_key(game_id))
