@@ -199,8 +199,9 @@ class JsonEdges(Generic[C, E]):
             extra = {"seat": seat}
         try:
             command: C = self.commands.decode(data, extra)
-        except KeyError:
-            known = ", ".join(sorted(self.commands.by_name))
+        except KeyError:  # a seat is told the moves it may post, not the service's own steps
+            names = self.commands.by_name if seat in (None, SYSTEM) else set(self.commands.by_name) - self.system_names
+            known = ", ".join(sorted(names))
             raise Rejected(RejectKind.UNKNOWN_MOVE, f"unknown move type {data.get('type')!r}; known: {known}") from None
         except codec.DecodeError as exc:
             raise Rejected(RejectKind.MALFORMED, str(exc)) from None

@@ -14,7 +14,7 @@ import pytest
 
 from domain import apischema
 from domain.bots import bot_names, get_bot
-from domain.core import GamePlugin
+from domain.core import GamePlugin, Rejected, RejectKind
 from domain.games import PACKAGES, find_game, for_engine, game_names, get_game, plugins
 from replays.reference import reference
 
@@ -82,3 +82,17 @@ def test_a_plugin_pickles_by_reference_to_the_registered_object(plugin: GamePlug
     assert pickle.loads(pickle.dumps(plugin)) is plugin
     older = for_engine(plugin, "orleans-3") if plugin.name == "orleans" else plugin
     assert pickle.loads(pickle.dumps(older)) is older
+
+
+@pytest.mark.parametrize("plugin", plugins(), ids=lambda p: p.name)
+def test_an_unknown_move_names_only_what_a_seat_may_post(plugin: GamePlugin) -> None:  # type: ignore[type-arg]
+    """Issue 25: the 422 for an unknown move type listed the service's own steps (ApplyTimeout,
+    EndGame, ...) among the moves a seat could send."""
+    with pytest.raises(Rejected) as refused:
+        plugin.command_from_json({"type": "NoSuchMove"}, 0)
+    assert refused.value.kind is RejectKind.UNKNOWN_MOVE
+    known = set(str(refused.value).split("; known: ", 1)[1].split(", "))
+    assert known == set(plugin.codec.commands.by_name) - plugin.codec.system_names and known
+    with pytest.raises(Rejected) as as_service:  # the service itself (a replay, a worker) still sees every type
+        plugin.command_from_json({"type": "NoSuchMove"})
+    assert plugin.codec.system_names <= set(str(as_service.value).split("; known: ", 1)[1].split(", "))
