@@ -471,8 +471,8 @@ def _join(table: Table, command: JoinSeat) -> list[dict[str, Any]]:
 def _check_seat(seat: int, seats: int, table: Table, who: str) -> None:
     if not 0 <= seat < seats:
         raise Rejected(RejectKind.ILLEGAL_MOVE, f"seats are numbered 0..{seats - 1}")
-    if seat in table.left:
-        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who} left this game ({table.departure(seat)})")
+    if seat in table.left:  # a fact of the table, not a matter of whose turn it is
+        raise Rejected(RejectKind.ILLEGAL_MOVE, f"{who} already left this game ({table.departure(seat)})")
 
 
 def _check_absent(rules: GameRules, state: Any, table: Table, command: ClaimVictory | ForceMove, seats: int) -> None:

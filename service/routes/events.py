@@ -52,10 +52,13 @@ STREAM_DOC = {
 @blp.response(200, EventsSchema)
 def list_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Up to ``limit`` events after seq ``after``, each redacted for the caller (seat token or
-    spectator); ``next`` is the ``after`` of the next page, null once you have them all."""
+    spectator); ``next`` is the ``after`` of the next page, null once you have them all. An
+    ``after`` past the game's version is a 400, as for the stream."""
     svc = service()
     game = svc.load(game_id)
     seat = caller_seat(game)
+    if query["after"] > game.version:  # as the stream answers: a page past the end is a client's mistake
+        raise ApiProblem(400, "MALFORMED", f"no events after seq {query['after']}: the game is at version {game.version}")
     until = min(game.version, query["after"] + query["limit"])
     entries = svc.entries(game_id, after=query["after"], until=until)
     return {"id": game_id, "version": game.version, "events": event_views(game, entries, seat),

@@ -50,6 +50,7 @@ CASES = [
     ("bad token on state", "GET", "/state", {}, {"Authorization": "Bearer x"}, 401, "UNAUTHORIZED"),
     ("negative after", "GET", "/events?after=-1", {}, {}, 400, "MALFORMED"),
     ("text after", "GET", "/events?after=x", {}, {}, 400, "MALFORMED"),
+    ("after past the game", "GET", "/events?after=500", {}, {}, 400, "MALFORMED"),  # as the stream: not 200 []
     ("bad Last-Event-ID", "GET", "/events/stream", {}, {"Last-Event-ID": "abc"}, 400, "MALFORMED"),
     ("wrong method", "DELETE", "/moves", {}, {}, 405, "METHOD_NOT_ALLOWED"),
     ("unknown route", "GET", "/nothing-here", {}, {}, 404, "NOT_FOUND"),

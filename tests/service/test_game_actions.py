@@ -75,6 +75,8 @@ def test_a_resigned_seat_plays_default_moves_and_ranks_last(client: Any, svc: Ga
     assert client.post(f"{API}/{gid}/resign", headers=auth(ann)).json["events"][0]["type"] == "SeatResigned"
     assert client.get(f"{API}/{gid}").json["status"] == "active"
     assert bid(client, gid, ann).json["kind"] == "NOT_YOUR_TURN"  # a seat that left plays no more
+    again = client.post(f"{API}/{gid}/resign", headers=auth(ann)).json  # resigning twice: said as it is
+    assert again["kind"] == "ILLEGAL_MOVE" and "you already left this game (resigned)" in again["detail"]
     assert client.get(f"{API}/{gid}/moves", headers=auth(ann)).json["moves"] == []
     for _ in range(2):
         assert bid(client, gid, bob, 1).status_code == 200 and bid(client, gid, cy, 1).status_code == 200
