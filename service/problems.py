@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Flask, Response, json
+from flask import Flask, Response, json, request
 from werkzeug.exceptions import HTTPException
 
 from core import metrics
@@ -120,8 +120,7 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(VersionNotFound, lambda e: problem_response(ApiProblem(404, "NOT_FOUND", str(e))))
     app.register_error_handler(StaleVersion, lambda e: problem_response(ApiProblem(
         412, "STALE_VERSION", str(e), headers={"ETag": f'"{e.current}"'}, current_version=e.current)))
-    app.register_error_handler(IdempotencyConflict, lambda e: problem_response(ApiProblem(
-        409, "IDEMPOTENCY_CONFLICT", str(e))))
+    app.register_error_handler(IdempotencyConflict, lambda e: problem_response(from_conflict(e)))
     app.register_error_handler(TooManyGames, lambda e: problem_response(from_too_many(e)))
     app.register_error_handler(HTTPException, lambda e: problem_response(from_http(e)))
     for error in REDIS_DOWN:
@@ -138,3 +137,12 @@ def _unavailable(exc: Exception) -> Response:
 def _internal(exc: Exception) -> Response:
     log.exception("unhandled error")
     return problem_response(ApiProblem(500, "INTERNAL", "an internal error occurred; it has been logged"))
+
+
+def from_conflict(exc: IdempotencyConflict) -> ApiProblem:
+    """The 409 names the key as the client sent it: the store's key carries the seat's namespace
+    (``service.web.idempotency_key``), which is ours, not the client's."""
+    sent = request.headers.get("Idempotency-Key", "")
+    return ApiProblem(409, "IDEMPOTENCY_CONFLICT", f"Idempotency-Key {sent!r} was already used for a different "
+                      "request by this seat in this game; send a new key for a new request")
+

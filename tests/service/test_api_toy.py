@@ -149,6 +149,7 @@ def test_idempotent_retry_is_byte_identical_and_appends_nothing(client: Any, svc
     assert svc.store.version(gid) == version
     other = client.post(f"{API}/{gid}/moves", json={"type": "Bid", "bid": 2}, headers=headers)
     assert other.status_code == 409 and other.json["kind"] == "IDEMPOTENCY_CONFLICT"
+    assert "'retry-1'" in other.json["detail"] and "http:" not in other.json["detail"]  # the client's key, not ours
     # the same key from another seat is another key: no conflict, no shared result
     theirs = client.post(f"{API}/{gid}/moves", json={"type": "Bid", "bid": 2},
                          headers={**auth(tokens(game)[1]), "Idempotency-Key": "retry-1"})
