@@ -65,7 +65,7 @@ include-operation-id = ["getAccount", "listKeys", "revokeKey", "rotateKey", "lis
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
 
 [[operations]]
-include-operation-id = ["listGames", "streamEvents"]
+include-operation-id = ["listGames", "listEvents", "streamEvents"]  # a resume or page past the game: 400
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
 """
 
