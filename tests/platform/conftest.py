@@ -94,3 +94,34 @@ def unique(prefix: str) -> str:
 
 def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture(scope="module")
+def server(conn: redis.Redis) -> Iterator[str]:
+    """The app on a real port for a browser (threaded werkzeug, no worker): its base URL."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    app = create_app({"REDIS": conn, "ADVANCE": "off", "RATE_LIMIT": 0, "SSE_HEARTBEAT": 1.0})
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+
+
+@pytest.fixture()
+def page() -> Iterator[Any]:
+    """A headless Chromium page; the test fails on any JavaScript error the page raised."""
+    from tests.browser import launch, playwright_or_skip
+
+    sync_api = playwright_or_skip()
+    with sync_api.sync_playwright() as pw:
+        browser = launch(pw)
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        yield page
+        browser.close()
+        assert not errors, f"JavaScript errors: {errors}"
+

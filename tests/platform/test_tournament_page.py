@@ -2,45 +2,20 @@
 every game with a link to its viewer, and the revealed seed of a finished tournament."""
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 import redis
 
 from core.games import GameService
 from core.leaderboard import Leaderboard
 from core.tournament_store import TournamentStore
-from service.app import create_app
-from tests.browser import ARTIFACTS, launch, playwright_or_skip
+from tests.browser import ARTIFACTS, playwright_or_skip
 from tests.live import PATIENCE_S
 from tests.platform.test_tournament_core import run_in_process
 
-sync_api = playwright_or_skip()
+playwright_or_skip()  # the module is skipped without a browser; the page fixture is in conftest
 
 
-@pytest.fixture(scope="module")
-def server(conn: redis.Redis) -> Iterator[str]:
-    from werkzeug.serving import make_server
-
-    app = create_app({"REDIS": conn, "ADVANCE": "off", "RATE_LIMIT": 0, "SSE_HEARTBEAT": 1.0})
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_port}"
-    httpd.shutdown()
-
-
-@pytest.fixture()
-def page() -> Iterator[Any]:
-    with sync_api.sync_playwright() as pw:
-        browser = launch(pw)
-        page = browser.new_page(viewport={"width": 1300, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        yield page
-        browser.close()
-        assert not errors, f"JavaScript errors: {errors}"
 
 
 def test_a_finished_tournament_page_shows_standings_ratings_and_links_to_every_game(
