@@ -29,6 +29,7 @@ import json
 import re
 import secrets
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -254,7 +255,11 @@ class Accounts:
 
     def listing(self, limit: int = 100, offset: int = 0) -> list[Account]:
         ids: Any = self.conn.zrange(ALL_KEY, offset, offset + limit - 1)
-        return [self.get(_text(i) or "") for i in ids]
+        found: list[Account] = []
+        for i in ids:  # one removed between the index read and its record's is left out
+            with suppress(AccountNotFound):
+                found.append(self.get(_text(i) or ""))
+        return found
 
     def disable(self, account_id: str) -> Account:
         """Every key of the account stops resolving at once; its records stay for enable."""

@@ -31,6 +31,7 @@ import hashlib
 import re
 import secrets
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -284,7 +285,11 @@ class BotRegistry:
 
     def listing(self, limit: int = 100, offset: int = 0) -> list[Bot]:
         ids: list[Any] = self.conn.zrange(ALL_KEY, offset, offset + limit - 1)  # type: ignore[assignment]
-        return [self.get(_text(i) or "") for i in ids]
+        found: list[Bot] = []
+        for i in ids:  # one removed between the index read and its record's is left out
+            with suppress(BotNotFound):
+                found.append(self.get(_text(i) or ""))
+        return found
 
     def bot_for_token(self, token: str) -> str | None:
         found: Any = self.conn.hget(TOKENS_KEY, token_sha256(token))

@@ -148,6 +148,39 @@ _BEFORE: set[bytes] = set()
 _LEFT: list[str] = []
 
 
+# What the service keeps per requester (an address or an account): request windows, the work
+# budget, the live games it created, its verification slots. Every test client comes from
+# 127.0.0.1, so without a reset the whole run would share one address's daily work budget (100
+# units) and its 20 live games: a test's outcome would depend on how many games the tests before
+# it created (CI saw 429 WORK_BUDGET in seven tests that pass alone).
+_REQUESTER_PATTERN = re.compile(rb"hg:(rl:|budget:|\{live\}:by:|\{verify\}:)")
+
+
+@pytest.fixture(autouse=True)
+def fresh_requesters() -> Iterator[None]:
+    """After each test, forget the per-requester records it made (those not there before the
+    run), so the next test meets the service as a newcomer does; tests of the budgets count
+    within one test."""
+    yield
+    try:
+        client = _requester_client()
+        stale = [key for key in client.scan_iter(match="hg:*", count=1000)
+                 if _REQUESTER_PATTERN.match(key) and key not in _BEFORE]
+        if stale:
+            client.delete(*stale)
+    except (redis.RedisError, OSError):
+        return
+
+
+_CLIENTS: list[redis.Redis] = []
+
+
+def _requester_client() -> redis.Redis:
+    if not _CLIENTS:
+        _CLIENTS.append(redis.Redis.from_url(REDIS_URL))
+    return _CLIENTS[0]
+
+
 def _our_keys(client: redis.Redis) -> set[bytes]:
     return {key for pattern in OUR_KEYS for key in client.scan_iter(match=pattern, count=1000)}
 
