@@ -46,7 +46,8 @@ function drawVersion(data, version) {
   ui.version.textContent = `${version} / ${model.steps.length ? model.steps[lastIndex()].version : 0}`;
   ui.status.textContent = model.status;
   model.renderer.draw(ui.board, view, ctx);
-  const result = finished() ? model.summary.result : null;
+  const atEnd = model.steps.length && version === model.steps[lastIndex()].version;  // no spoiler mid-game
+  const result = finished() && atEnd ? model.summary.result : null;
   drawResult(ui.result, result, result ? model.renderer.resultDetails(result, ctx) : null, ctx);
   markCurrent(ui.log, model.index);
 }
