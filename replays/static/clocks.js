@@ -82,13 +82,17 @@ export class ClockPanel {
     this.take(line.clocks);
   }
 
-  // Follow the stream's `clocks` events (an EventSource, or null where the browser has none).
+  // Follow the stream (an EventSource, or null where the browser has none): its `clocks` lines,
+  // and the clocks of a `resync` (or an opening `snapshot`) line, which carry {version, clocks} too.
   listen(source) {
-    source?.addEventListener("clocks", (event) => {
-      try {
-        this.fromStream(JSON.parse(event.data));
-      } catch { /* a malformed line changes nothing: the next update corrects the clocks */ }
-    });
+    for (const kind of ["clocks", "resync", "snapshot"]) {
+      source?.addEventListener(kind, (event) => {
+        try {
+          const line = JSON.parse(event.data);
+          if (line && "clocks" in line && typeof line.version === "number") this.fromStream(line);
+        } catch { /* a malformed line changes nothing: the next update corrects the clocks */ }
+      });
+    }
   }
 
   take(figures) {
