@@ -6,7 +6,7 @@ one at it, so the viewer's "a claim becomes possible at …" is the server's own
 """
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from conftest import auth

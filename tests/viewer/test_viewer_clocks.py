@@ -74,10 +74,12 @@ PANEL = """async () => {
   out.final = read();
   out.finalLabel = box.querySelector('.clocks-label').textContent;
   out.finalTicking = panel.timer !== null;
-  panel.fromSummary({ status: 'active', version: 21, seats: [{ seat: 0, kind: 'human', name: 'Ann' }], claims: [], clocks: null });
+  panel.fromSummary({ status: 'active', version: 21, seats: [{ seat: 0, kind: 'human', name: 'Ann' }],
+    claims: [], clocks: null });
   out.hiddenWithout = box.hidden;
   panel.stop();
-  out.formats = [formatMs(3_723_000), formatMs(65_000), formatMs(9_400), formatMs(-5), formatWait(90_061_000), formatWait(45_000)];
+  out.formats = [formatMs(3_723_000), formatMs(65_000), formatMs(9_400), formatMs(-5),
+    formatWait(90_061_000), formatWait(45_000)];
   box.remove();
   return out;
 }"""
@@ -148,7 +150,8 @@ def test_a_clock_ticks_down_and_the_timed_out_seat_moves(open_page: Any, stack: 
     assert "low time" in page.inner_text(ann)
     shot(page, "clock-low")
     page.wait_for_function(  # the worker's timeout: the service plays Ann's default move
-        "() => [...document.querySelectorAll('#log li .text')].some((li) => /^Ann runs out of time; the service plays/.test(li.textContent))",
+        "() => [...document.querySelectorAll('#log li .text')]"
+        ".some((li) => /^Ann runs out of time; the service plays/.test(li.textContent))",
         timeout=20_000)
     page.wait_for_function(  # and her next decision starts afresh: the clock is corrected upward
         "sel => { const n = document.querySelector(sel); return n && n.dataset.low === 'false'"

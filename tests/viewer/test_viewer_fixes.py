@@ -85,7 +85,8 @@ def test_the_orleans_result_table_fits(open_page: Any, server: str, orleans: dic
     fit = page.evaluate("""() => {
       const panel = document.getElementById('result');
       const box = panel.getBoundingClientRect();
-      const right = box.right - parseFloat(getComputedStyle(panel).paddingRight) - parseFloat(getComputedStyle(panel).borderRightWidth);
+      const style = getComputedStyle(panel);
+      const right = box.right - parseFloat(style.paddingRight) - parseFloat(style.borderRightWidth);
       const cells = [...panel.querySelectorAll('th, td')].map((c) => c.getBoundingClientRect().right);
       return {scroll: panel.scrollWidth, client: panel.clientWidth, right, widest: Math.max(...cells),
               columns: panel.querySelectorAll('thead th').length};
