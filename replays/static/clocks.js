@@ -115,8 +115,9 @@ export class ClockPanel {
       ...this.claims.map((c) => this.claimItem(c))];
     this.container.hidden = !items.length;
     this.container.dataset.finished = String(this.finished);
-    this.container.replaceChildren(...(items.length
-      ? [el("span", { class: "clocks-label", text: this.finished ? "Final times: " : "Clocks now: " }), ...items] : []));
+    const label = clocked.length || budgets.length ? el("span", { class: "clocks-label",
+      text: this.finished ? "Final times: " : "Clocks now: " }) : null;  // a claim alone says what it is
+    this.container.replaceChildren(...(items.length ? [label, ...items].filter(Boolean) : []));
     const ticking = !this.finished && (clocked.some((s) => this.figures[s.seat].running) || this.claims.length);
     if (ticking && !this.timer) this.timer = setInterval(() => this.tick(), TICK_MS);
     if (!ticking) this.stop();
