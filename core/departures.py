@@ -17,6 +17,7 @@ decides). Who may do what:
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -95,6 +96,29 @@ def abort(svc: GameService, game_id: str, seat: int, idempotency_key: str | None
     return svc.apply(game_id, seat, table.Abort(seat), idempotency_key=idempotency_key)
 
 
+def claims_open(svc: GameService, game: Game) -> dict[int, int]:
+    """When a claim against each seat the game is waiting on becomes possible (ms since the
+    epoch): the unclocked seats a claim may name (``SeatPolicy.claimable``) that are to act and
+    still playing; empty for a finished game or when nobody such is awaited. The same test as
+    :func:`claim`, which a claim at or after that moment passes (the claimant aside)."""
+    if game.status() != "active":
+        return {}
+    waited_on = [s for s in sorted(a for a in game.to_act if isinstance(a, int))
+                 if s < len(game.info.seats) and s not in game.table.left
+                 and game.info.seats[s].policy.claimable and not game.info.seats[s].clock]
+    if not waited_on:
+        return {}
+    last = svc.store.last(game.game_id)
+    if last is None:
+        return {}
+    opens = _entry_time(last.entry["time"]).timestamp() + svc.inactivity_s
+    return {seat: int(round(opens * 1000)) for seat in waited_on}
+
+
+def _entry_time(stamp: str) -> datetime:
+    return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
 def claim(svc: GameService, game_id: str, seat: int, absent: int, remedy: str,
           idempotency_key: str | None = None) -> Applied:
     """``remedy`` ``victory`` (``absent`` is deemed to have left) or ``default_move`` (one
@@ -112,10 +136,10 @@ def claim(svc: GameService, game_id: str, seat: int, absent: int, remedy: str,
         raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {absent} is not to act: nobody is waiting for it")
     last = svc.store.last(game_id)
     assert last is not None
-    moved = datetime.strptime(last.entry["time"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    moved = _entry_time(last.entry["time"])
     waited = (svc.clock() - moved).total_seconds()
     if waited < svc.inactivity_s:
         raise Rejected(RejectKind.ILLEGAL_MOVE, f"the game has waited {int(waited)} s; a claim needs "
-                       f"{svc.inactivity_s:g} s without a move (another {int(svc.inactivity_s - waited) + 1} s)")
+                       f"{svc.inactivity_s:g} s without a move (another {math.ceil(svc.inactivity_s - waited)} s)")
     command = table.ClaimVictory(seat, absent) if remedy == "victory" else table.ForceMove(seat, absent)
     return svc.apply(game_id, seat, command, expected_version=game.version, idempotency_key=idempotency_key)

@@ -56,7 +56,7 @@ PROBLEMS: dict[str, tuple[int, ...]] = {
     "verifyReplay": (400, 408, 413),
     "getTimeline": (404,),
     "getReference": (404,),
-    "viewerPage": (),  # its 404 is a page for people (text/html), declared with the route
+    "viewerPage": (404,),  # its 404 is also a page for people (text/html), declared with the route
     "createTournament": (400, 401, 403, 413, 422),
     "listTournaments": (400,),
     "getTournament": (404,),
@@ -339,7 +339,11 @@ def finish_operation(operation: dict[str, Any]) -> None:
         if int(status) >= 400 and not page:
             del responses[status]  # flask-smorest's own error entries: replaced below (pages keep their HTML)
     for status in (*PROBLEMS.get(op_id, ()), *EVERYWHERE):
+        page = responses.get(str(status))
         responses[str(status)] = problem_response(status)
+        if isinstance(page, dict) and HTML in page.get("content", {}):  # negotiated: the page or the problem
+            responses[str(status)]["content"][HTML] = page["content"][HTML]
+            responses[str(status)]["description"] = page.get("description", responses[str(status)]["description"])
     content = SUCCESS_CONTENT.get(op_id)
     if content is not None:
         responses.setdefault("200", {"description": "OK"})["content"] = content

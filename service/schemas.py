@@ -111,6 +111,13 @@ CLOCKS = fields.Dict(keys=fields.String(), values=fields.Nested(ClockFiguresSche
                                               "null when no seat has a clock"})
 
 
+class ClaimOpensSchema(Schema):
+    absent = fields.Integer(required=True, metadata={"description": "the seat the game is waiting on"})
+    opens_ms = fields.Integer(required=True, metadata={
+        "description": "from when (ms since the epoch) another seat may claim against it, if nothing is "
+                       "appended before: the last append's time plus the server's inactivity limit"})
+
+
 class SummarySchema(Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
@@ -127,6 +134,9 @@ class SummarySchema(Schema):
     seats = fields.List(fields.Nested(SeatSchema), required=True)
     result = Typed("GameResult", allow_none=True, required=True)
     clocks = CLOCKS
+    claims = fields.List(fields.Nested(ClaimOpensSchema), required=True, metadata={
+        "description": "when a claim (POST .../claim) against each seat the game waits on becomes possible: "
+                       "unclocked human seats to act; empty when there is none (clocked seats need no claim)"})
     seed_commitment = fields.String(required=True)
     seed = fields.String(allow_none=True, required=True, metadata={"description": "hex seed, revealed when the game ends"})
     created = fields.String(required=True)

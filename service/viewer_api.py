@@ -1,7 +1,9 @@
 """The viewer: its page, its friendly 404 page, and the one read-only endpoint it needs.
 
 - ``GET /games/{id}``                 the viewer (static HTML/CSS/JS from replays/static/); an unknown
-                                      id gets an HTML 404 page a person can read, not problem+json
+                                      id (or a deeper path) gets a 404: an HTML page a person can read
+                                      when the request prefers text/html (a browser), else the API's
+                                      problem+json (a script's ``Accept: */*`` or application/json)
 - ``GET /api/v1/reference/{game}``    the printed parts of a game the views do not repeat (place and
                                       card names, track lengths, bonus spaces; replays/reference.py)
 
@@ -14,11 +16,12 @@ import html
 from importlib import resources
 from typing import Any
 
-from flask import Response, send_from_directory
+from flask import Response, request, send_from_directory
 from flask_smorest import Blueprint
 
 from core.store import EventStore
 from replays.reference import reference
+from service.openapi import HTML, PROBLEM_JSON
 from service.problems import ApiProblem
 from service.web import service
 
@@ -37,15 +40,25 @@ def _store() -> EventStore:
 @blp.route("/games/<path:game_id>")
 @blp.doc(operationId="viewerPage", responses={
     "200": {"description": "the viewer page", "content": {"text/html": {"schema": {"type": "string"}}}},
-    "404": {"description": "no such game: a page for people", "content": {"text/html": {"schema": {"type": "string"}}}},
+    "404": {"description": "no such game: a page for people when the request prefers text/html, else problem+json",
+            "content": {HTML: {"schema": {"type": "string"}}}},
 })
 def viewer(game_id: str) -> Response:
     """The game viewer (HTML; the page reads the game id from its address)."""
     if "/" in game_id or not _store().exists(game_id):
-        return _not_found_page(game_id)
+        if _prefers_html():
+            return _not_found_page(game_id)
+        shown = game_id if len(game_id) <= 80 else game_id[:80] + "…"
+        raise ApiProblem(404, "NOT_FOUND", f"no game {shown!r} (the viewer's pages are /games/<id>)")
     response = send_from_directory(STATIC_DIR, "viewer.html", max_age=0)
     response.headers["Content-Security-Policy"] = PAGE_CSP
     return response
+
+
+def _prefers_html() -> bool:
+    """A browser's navigation asks for text/html first; ``*/*`` and JSON get the problem."""
+    best = request.accept_mimetypes.best_match([PROBLEM_JSON, "application/json", HTML], default=PROBLEM_JSON)
+    return best == HTML
 
 
 def _not_found_page(game_id: str) -> Response:

@@ -38,8 +38,8 @@ export function cardFace(id, ctx, extra = {}) {
   const spec = ctx.reference.cards?.[id] || {};
   const cost = [...(spec.takes || []).map((r) => resourceChip(r)), spec.coins ? el("span", { class: "coin", text: `${spec.coins}¢` }) : null];
   return el("div", { class: `card kind-${spec.kind || "unknown"}`, "data-card": id, title: card(ctx, id), ...extra },
+    spec.vp ? el("span", { class: "vp", text: `${spec.vp} VP` }) : null,  // floats right: a long name wraps below it
     el("div", { class: "card-name", text: card(ctx, id) }),
-    spec.vp ? el("span", { class: "vp", text: `${spec.vp} VP` }) : null,
     el("div", { class: "effect" }, ...cost, cost.some(Boolean) ? " → " : "", ...(spec.gives || []).map((r) => resourceChip(r)),
       spec.effect && spec.effect !== "produce" ? el("span", { class: "special", text: effectText(ctx, spec.effect) }) : ""));
 }

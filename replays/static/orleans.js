@@ -61,8 +61,10 @@ function supply(view, ctx) {
 function badges(p, view, ctx) {
   const dues = (view.dues || []).filter((d) => d.seat === p.seat).map((d) => `owes ${d.amount} (${words(d.kind)})`);
   const choice = view.choice && view.choice.seat === p.seat ? `choosing: ${words(view.choice.kind)}` : "";
+  // each flag only in the phase it belongs to: "passed" stays set in the view until the next actions phase
   return [view.start_player === p.seat ? "start player" : "", ctx.toAct.has(p.seat) ? "to act" : "",
-    p.passed ? "passed" : "", p.planning_done && view.phase === "planning" ? "planning done" : "", choice, ...dues,
+    p.passed && view.phase === "actions" ? "passed" : "", p.planning_done && view.phase === "planning" ? "planning done" : "",
+    choice, ...dues,
     p.score ? `score ${p.score.total}` : ""].filter(Boolean);
 }
 

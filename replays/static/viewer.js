@@ -5,6 +5,7 @@
 // drawn by the game's renderer (renderers.js describes the contract).
 
 import { Api } from "./api.js";
+import { ClockPanel } from "./clocks.js";
 import { el } from "./dom.js";
 import { drawLog, logLines, markCurrent } from "./log.js";
 import { drawHeadline, drawLegend, drawResult, drawToAct } from "./panels.js";
@@ -16,7 +17,7 @@ const ui = {};
 const model = {
   summary: null, seats: [], renderer: null, reference: {},
   steps: [], events: [], lines: [], index: 0, status: "", you: null,
-  shownVersion: null, pending: false, loop: null, stream: null,
+  shownVersion: null, pending: false, loop: null, stream: null, clocks: null,
 };
 
 const name = (seat) => (seat === "system" ? "The service" : (model.seats[seat] || {}).name || `Seat ${seat}`);
@@ -46,7 +47,8 @@ function drawVersion(data, version) {
   ui.version.textContent = `${version} / ${model.steps.length ? model.steps[lastIndex()].version : 0}`;
   ui.status.textContent = model.status;
   model.renderer.draw(ui.board, view, ctx);
-  const result = finished() ? model.summary.result : null;
+  const atEnd = model.steps.length && version === model.steps[lastIndex()].version;  // no spoiler mid-game
+  const result = finished() && atEnd ? model.summary.result : null;
   drawResult(ui.result, result, result ? model.renderer.resultDetails(result, ctx) : null, ctx);
   markCurrent(ui.log, model.index);
 }
@@ -126,10 +128,11 @@ function follow() {
       const atEnd = model.index >= lastIndex();
       try {
         await loadTimeline();
-        if (finished()) {
+        if (finished() || model.clocks.wantsSummary) {  // the stream carries the clocks, not the claims
           model.summary = await api.summary();
-          model.stream?.close();
+          model.clocks.fromSummary(model.summary);
         }
+        if (finished()) model.stream?.close();
         await loadEvents();
         if (ui.follow.checked || atEnd || finished()) await show(lastIndex());
       } catch (error) { showError(error); }
@@ -137,6 +140,7 @@ function follow() {
   };
   const after = model.steps.length ? model.steps[lastIndex()].version : 0;
   model.stream = api.stream(after, refresh, refresh);
+  model.clocks.listen(model.stream);
 }
 
 // ---- whose eyes: spectator or a seat (token typed into the page, kept in sessionStorage) -------
@@ -219,6 +223,8 @@ async function start() {
     model.summary = await api.summary();
     model.seats = model.summary.seats;
     drawSeatForm();
+    model.clocks = new ClockPanel(document.getElementById("clocks"), name);
+    model.clocks.fromSummary(model.summary);
     model.renderer = await rendererFor(model.summary.game);
     loadStylesheet(model.renderer.stylesheet);
     const label = model.renderer.name || model.summary.game;

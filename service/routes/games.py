@@ -6,7 +6,7 @@ from typing import Any
 from flask import current_app
 from flask_smorest import Blueprint
 
-from core import timing
+from core import departures, timing
 from core.accounts import AccountNotFound
 from core.bots import BotNotFound, NotTheOwner
 from core.games import GameService
@@ -111,6 +111,7 @@ def game_summary(game_id: str) -> dict[str, Any]:
         "seats": game.seats(),
         "result": game.result,
         "clocks": timing.figures(svc, game),
+        "claims": [{"absent": seat, "opens_ms": at} for seat, at in departures.claims_open(svc, game).items()],
         "seed_commitment": info.seed_commitment,
         "seed": info.seed.hex() if game.finished else None,
         "created": info.created,

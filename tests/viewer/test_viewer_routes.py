@@ -42,17 +42,38 @@ def test_the_page_and_every_module_are_served(client: Any, game_id: str) -> None
         assert client.get(f"/replays/static/{name}").status_code == 200
 
 
-@pytest.mark.parametrize("path", ["/games/no-such-game", "/games/a/b", "/games/" + "x" * 300])
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+UNKNOWN = ["/games/no-such-game", "/games/a/b", "/games/" + "x" * 300]
+
+
+@pytest.mark.parametrize("path", UNKNOWN)
 def test_an_unknown_game_gets_a_page_for_people(client: Any, path: str) -> None:
-    response = client.get(path)
+    response = client.get(path, headers={"Accept": BROWSER_ACCEPT})
     assert response.status_code == 404 and response.mimetype == "text/html"
     body = response.get_data(as_text=True)
     assert "There is no game" in body and "/docs" in body and "{{" not in body and '"kind"' not in body
     assert response.headers["Cache-Control"] == "no-store"
 
 
+@pytest.mark.parametrize("accept", [None, "*/*", "application/json", "application/problem+json",
+                                    "application/json, text/html;q=0.5"])
+@pytest.mark.parametrize("path", UNKNOWN)
+def test_an_unknown_game_gets_problem_json_for_api_clients(client: Any, path: str, accept: str | None) -> None:
+    """Issue 25: a script (curl's */*, a generated client's JSON) gets the declared problem+json."""
+    response = client.get(path, headers={"Accept": accept} if accept else {})
+    assert response.status_code == 404 and response.mimetype == "application/problem+json"
+    problem = response.get_json()
+    assert problem["kind"] == "NOT_FOUND" and problem["status"] == 404 and len(problem["detail"]) < 200
+
+
+def test_the_viewer_404_is_declared_both_ways(client: Any) -> None:
+    declared = client.get("/openapi.json").get_json()["paths"]["/games/{game_id}"]["get"]["responses"]["404"]
+    assert set(declared["content"]) == {"text/html", "application/problem+json"}
+    assert declared["content"]["application/problem+json"]["schema"] == {"$ref": "#/components/schemas/Problem"}
+
+
 def test_the_404_page_escapes_the_address(client: Any) -> None:
-    body = client.get("/games/%3Cscript%3Ealert(1)%3C%2Fscript%3E").get_data(as_text=True)
+    body = client.get("/games/%3Cscript%3Ealert(1)%3C%2Fscript%3E", headers={"Accept": BROWSER_ACCEPT}).get_data(as_text=True)
     assert "<script>" not in body and "&lt;script&gt;alert(1)&lt;/script&gt;" in body
 
 
