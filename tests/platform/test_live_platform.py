@@ -279,7 +279,7 @@ def test_each_starter_bot_plays_a_game_in_one_command_against_a_running_server(
 
     from core.accounts import Accounts
     from core.bots import BotRegistry
-    from core.store import EventStore
+    from tests.conftest import forget_games
     from tests.platform.stack import ROOT
 
     done = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--server", stack.url, "--deadline", "20",
@@ -290,7 +290,7 @@ def test_each_starter_bot_plays_a_game_in_one_command_against_a_running_server(
         assert "everyone won together" in done.stdout or "everyone lost together" in done.stdout, done.stdout
     # what the starter made is deleted: its bot, its games, the account it signed up
     BotRegistry(conn).delete(re.findall(r"registered \w+ bot \S+ \((\w+)\)", done.stdout))
-    EventStore(conn).delete(re.findall(r"created game (\w+)", done.stdout))
+    forget_games(conn, re.findall(r"created game (\w+)", done.stdout))  # and their lobby entries
     registry = Accounts(conn)
     registry.delete([registry.find(name).account_id for name in re.findall(r"signed up account (\S+);", done.stdout)])
 
