@@ -241,6 +241,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                    accounts, ladders, challenges):
         api.register_blueprint(module.blp)
     app.register_blueprint(tournaments.pages)
+    app.register_blueprint(pages.pages)
     for name in game_names():  # import every rules package now, not on some player's first request
         get_game(name)
     return app

@@ -12,9 +12,9 @@ import pytest
 import redis
 
 from core.games import GameService
-from core.ladder import LADDERS_KEY, LadderLimits, LadderStore, ladder_key
-from tests.conftest import forget_games
+from core.ladder import LadderLimits, LadderStore, ladder_key
 from tests.platform.conftest import auth, new_account, unique
+from tests.platform.ladder_helpers import wipe_ladders
 from tests.platform.tourney_helpers import bot_server, push_bot
 from workers.jobs import run_advance
 from workers.ladder import Matchmaker
@@ -25,19 +25,9 @@ LADDER = "artificium-2"
 @pytest.fixture(autouse=True)
 def clean_ladders(conn: redis.Redis) -> Iterator[None]:
     """Ladders are named by game and player count, so every test starts and ends with none."""
-    def wipe() -> None:
-        games: list[str] = []
-        for key in conn.scan_iter(match="hg:ladder:*", count=1000):
-            if key.endswith((b":live", b":game")):
-                games += [g.decode() for g in conn.hkeys(key)]
-        forget_games(conn, games)  # the games the matchmaker started
-        keys = list(conn.scan_iter(match="hg:ladder:*", count=1000)) + list(conn.scan_iter(match="hg:{ladder}*"))
-        if keys:
-            conn.delete(*keys)
-        conn.delete(LADDERS_KEY)
-    wipe()
+    wipe_ladders(conn)
     yield
-    wipe()
+    wipe_ladders(conn)
 
 
 def limits(**overrides: Any) -> LadderLimits:
