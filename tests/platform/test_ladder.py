@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from core.games import GameService
-from core.ladder import LadderLimits, LadderStore, ladder_key
+from core.ladder import Candidate, LadderLimits, LadderStore, choose_table, ladder_key
 from tests.platform.conftest import auth, new_account, unique
 from tests.platform.ladder_helpers import wipe_ladders
 from tests.platform.tourney_helpers import bot_server, push_bot
@@ -209,3 +209,46 @@ def test_a_deleted_bot_leaves_its_ladders(client: Any, conn: redis.Redis, owner:
     opt_in(client, owner["key"], bot["id"])
     assert client.delete(f"/api/v1/bots/{bot['id']}", headers=auth(owner["key"])).status_code == 204
     assert LadderStore(conn).members(LADDER) == {}
+
+
+def test_a_script_reading_the_pages_and_ladders_draws_from_its_request_window(conn: redis.Redis) -> None:
+    """The pages and the ladder and challenge reads are ordinary requests: a stranger's script is
+    counted against its address's window and gets 429 problem+json once it is spent."""
+    from service.app import create_app
+
+    limited = create_app({"REDIS": conn, "TESTING": True, "ADVANCE": "off", "RATE_LIMIT": 100,
+                          "ANON_RATE_LIMIT": 4, "RATE_LIMIT_WINDOW": 3600}).test_client()
+    address = {"REMOTE_ADDR": f"10.26.{random.randrange(256)}.{random.randrange(1, 255)}"}
+    paths = ["/leaderboard/artificium", "/tournaments", f"/api/v1/ladders/{LADDER}", "/api/v1/challenges/cnosuch"]
+    answers = [limited.get(path, environ_base=address) for path in paths]
+    assert [a.status_code for a in answers] == [200, 200, 200, 404]
+    refused = limited.get("/bots/nosuchbot", environ_base=address)
+    assert refused.status_code == 429 and refused.mimetype == "application/problem+json"
+    assert refused.json["kind"] == "RATE_LIMITED" and int(refused.headers["Retry-After"]) > 0
+
+
+def test_a_table_pairs_the_longest_waiting_bot_with_rivals_near_its_rating() -> None:
+    pool = [Candidate(f"b{i}", f"o{i}", float(i), waited_since=100 + i) for i in range(10)]
+    pool[5] = Candidate("b5", "o5", 5.0, waited_since=1)  # waited longest: the anchor
+    for seed in range(30):
+        table = choose_table(pool, 2, {}, {}, per_owner=4, spread=2, rng=random.Random(seed))
+        assert table is not None and "b5" in table
+        (rival,) = set(table) - {"b5"}
+        assert rival in ("b4", "b6")  # its two nearest by ordinal
+    four = choose_table(pool, 4, {}, {}, per_owner=4, spread=4, rng=random.Random(1))
+    assert four is not None and len(set(four)) == 4 and "b5" in four
+    assert {int(b[1:]) for b in four} <= {1, 2, 3, 4, 5, 6, 7, 8, 9} and all(abs(int(b[1:]) - 5) <= 2 for b in four)
+
+
+def test_a_table_is_never_the_last_one_of_its_bots_and_respects_owner_caps() -> None:
+    pair = [Candidate("a", "x", 0.0), Candidate("b", "y", 0.0)]
+    for seed in range(20):
+        last = {"a": ["a", "b"], "b": ["a", "b"]}
+        assert choose_table(pair, 2, last, {}, 4, 4, random.Random(seed)) == ("b", "a")
+    trio = [*pair, Candidate("c", "z", 0.0)]
+    last = {"a": ["a", "b"], "b": ["a", "b"]}
+    tables = {choose_table(trio, 2, last, {}, 4, 4, random.Random(seed)) for seed in range(40)}
+    assert ("a", "b") not in tables and None not in tables
+    assert choose_table(pair, 2, {}, {"x": 4}, 4, 4, random.Random(0)) is None  # owner x is at its cap
+    same_owner = [Candidate("a", "x", 0.0), Candidate("b", "x", 0.0)]
+    assert choose_table(same_owner, 2, {}, {"x": 3}, 4, 4, random.Random(0)) is not None  # one game, one slot
