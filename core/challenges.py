@@ -197,13 +197,18 @@ class Challenges:
         expired = 0
         for cid in (_text(c) for c in due):
             try:
-                record = self._close(cid, "expired", "nobody answered in time", expiring=True)
+                self.expire(cid)
             except NotPending:
                 self.conn.zrem(DUE_KEY, cid)
                 continue
-            self._tell(record, "challenge_expired")
             expired += 1
         return expired
+
+    def expire(self, cid: str) -> dict[str, Any]:
+        """Expire one pending challenge (its time is up); NotPending when it was answered."""
+        record = self._close(cid, "expired", "nobody answered in time", expiring=True)
+        self._tell(record, "challenge_expired")
+        return record
 
     def _close(self, cid: str, status: str, reason: str | None, expiring: bool = False) -> dict[str, Any]:
         """Move a pending challenge to ``status`` once: the removal from the due set is the claim."""

@@ -8,6 +8,7 @@ policy answers at once (``PUT /api/v1/bots/{id}/challenge-policy``).
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +17,7 @@ from flask_smorest import Blueprint
 
 from core.bots import Bot, BotNotFound
 from core.challenges import Challenger, ChallengeRefused, Challenges, NotPending, Policy, TooManyChallenges, public
+from core.ladder import iso, now_ms
 from core.retention import LiveCaps, TooManyGames
 from domain.bots import bot_names
 from domain.core import Rejected
@@ -155,11 +157,14 @@ def create_challenge(body: dict[str, Any]) -> dict[str, Any]:
 @blp.doc(operationId="getChallenge")
 @blp.response(200, ChallengeSchema)
 def get_challenge(cid: str) -> dict[str, Any]:
-    """A challenge as it stands (anyone with its id)."""
-    try:
-        return shown(challenges().get(cid))
-    except NotPending as exc:
-        raise ApiProblem(404, "NOT_FOUND", str(exc)) from None
+    """A challenge as it stands (anyone with its id); one past its time reads as expired even
+    before the workers' next pass has sent its ``challenge_expired`` events."""
+    record = _found(cid)
+    if record["status"] == "pending" and record["expires"] <= iso(now_ms()):
+        with contextlib.suppress(NotPending):  # answered meanwhile: read it again either way
+            challenges().expire(cid)
+        record = _found(cid)
+    return shown(record)
 
 
 @blp.route("/challenges/<string:cid>/accept", methods=["POST"])

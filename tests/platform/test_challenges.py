@@ -3,6 +3,7 @@ or its owner's policy answers at once; declined and expired challenges are event
 streams; the challenger pays and challenge spam is capped."""
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -87,11 +88,16 @@ def test_declined_and_expired_challenges_are_events_on_both_sides(
     second = challenge(client, sparring["token"], target["id"], expires_s=5).json
     conn.zadd(DUE_KEY, {second["id"]: 1})  # as if its time had passed
     assert Challenges(conn).expire_due() == 1
+    third = challenge(client, sparring["token"], target["id"], expires_s=5).json
+    stored = Challenges(conn).get(third["id"])
+    conn.set(f"hg:ch:{{{third['id']}}}", json.dumps({**stored, "expires": "2000-01-01T00:00:00.000Z"}))
+    assert client.get(f"/api/v1/challenges/{third['id']}").json["status"] == "expired"  # read: expired at once
     assert client.get(f"/api/v1/challenges/{second['id']}").json["status"] == "expired"
     assert client.post(f"/api/v1/challenges/{second['id']}/accept", headers=auth(target["token"])).status_code == 409
     for bot in (target, sparring):
         kinds = [(e["event"], e["data"]["id"]) for e in events(client, bot) if e["event"].startswith("challenge_")]
-        assert kinds == [("challenge_declined", first["id"]), ("challenge_expired", second["id"])]
+        assert kinds == [("challenge_declined", first["id"]), ("challenge_expired", second["id"]),
+                         ("challenge_expired", third["id"])]
 
 
 def test_the_owners_policy_answers_at_once(
@@ -141,6 +147,10 @@ def test_bad_challenges_are_problems(client: Any, owner: dict[str, Any], challen
     assert challenge(client, challenger["key"], bot["id"], seat=2).status_code == 422
     assert challenge(client, challenger["key"], bot["id"], builtin="nosuchbot").status_code == 422
     assert challenge(client, bot["token"], bot["id"]).status_code == 422  # itself
+    assert challenge(client, challenger["key"], bot["id"], as_bot=bot["id"]).status_code == 403  # not its bot
+    own = register("own-" + owner["id"][:6])
+    as_bot = challenge(client, owner["key"], bot["id"], as_bot=own["id"])
+    assert as_bot.status_code == 201 and as_bot.json["challenger"]["bot_id"] == own["id"]
     assert client.post("/api/v1/challenges", json={**BODY, "bot_id": bot["id"]}).status_code == 401
     assert client.get("/api/v1/challenges/cnosuch").status_code == 404
 
