@@ -18,7 +18,9 @@ that ended and starts new ones. Everything is kept in Redis, so no process holds
   deleted with the bot (``core.bots``).
 
 A ladder game is an ordinary game: created through ``GameService.create`` with the bots' seats,
-played by the workers, replayed and verified like any other. Settling one is a WATCH/MULTI on the
+played by the workers, replayed and verified like any other. Its id is drawn and entered in
+``live`` before the game is created, so a matchmaker that dies in between leaves an entry the
+next pass drops (no game), never a game nobody rates. Settling one is a WATCH/MULTI on the
 ladder's keys that removes it from ``live`` in the same transaction that writes the ratings, so
 two matchmakers racing rate it once.
 """
@@ -281,6 +283,10 @@ class LadderStore:
         for bot_id in seats:
             pipe.hset(f"{k}:last", bot_id, canonical_json({"seats": list(seats), "at": at}))
         pipe.execute()
+
+    def drop(self, ladder_id: str, game_id: str) -> None:
+        """Forget a live entry whose game was never created (or is gone): nothing to rate."""
+        self.conn.hdel(f"{ladder_key(ladder_id)}:live", game_id)
 
     def settle(self, ladder_id: str, game_id: str, ranking: Sequence[Mapping[str, Any]] | None,
                records: Sequence[Mapping[str, Any]], names: Sequence[str]) -> dict[str, Any] | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import random
+import secrets
 import uuid
 from collections import Counter
 from typing import Any
@@ -29,7 +30,16 @@ from core.accounts import AccountNotFound, Accounts
 from core.budgets import BudgetExceeded, WorkBudget
 from core.challenges import Challenges
 from core.games import Game, GameNotFound, GameService, StaleVersion
-from core.ladder import Candidate, LadderLimits, LadderRejected, LadderStore, choose_table, now_ms, parse_ladder
+from core.ladder import (
+    Candidate,
+    Ladder,
+    LadderLimits,
+    LadderRejected,
+    LadderStore,
+    choose_table,
+    now_ms,
+    parse_ladder,
+)
 from core.retention import LiveCaps, TooManyGames
 from core.seatrecord import from_entries
 from domain.core import Rejected
@@ -89,11 +99,11 @@ class Matchmaker:
 
     def settle(self, lid: str) -> int:
         settled = 0
-        for game_id, live in self.store.live(lid).items():
+        for game_id in self.store.live(lid):
             try:
                 game = self.svc.load(game_id)
-            except GameNotFound:  # deleted: nothing to rate, nothing to keep
-                self.store.settle(lid, game_id, None, [], live["seats"])
+            except GameNotFound:  # never created (a pass died between the two steps) or deleted
+                self.store.drop(lid, game_id)
                 continue
             if not game.finished:
                 continue
@@ -145,17 +155,18 @@ class Matchmaker:
                         rested += 1
                 pool = [c for c in pool if c.owner != owner]
                 continue
+            game_id = secrets.token_hex(8)
+            self.store.started(lid, game_id, seats, owners)  # first: a pass that dies next leaves no stray game
             try:
-                game_id = self._create(ladder, seats, members)
+                self._create(ladder, game_id, seats, members)
             except TooManyGames:
-                self._refund(sorted(set(owners)))
+                self._undo(lid, game_id, owners)
                 break
             except (Rejected, StaleVersion) as exc:  # a bot deleted meanwhile, or a seat the game refuses
-                self._refund(sorted(set(owners)))
+                self._undo(lid, game_id, owners)
                 log.warning("ladder %s: could not seat %s: %s", lid, ", ".join(seats), exc)
                 pool = [c for c in pool if c.bot_id not in seats]
                 continue
-            self.store.started(lid, game_id, seats, owners)
             for b in seats:
                 last[b] = list(seats)
             for o in set(owners):
@@ -164,14 +175,18 @@ class Matchmaker:
             started += 1
         return started, rested
 
-    def _create(self, ladder: Any, seats: tuple[str, ...], members: dict[str, dict[str, Any]]) -> str:
+    def _create(self, ladder: Ladder, game_id: str, seats: tuple[str, ...],
+                members: dict[str, dict[str, Any]]) -> None:
         body = {"game": ladder.game, "edition": ladder.edition,
                 "seats": [{"bot_id": b, "deadline_s": members[b]["deadline_s"]} for b in seats]}
-        created = self.svc.create(body, CREATOR, caps=LiveCaps(self.limits.games_total, self.svc.live_caps.total))
-        game_id: str = created["id"]
+        created = self.svc.create(body, CREATOR, game_id=game_id,
+                                  caps=LiveCaps(self.limits.games_total, self.svc.live_caps.total))
         enqueue_advance(self.queue_conn, game_id, int(created["version"]))
         log.info("ladder %s: game %s started: %s", ladder.ladder_id, game_id, ", ".join(seats))
-        return game_id
+
+    def _undo(self, lid: str, game_id: str, owners: list[str]) -> None:
+        self.store.drop(lid, game_id)
+        self._refund(sorted(set(owners)))
 
     def _budget(self, owner: str) -> WorkBudget:
         capacity = self.limits.work_capacity if self.limits.budgets else 0

@@ -252,3 +252,15 @@ def test_a_table_is_never_the_last_one_of_its_bots_and_respects_owner_caps() -> 
     assert choose_table(pair, 2, {}, {"x": 4}, 4, 4, random.Random(0)) is None  # owner x is at its cap
     same_owner = [Candidate("a", "x", 0.0), Candidate("b", "x", 0.0)]
     assert choose_table(same_owner, 2, {}, {"x": 3}, 4, 4, random.Random(0)) is not None  # one game, one slot
+
+
+def test_a_pass_that_died_before_creating_its_game_leaves_nothing_to_rate(
+        client: Any, conn: redis.Redis, owner: dict[str, Any], bots: Callable[..., dict[str, Any]]) -> None:
+    a, b = bots(), bots()
+    for bot in (a, b):
+        opt_in(client, owner["key"], bot["id"])
+    store = LadderStore(conn)
+    store.started(LADDER, "0000deadpass0000", [a["id"], b["id"]], [owner["id"], owner["id"]])  # then it died
+    counts = matchmaker(conn).run()
+    assert counts["settled"] == 0 and counts["started"] == 1  # the entry is dropped, the bots are free again
+    assert "0000deadpass0000" not in store.live(LADDER) and store.recent_games(LADDER) == []
