@@ -354,7 +354,8 @@ class LadderStore:
             bot_id = row["bot_id"]
             mine = {"ladder": shown["ladder"], "game_id": shown["game_id"], "finished": shown["finished"],
                     "rated": shown["rated"], "of": shown["of"],
-                    "opponents": [r["name"] for r in shown["seats"] if r["bot_id"] != bot_id],
+                    "opponents": [{"bot_id": r["bot_id"], "name": r["name"]} for r in shown["seats"]
+                                  if r["bot_id"] != bot_id],
                     **{k: v for k, v in row.items() if k not in ("bot_id", "name")}}
             pipe.rpush(bot_games_key(bot_id), canonical_json(mine))
             pipe.ltrim(bot_games_key(bot_id), -KEPT_GAMES, -1)

@@ -120,7 +120,7 @@ class BotLadderGameSchema(Schema):
     finished = fields.String(required=True)
     rated = fields.Boolean(required=True)
     of = fields.Integer(required=True)
-    opponents = fields.List(fields.String(), required=True)
+    opponents = fields.List(fields.Dict(), required=True, metadata={"description": "bot_id and name of each"})
     seat = fields.Integer(required=True)
     rank = fields.Integer(allow_none=True)
     score = fields.Raw(allow_none=True)

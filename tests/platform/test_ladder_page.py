@@ -97,8 +97,10 @@ def test_two_bots_on_a_ladder_play_rated_games_and_their_pages_show_games_rating
     assert rows.count() == winner["games"]
     links = page.locator("[data-testid=ladder-viewer-link]")
     assert {links.nth(i).get_attribute("href") for i in range(links.count())} <= {f"/games/{g}" for g in games}
+    loser = next(row for row in board["standings"] if row["bot_id"] != winner["bot_id"])
     for i in range(rows.count()):
         row = rows.nth(i)
+        assert row.locator("[data-testid=opponent-link]").get_attribute("href") == f"/bots/{loser['bot_id']}"
         assert int(row.locator("td.calls").inner_text()) > 0
         assert row.locator("td.p50").inner_text() != "–" and row.locator("td.p95").inner_text() != "–"
         assert row.locator("td.timeout").inner_text() == "0" and row.locator("td.error").inner_text() == "0"
