@@ -44,7 +44,7 @@ from domain.games import get_game
 
 LADDERS_KEY = "hg:ladders"
 KEPT_GAMES = 200  # per ladder, and per bot
-KEPT_POINTS = 500  # rating points per bot (all its ladders together)
+KEPT_POINTS = 200  # rating points per bot (all its ladders together): what its page plots
 DEFAULT_DEADLINE_S = 2.0
 MAX_DEADLINE_S = 30.0
 

@@ -111,7 +111,8 @@ class BotLadderSchema(Schema):
     ordinal = fields.Float(required=True)
     games = fields.Integer(required=True)
     history = fields.List(fields.Nested(RatingPointSchema), required=True,
-                          metadata={"description": "its rating after each of its rated games here, oldest first"})
+                          metadata={"description": "its rating after each of its latest 100 rated games here, "
+                                                   "oldest first"})
 
 
 class BotLadderGameSchema(Schema):

@@ -90,13 +90,14 @@ def rating_plot(points: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     def y(v: float) -> float:
         return round(PLOT_H - PAD - (PLOT_H - 2 * PAD) * (v - low) / (high - low), 1)
 
-    mu = [(x(i), y(p["mu"])) for i, p in enumerate(points)]
-    band = [(x(i), y(p["mu"] + p["sigma"])) for i, p in enumerate(points)] + \
-        [(x(i), y(p["mu"] - p["sigma"])) for i, p in reversed(list(enumerate(points)))]
+    xs = [x(i) for i in range(len(points))]
+    mu = [(xs[i], y(p["mu"])) for i, p in enumerate(points)]
+    upper = [f"{xs[i]},{y(p['mu'] + p['sigma'])}" for i, p in enumerate(points)]
+    lower = [f"{xs[i]},{y(p['mu'] - p['sigma'])}" for i, p in enumerate(points)]
     return {"empty": False, "width": PLOT_W, "height": PLOT_H, "pad": PAD,
             "mu": " ".join(f"{a},{b}" for a, b in mu),
-            "ordinal": " ".join(f"{x(i)},{y(p['ordinal'])}" for i, p in enumerate(points)),
-            "band": " ".join(f"{a},{b}" for a, b in band),
+            "ordinal": " ".join(f"{xs[i]},{y(p['ordinal'])}" for i, p in enumerate(points)),
+            "band": " ".join(upper + lower[::-1]),
             "dots": [{"x": a, "y": b, "title": f"after {p['game_id']}: mu {p['mu']:.2f}, sigma {p['sigma']:.2f}"}
                      for (a, b), p in zip(mu, points)],
             "top": f"{high:.1f}", "bottom": f"{low:.1f}", "games": len(points)}

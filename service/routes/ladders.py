@@ -24,6 +24,7 @@ from service.ladder_schemas import (
 from service.problems import ApiProblem
 from service.web import service
 
+PLOT_POINTS = 100  # rating points per ladder in a bot's record and on its page: a bounded answer
 blp = Blueprint("ladders", __name__, url_prefix="/api/v1/ladders",
                 description="Ladders: rated games that keep running, per game and player count")
 
@@ -129,7 +130,8 @@ def leave_ladder(lid: str, bot_id: str) -> Response:
 
 def bot_ladders(bot_id: str) -> dict[str, Any]:
     """The ladder part of a bot's public record: each ladder it is on or was rated on (rating
-    now, games, its rating after each game) and its latest ladder games with their figures."""
+    now, games, its rating after each of its latest ``PLOT_POINTS`` games there) and its latest
+    ladder games with their figures."""
     store = ladders()
     history = store.bot_history(bot_id)
     joined = set(store.joined(bot_id))
@@ -139,6 +141,6 @@ def bot_ladders(bot_id: str) -> dict[str, Any]:
         rating = store.rating(record)
         rows.append({"ladder": lid, "opted_in": lid in joined, "mu": rating.mu, "sigma": rating.sigma,
                      "ordinal": rating.ordinal, "games": (record or {}).get("games", 0),
-                     "history": [p for p in history if p["ladder"] == lid]})
+                     "history": [p for p in history if p["ladder"] == lid][-PLOT_POINTS:]})
     games = [{**g, "viewer": f"/games/{g['game_id']}"} for g in store.bot_games(bot_id)]
     return {"ladders": rows, "ladder_games": games}
