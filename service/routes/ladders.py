@@ -142,5 +142,6 @@ def bot_ladders(bot_id: str) -> dict[str, Any]:
         rows.append({"ladder": lid, "opted_in": lid in joined, "mu": rating.mu, "sigma": rating.sigma,
                      "ordinal": rating.ordinal, "games": (record or {}).get("games", 0),
                      "history": [p for p in history if p["ladder"] == lid][-PLOT_POINTS:]})
-    games = [{**g, "viewer": f"/games/{g['game_id']}"} for g in store.bot_games(bot_id)]
+    games = [{**g, "viewer": f"/games/{g['game_id']}", "replay": f"/api/v1/games/{g['game_id']}/replay"}
+             for g in store.bot_games(bot_id)]
     return {"ladders": rows, "ladder_games": games}

@@ -104,6 +104,9 @@ def test_two_bots_on_a_ladder_play_rated_games_and_their_pages_show_games_rating
         assert int(row.locator("td.calls").inner_text()) > 0
         assert row.locator("td.p50").inner_text() != "–" and row.locator("td.p95").inner_text() != "–"
         assert row.locator("td.timeout").inner_text() == "0" and row.locator("td.error").inner_text() == "0"
+    replay = page.locator("[data-testid=replay-link]").nth(0).get_attribute("href")
+    bundle = requests.get(stack.url + replay, timeout=10)
+    assert bundle.status_code == 200 and bundle.text.startswith("{")  # the game's audit: a replay bundle
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "ladder-bot.png"), full_page=True)
     links.nth(0).click()
