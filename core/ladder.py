@@ -199,16 +199,27 @@ class LadderStore:
         deadline = DEFAULT_DEADLINE_S if deadline_s is None else float(deadline_s)
         if not 0 < deadline <= MAX_DEADLINE_S:
             raise LadderRejected(f"deadline_s must be in (0, {MAX_DEADLINE_S:g}]")
-        k = ladder_key(ladder.ladder_id)
-        members = self.members(ladder.ladder_id)
-        mine = [b for b, m in members.items() if m["owner"] == owner and b != bot_id]
-        if len(mine) >= max_per_owner:
-            raise LadderFull(f"an account enters at most {max_per_owner} bots on one ladder; "
-                             f"opt one of its bots out first")
-        record = {"owner": owner, "name": name, "deadline_s": deadline,
-                  "since": members.get(bot_id, {}).get("since") or iso(now_ms())}
+        key = f"{ladder_key(ladder.ladder_id)}:members"
+        with self.conn.pipeline(transaction=True) as pipe:  # the per-owner count and the write in one transaction
+            while True:
+                try:
+                    pipe.watch(key)  # type: ignore[no-untyped-call, unused-ignore]
+                    raw: Any = pipe.hgetall(key)
+                    members = {_text(b): json.loads(v) for b, v in raw.items()}
+                    mine = [b for b, m in members.items() if m["owner"] == owner and b != bot_id]
+                    if len(mine) >= max_per_owner:
+                        pipe.unwatch()
+                        raise LadderFull(f"an account enters at most {max_per_owner} bots on one ladder; "
+                                         f"opt one of its bots out first")
+                    record = {"owner": owner, "name": name, "deadline_s": deadline,
+                              "since": members.get(bot_id, {}).get("since") or iso(now_ms())}
+                    pipe.multi()
+                    pipe.hset(key, bot_id, canonical_json(record))
+                    pipe.execute()
+                    break
+                except redis.WatchError:
+                    continue
         pipe = self.conn.pipeline(transaction=False)
-        pipe.hset(f"{k}:members", bot_id, canonical_json(record))
         pipe.sadd(LADDERS_KEY, ladder.ladder_id)
         pipe.sadd(bot_ladders_key(bot_id), ladder.ladder_id)
         pipe.execute()

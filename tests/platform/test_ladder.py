@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from core.games import GameService
-from core.ladder import Candidate, LadderLimits, LadderStore, choose_table, ladder_key
+from core.ladder import Candidate, LadderFull, LadderLimits, LadderStore, choose_table, ladder_key, parse_ladder
 from tests.platform.conftest import auth, new_account, unique
 from tests.platform.ladder_helpers import wipe_ladders
 from tests.platform.tourney_helpers import bot_server, push_bot
@@ -268,3 +268,26 @@ def test_a_pass_that_died_before_creating_its_game_leaves_nothing_to_rate(
     counts = matchmaker(conn).run()
     assert counts["settled"] == 0 and counts["started"] == 1  # the entry is dropped, the bots are free again
     assert "0000deadpass0000" not in store.live(LADDER) and store.recent_games(LADDER) == []
+
+
+def test_racing_opt_ins_never_pass_the_per_owner_cap(conn: redis.Redis, owner: dict[str, Any]) -> None:
+    import threading
+
+    ladder, store, outcomes = parse_ladder(LADDER), LadderStore(conn), []
+    gate = threading.Barrier(6)
+
+    def enter(i: int) -> None:
+        gate.wait()
+        try:
+            store.opt_in(ladder, f"racer{i}", f"racer{i}", owner["id"], None, max_per_owner=2)
+            outcomes.append("in")
+        except LadderFull:
+            outcomes.append("full")
+
+    threads = [threading.Thread(target=enter, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["full"] * 4 + ["in"] * 2 and len(store.members(LADDER)) == 2
+    conn.delete(*(f"hg:bot:{{racer{i}}}:ladder:in" for i in range(6)))
