@@ -22,6 +22,8 @@ and they are open for entry, as they always were.
 Redis keys: ``hg:bot:{<id>}`` (hash: name, kind, url, created, owner, open, token_sha256,
 secret_sealed, rotated), ``hg:bot:{<id>}:tournaments`` (the running tournaments it is entered in),
 ``hg:bot:{<id>}:rec:*`` (its public record across tournaments, ``core.botrecords``),
+``hg:bot:{<id>}:ladder:*`` (its ladder ratings, games and ladders, ``core.ladder``), the field ``challenges`` of its
+hash (its owner's challenge policy, ``core.challenges``),
 ``hg:bots:names`` (lower-case name -> id), ``hg:bots:tokens`` (token sha256 -> id),
 ``hg:bots:all`` (sorted set of ids by creation time), ``hg:bots:by:<account>`` (an account's bots).
 """
@@ -60,6 +62,7 @@ NAMES_KEY = "hg:bots:names"
 TOKENS_KEY = "hg:bots:tokens"
 ALL_KEY = "hg:bots:all"
 TOKEN_PREFIX = "hgb_"
+LADDER_SUFFIXES = (":ladder:h", ":ladder:g", ":ladder:in")  # its ladder ratings, games, ladders (core.ladder)
 RECORD_SUFFIXES = (":rec:t", ":rec:ts", ":rec:all", ":rec:g", ":rec:gs")  # its public record (core.botrecords)
 
 
@@ -316,6 +319,9 @@ class BotRegistry:
             except BotNotFound:
                 continue
             digest = self._field(bot_id, "token_sha256")
+            ladders: Any = self.conn.smembers(bot_key(bot_id) + ":ladder:in")
+            for ladder in ladders:  # it leaves every ladder it is on (core.ladder)
+                self.conn.hdel(f"hg:ladder:{{{_text(ladder)}}}:members", bot_id)
             pipe = self.conn.pipeline(transaction=True)
             pipe.hdel(NAMES_KEY, bot.name.lower())
             if digest:
@@ -324,7 +330,7 @@ class BotRegistry:
             if bot.owner:
                 pipe.srem(owned_key(bot.owner), bot_id)
             pipe.delete(*(bot_key(bot_id) + suffix for suffix in ("", ":events", ":sent", ":live", ":tournaments",
-                                                                   *RECORD_SUFFIXES)))
+                                                                   *RECORD_SUFFIXES, *LADDER_SUFFIXES)))
             pipe.execute()
             self._owners.pop(bot_id, None)
 

@@ -221,13 +221,27 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "app_name": "hourglass API", "persistAuthorization": True}))
     app.register_blueprint(apidocs.blp)
     app.register_blueprint(metrics_route.blp)  # operators' Prometheus endpoint, outside the API and its document
-    from service import replay_api, viewer_api
-    from service.routes import accounts, actions, bots, events, games, lobby, moves, seats, state, tournaments
+    from service import pages, replay_api, viewer_api
+    from service.routes import (
+        accounts,
+        actions,
+        bots,
+        challenges,
+        events,
+        games,
+        ladders,
+        lobby,
+        moves,
+        seats,
+        state,
+        tournaments,
+    )
 
     for module in (games, lobby, state, moves, actions, seats, events, replay_api, viewer_api, bots, tournaments,
-                   accounts):
+                   accounts, ladders, challenges):
         api.register_blueprint(module.blp)
     app.register_blueprint(tournaments.pages)
+    app.register_blueprint(pages.pages)
     for name in game_names():  # import every rules package now, not on some player's first request
         get_game(name)
     return app

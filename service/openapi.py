@@ -89,6 +89,17 @@ PROBLEMS: dict[str, tuple[int, ...]] = {
     "enableAccount": (401, 403, 404),
     "grantAccount": (400, 401, 403, 404, 413, 422),
     "createInvite": (401, 403),
+    "listLadders": (),
+    "getLadder": (404,),
+    "getLadderHistory": (404,),
+    "enterLadder": (400, 401, 403, 404, 409, 413, 422),
+    "leaveLadder": (401, 403, 404),
+    "createChallenge": (400, 401, 403, 404, 413, 422),
+    "getChallenge": (404,),
+    "acceptChallenge": (401, 403, 404, 409, 422),
+    "declineChallenge": (400, 401, 403, 404, 409, 413),
+    "setChallengePolicy": (400, 401, 403, 404, 413),
+    "getChallengePolicy": (404,),
 }
 EVERYWHERE = (429, 503)
 # operation id -> its security requirements: a seat token (bearerAuth: a seat's token, or a pull
@@ -102,9 +113,10 @@ AUTH: dict[str, list[dict[str, list[str]]]] = {
     **{op: [SEAT] for op in ("postMove", "rematch", "resign", "abort", "leave", "claim", "listBotEvents",
                              "streamBotEvents")},
     **{op: [ACCOUNT, NOBODY] for op in ("createGame", "joinSeat", "getBot")},
+    **{op: [SEAT, ACCOUNT] for op in ("createChallenge", "acceptChallenge", "declineChallenge")},  # a bot's token
     **{op: [ACCOUNT] for op in (
         "registerBot", "updateBot", "deleteBot", "rotateBotToken", "rotateBotSecret", "createTournament",
-        "cancelTournament", "withdrawEntrant",
+        "cancelTournament", "withdrawEntrant", "enterLadder", "leaveLadder", "setChallengePolicy",
         "getAccount", "listKeys", "createKey", "revokeKey", "rotateKey", "listAccountGames", "listAccountEvents",
         "streamAccountEvents", "listAccounts", "disableAccount", "enableAccount", "grantAccount", "createInvite")},
 }
@@ -126,11 +138,15 @@ SUCCESS_CONTENT = {
     "getTournamentPackage": {"application/zip": {"schema": {**BINARY, "description": "the audit package: see "
                                                                                    "docs/tournaments.md"}}},
     "streamBotEvents": {SSE: {"schema": {"type": "string", "description": "id = stream id; event = game_started, "
-                                                                          "your_turn, call, game_finished or resync"}},
+                                                                          "your_turn, call, game_finished, challenge, "
+                                                                          "challenge_accepted, challenge_declined, "
+                                                                          "challenge_expired or resync"}},
                         NDJSON: {"schema": {"type": "string", "description": "one {id, event, data} per line"}}},
     "streamAccountEvents": {SSE: {"schema": {"type": "string", "description": "id = stream id; event = game_started, "
                                                                               "your_turn, invite_received, "
-                                                                              "game_finished or resync"}},
+                                                                              "game_finished, challenge_accepted, "
+                                                                              "challenge_declined, challenge_expired "
+                                                                              "or resync"}},
                             NDJSON: {"schema": {"type": "string", "description": "one {id, event, data} per line"}}},
 }
 VERIFY_REPORT: S.Schema = S.obj({

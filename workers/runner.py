@@ -84,7 +84,7 @@ class Runner:
     def run(self) -> int:
         """Work until SIGINT/SIGTERM (or, with ``burst``, until the queue is empty); the exit code."""
         store = self.conn if self.store is None else self.store
-        sweeper = Sweeper(store, self.sweep_s).start() if self.sweep_s > 0 and not self.burst else None
+        sweeper = Sweeper(store, self.sweep_s, queue_conn=self.conn).start() if self.sweep_s > 0 and not self.burst else None
         try:
             return self._run()
         finally:

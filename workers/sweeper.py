@@ -15,7 +15,8 @@ Each requeue of one game at one version counts as a try (``WorkList.count_try``;
 waiting in the queue does not: a backlog is no failure), and so does each failed job
 (``workers.jobs``): after ``MAX_TRIES`` the game is marked stuck, logged and counted instead of
 being retried for ever. The pass also expires abandoned games: live games with no
-append for ``HOURGLASS_ABANDON_AFTER_S`` (``core.retention``).
+append for ``HOURGLASS_ABANDON_AFTER_S`` (``core.retention``). After each pass the thread runs
+the ladders' matchmaker (``workers.ladder``, under a lock of its own).
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from core.connection import UNAVAILABLE, copy_client
 from core.games import GameNotFound, GameService, iso_time
 from core.retention import LIVE_KEY
 from core.worklist import GRACE_MS, WorkList, now_ms
+from workers import ladder
 from workers.enqueue import requeue_advance
 from workers.lease import held
 from workers.policy import next_actor
@@ -116,11 +118,12 @@ def _sweep_game(svc: GameService, work: WorkList, game_id: str) -> str:
 class Sweeper:
     """A daemon thread that sweeps every ``interval_s`` while it holds the sweep lock."""
 
-    def __init__(self, conn: redis.Redis, interval_s: float = INTERVAL_S) -> None:
+    def __init__(self, conn: redis.Redis, interval_s: float = INTERVAL_S, queue_conn: redis.Redis | None = None) -> None:
         # a pool of its own: RQ forks its scheduler with the worker's sockets open, and a
         # connection the sweeper had returned to a shared pool could end up in that child
         own = copy_client(conn)
         self.svc = GameService(own)
+        self.queue_conn = copy_client(queue_conn) if queue_conn is not None else own
         self.interval_s = interval_s
         self.stop = threading.Event()
         self.name = uuid.uuid4().hex
@@ -139,6 +142,12 @@ class Sweeper:
                 pass  # the worker's runner logs the outage; sweep again when Redis is back
             except Exception:
                 log.exception("hourglass sweeper: pass failed")
+            try:
+                ladder.matchmake(self.svc, queue_conn=self.queue_conn)  # its own lock: one pass at a time
+            except REDIS_DOWN:
+                pass
+            except Exception:
+                log.exception("hourglass ladder: matchmaker pass failed")
 
     def _my_turn(self) -> bool:
         """One sweeper per interval across all workers (the lock lapses by itself)."""

@@ -18,13 +18,13 @@ from core.bots import Bot, BotBusy, BotNameTaken, BotNotFound, BotRegistry
 from core.seats import Player
 from service import feeds
 from service.auth import principal, require_account, unauthorized
+from service.ladder_schemas import BotPageRecordSchema
 from service.platform_schemas import (
     BotCreatedSchema,
     BotEventsQuerySchema,
     BotEventsSchema,
     BotListSchema,
     BotPatchSchema,
-    BotRecordSchema,
     BotRegisterSchema,
     BotSchema,
     BotStreamQuerySchema,
@@ -113,19 +113,29 @@ def get_bot(bot_id: str) -> dict[str, Any]:
 
 @blp.route("/<string:bot_id>/record", methods=["GET"])
 @blp.doc(operationId="getBotRecord")
-@blp.response(200, BotRecordSchema)
+@blp.response(200, BotPageRecordSchema)
 def bot_record(bot_id: str) -> dict[str, Any]:
-    """The bot's public record across tournaments (no token needed): overall and per tournament
-    (the latest 20) its games, points and calls (push: HTTP calls; pull: turns) with their
-    ok/timeout/error counts and latency p50/p95, and its latest 20 games. Never its URL, token or
-    secret; a fixed amount of work per request, whatever the bot's history (``core.botrecords``)."""
+    """The bot's public record (no token needed): overall and per tournament (the latest 20) its
+    games, points and calls (push: HTTP calls; pull: turns) with their ok/timeout/error counts and
+    latency p50/p95, its latest 20 tournament games, and its ladders (rating now and after each
+    ladder game) and latest 20 ladder games with the same figures. Never its URL, token or secret;
+    a bounded amount of work per request, whatever the bot's history (``core.botrecords``,
+    ``core.ladder``). The page ``/bots/{id}`` shows the same."""
+    return record_json(bot_id)
+
+
+def record_json(bot_id: str) -> dict[str, Any]:
+    from service.routes.ladders import bot_ladders
+
     bot = _bot(bot_id)
     found = BotRecords(service().store.conn).read(bot_id)
     for row in found["tournaments"]:
         row["page"] = f"/tournaments/{row['tournament']}"
+        row["package"] = (f"/api/v1/tournaments/{row['tournament']}/package"
+                          if row["status"] in ("finished", "cancelled") else None)
     for row in found["games"]:
         row["viewer"] = f"/games/{row['game_id']}"
-    return {"bot": bot.public(), **found}
+    return {"bot": bot.public(), **found, **bot_ladders(bot_id)}
 
 
 @blp.route("/<string:bot_id>", methods=["PATCH"])

@@ -1,4 +1,4 @@
-"""/api/v1/tournaments, /api/v1/leaderboard and the pages /tournaments/{id} and /bots/{id}.
+"""/api/v1/tournaments, /api/v1/leaderboard and the page /tournaments/{id} (the others: ``service.pages``).
 
 Creating a tournament writes its first events and wakes the runner (``workers.tournaments``,
 wired by the app factory as ``hourglass.tournament_wake``); every read of a running tournament
@@ -24,11 +24,11 @@ from core.tournaments import NotAllowedNow, Tournament, TournamentRejected
 from replays.tournament import package_from_store
 from service import limits
 from service.auth import require_account
+from service.ladder_schemas import LeaderboardPageSchema
 from service.platform_schemas import (
     CancelTournamentSchema,
     CreateTournamentSchema,
     LeaderboardQuerySchema,
-    LeaderboardSchema,
     TournamentEventsQuerySchema,
     TournamentEventsSchema,
     TournamentListSchema,
@@ -160,7 +160,13 @@ def _check_owner(t: Tournament, number: int, caller: Any) -> None:
 @blp.doc(operationId="listTournaments")
 @blp.response(200, TournamentListSchema)
 def list_tournaments() -> dict[str, Any]:
-    """The latest tournaments: id, name, game, status."""
+    """The latest tournaments: id, name, game, status, created, and the links to its page and, once
+    it is over, its audit package."""
+    return {"tournaments": tournament_rows()}
+
+
+def tournament_rows() -> list[dict[str, Any]]:
+    """The latest tournaments (the list endpoint's rows and the /tournaments page's)."""
     rows = []
     for tid in store().listing():
         try:
@@ -168,8 +174,10 @@ def list_tournaments() -> dict[str, Any]:
         except TournamentNotFound:
             continue
         rows.append({"id": tid, "name": t.settings.name, "game": t.settings.game, "edition": t.settings.edition,
-                     "status": t.status, "entrants": len(t.entrants), "games": len(t.games)})
-    return {"tournaments": rows}
+                     "status": t.status, "entrants": len(t.entrants), "games": len(t.games),
+                     "created": t.settings.created, "page": f"/tournaments/{tid}",
+                     "package": f"/api/v1/tournaments/{tid}/package" if t.finished else None})
+    return rows
 
 
 @blp.route("/api/v1/tournaments/<string:tid>", methods=["GET"])
@@ -213,20 +221,29 @@ def tournament_package(tid: str) -> Response:
 @blp.route("/api/v1/leaderboard", methods=["GET"])
 @blp.doc(operationId="getLeaderboard")
 @blp.arguments(LeaderboardQuerySchema, location="query")
-@blp.response(200, LeaderboardSchema)
+@blp.response(200, LeaderboardPageSchema)
 def leaderboard(query: dict[str, Any]) -> dict[str, Any]:
-    """Ratings across finished tournaments, per game and edition (openskill Plackett–Luce, by ordinal)."""
-    edition = query.get("edition")
-    if edition is None:
-        from domain.games import get_game
+    """Ratings across finished tournaments, per game and edition (openskill Plackett–Luce, by
+    ordinal), and the game's ladders with their standings (``ladders``; the page /leaderboard/{game})."""
+    return leaderboard_json(query["game"], query.get("edition"))
 
-        try:
-            rules = get_game(query["game"])
-        except Exception:
-            raise ApiProblem(404, "NOT_FOUND", f"unknown game {query['game']!r}") from None
+
+def leaderboard_json(game: str, edition: str | None) -> dict[str, Any]:
+    from domain.games import get_game
+    from service.routes.ladders import ladder_ids
+    from service.routes.ladders import summary as ladder_summary
+
+    try:
+        rules = get_game(game)
+    except Exception:
+        raise ApiProblem(404, "NOT_FOUND", f"unknown game {game!r}") from None
+    if edition is None:
         edition = rules.config_to_json(rules.config_from_json({"players": 2})).get("edition")
-    return {"game": query["game"], "edition": edition, "model": board().model.describe()["name"],
-            "entries": board().entries(query["game"], edition)}
+    entries = board().entries(game, edition)
+    for row in entries:
+        row["page"] = f"/bots/{row['key'][4:]}" if row["key"].startswith("bot:") else None
+    return {"game": game, "edition": edition, "model": board().model.describe()["name"], "entries": entries,
+            "ladders": [ladder_summary(lid, full=True) for lid in ladder_ids(game)]}
 
 
 # The tournament page and its files are for people, not part of the API document: a plain
@@ -237,12 +254,6 @@ pages = flask.Blueprint("tournament_pages", __name__)
 @pages.route("/tournaments/<string:tid>", methods=["GET"])
 def tournament_page(tid: str) -> Response:
     return send_from_directory(STATIC_DIR, "tournament.html")
-
-
-@pages.route("/bots/<string:bot_id>", methods=["GET"])
-def bot_page(bot_id: str) -> Response:
-    """A bot's public record for people (its JSON: ``GET /api/v1/bots/{id}/record``)."""
-    return send_from_directory(STATIC_DIR, "bot.html")
 
 
 @pages.route("/static/platform/<path:name>", methods=["GET"])

@@ -64,6 +64,11 @@ include-operation-id = ["getAccount", "listKeys", "revokeKey", "rotateKey", "lis
                         "streamBotEvents"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
 
+[[operations]]  # a ladder or challenge named in the path that does not exist, or needs another key
+include-operation-id = ["getLadder", "getLadderHistory", "enterLadder", "leaveLadder", "createChallenge", "getChallenge",
+                        "acceptChallenge", "declineChallenge", "setChallengePolicy", "getChallengePolicy"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
+
 [[operations]]
 include-operation-id = ["listGames", "listEvents", "streamEvents"]  # a resume or page past the game: 400
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
