@@ -25,8 +25,9 @@ TournamentFinished  the revealed seed, the Merkle root of the bundles, the final
 Formats. ``round_robin``: every set of ``players_per_game`` entrants meets in every cyclic
 rotation of its seating, so every entrant sits in every seat position equally often (round r
 holds rotation r of every set). ``swiss``: ``rounds`` rounds; each is paired when the previous one
-is rated, by the current rating (openskill ordinal, then points, then entrant number), in
-consecutive groups, each group's seating rotated by the round number. Entrants that withdrew are
+is rated, in the order of the current rating (openskill ordinal, then points, then entrant number),
+into groups (rules 3: :func:`swiss_groups`, no rematch while any alternative exists; before:
+consecutive groups), each group's seating rotated by the round number. Entrants that withdrew are
 not paired; when those left do not divide into games, the lowest in that order who have had the
 fewest byes sit the round out (``byes`` in ``RoundPaired``; a bye scores the mean of the points
 table and is not rated); with fewer entrants left than seats in a game, no round is paired.
@@ -36,7 +37,8 @@ accountable; their streams fold and verify as they always did. 2 (:data:`RULES`,
 tournament): ``GameFinished`` carries each seat's record (``replays.seatstats``), an entrant that
 forfeits a game is withdrawn as ``absent`` in the same append, a seat that made no move of its
 own in a game ranks below every seat that did (``core.scoring``), and standings show withdrawals,
-byes, forfeits and each entrant's calls.
+byes, forfeits and each entrant's calls. 3 (issue 26): a cooperative game's ``outcome`` is
+recorded and scored by the team (``core.scoring``), and Swiss rounds avoid rematches.
 
 Seeds. The tournament draws a 32-byte seed and publishes its sha256 at creation; the seed of game
 ``i`` is ``HMAC-SHA256(seed, "<tournament id>:game:<i>")``, revealed with the tournament's seed at
