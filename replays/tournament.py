@@ -181,7 +181,7 @@ def _verify(data: bytes, progress: Progress, model: RatingModel, context: dict[s
     members, manifest = _container(data)
     context["tournament"] = manifest.get("tournament")
     entries = _stream(members[STREAM])
-    state, warnings = _replay_stream(entries, model, context)
+    state, warnings = _replay_stream(entries, model, context, members)
     s = state.settings
     _check_layout(members, state, entries)
     _check_manifest(manifest, _manifest(state, entries[-1].hash, [(n, members[n]) for n in list(members)[1:]]))
@@ -352,8 +352,8 @@ def _check_fields(where: str, entry: StoredEntry) -> None:
             raise _Failed(where, "its settings hold fields a tournament does not have")
 
 
-def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
-                   context: dict[str, Any]) -> tuple[Tournament, list[str]]:
+def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel, context: dict[str, Any],
+                   members: Mapping[str, bytes] | None = None) -> tuple[Tournament, list[str]]:
     """Fold the stream, re-deriving every pairing, rating update, withdrawal for absence, skipped
     game, cancellation and the final event."""
     state: Tournament | None = None
@@ -390,6 +390,8 @@ def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
             _check_finish(where, state, event)
         else:
             _check_step(where, state, event)
+            if kind == "GameFinished" and members is not None:
+                _check_claim(where, state, event, members)
         state = evolve(state, event)
         if kind == "GameFinished":
             owed = absences_due(state, event["index"])
@@ -398,6 +400,29 @@ def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
     if state is None or not state.finished:
         raise _Failed(STREAM, "the tournament did not finish (no TournamentFinished)")
     return state, warnings
+
+
+def _check_claim(where: str, state: Tournament, event: Mapping[str, Any], members: Mapping[str, bytes]) -> None:
+    """A GameFinished says what its own bundle (the one its sha256 names) ends with: its ranking,
+    departures and (rules 3) outcome. Checked here, so a changed result is named at its own line;
+    the bundle itself is re-played later."""
+    path = bundle_path(event["index"], str(event.get("game_id")))
+    data = members.get(path)
+    if data is None or _sha(data) != event.get("bundle_sha256"):
+        return  # the member check names it
+    try:
+        footer = json.loads(data.rstrip(b"\n").rsplit(b"\n", 1)[-1])
+        result = footer["result"]
+        ranking = [{"seat": r["seat"], "rank": r["rank"], "score": r.get("score")} for r in result["ranking"]]
+    except (ValueError, KeyError, TypeError):
+        return  # an unreadable bundle: replays.verify names it
+    if canonical_json(ranking) != canonical_json(event.get("ranking")):
+        raise _Failed(where, f"its ranking is not the result its bundle {path} ends with")
+    if state.settings.accountable and canonical_json(result.get("departed") or []) != \
+            canonical_json(event.get("departed")):
+        raise _Failed(where, f"its departures are not the ones its bundle {path} ends with")
+    if event.get("outcome") != (result.get("outcome") if state.settings.teams else None):
+        raise _Failed(where, f"its outcome is not the one its bundle {path} ends with")
 
 
 def _game_at(where: str, state: Tournament, event: Mapping[str, Any]) -> TournamentGame:

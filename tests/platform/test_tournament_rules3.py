@@ -19,7 +19,7 @@ from core.scoring import ratings_due, standings
 from core.store import StoredEntry
 from core.tournament_store import TournamentStore
 from core.tournaments import RULES, Tournament, evolve, finish_due, next_round, swiss_groups
-from domain.canonical import canonical_json
+from domain.canonical import GENESIS_HASH, canonical_json, entry_hash
 from replays.tournament import build_package, package_from_store, verify_package
 from tests.platform.conftest import auth, unique
 from tests.platform.tourney_helpers import bot_server, push_bot, run_to_end
@@ -230,6 +230,11 @@ def test_an_in_process_cathedral_swiss_scores_teams_and_its_package_verifies(
     forged[first]["data"] = {**forged[first]["data"],
                              "outcome": "won" if forged[first]["data"]["outcome"] == "lost" else "lost"}
     bundles = {g.index: GameService(conn).store.stored_bundle(g.game_id or "") or "" for g in t.bundled()}
-    report = verify_package(build_package([StoredEntry(e["seq"], {k: v for k, v in e.items() if k != "hash"},
-                                                       e["hash"]) for e in forged], bundles))
-    assert not report.ok and report.where is not None
+    chained, previous = [], GENESIS_HASH  # a forger re-chains the stream after the change
+    for e in forged:
+        entry = {k: v for k, v in e.items() if k != "hash"}
+        previous = entry_hash(previous, entry)
+        chained.append(StoredEntry(entry["seq"], entry, previous))
+    report = verify_package(build_package(chained, bundles))
+    assert not report.ok and report.where == f"tournament.jsonl line {first + 1}", report.describe()
+    assert "outcome" in (report.problem or "")
