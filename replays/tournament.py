@@ -30,9 +30,7 @@ import math
 import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
-
-import redis
+from typing import TYPE_CHECKING, Any, cast
 
 from core.ratings import RatingModel
 from core.scoring import ratings_due, standings
@@ -56,6 +54,9 @@ from core.tournaments import (
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash
 from replays.seatstats import seat_stats
 from replays.verify import verify_bundle
+
+if TYPE_CHECKING:  # only package_from_store needs a server; the verifier runs offline without redis
+    import redis
 
 FORMAT = "hourglass-tournament/1"
 MANIFEST = "manifest.json"
