@@ -143,8 +143,8 @@ def rating_matches(t: Tournament) -> Iterator[tuple[int, dict[int, int]]]:
             index += 1
             continue
         rest = [g for g in games[index:] if g.round == game.round]
-        if not all(g.done for g in rest):
-            return
+        if any(not g.done and (g.started or t.cancelled is None) for g in rest):
+            return  # the round is not over (a cancellation leaves its unstarted games waiting for ever)
         yield rest[-1].index, team_ranks([g for g in rest if g.finished])
         index = rest[-1].index + 1
 

@@ -238,3 +238,17 @@ def test_an_in_process_cathedral_swiss_scores_teams_and_its_package_verifies(
     report = verify_package(build_package(chained, bundles))
     assert not report.ok and report.where == f"tournament.jsonl line {first + 1}", report.describe()
     assert "outcome" in (report.problem or "")
+
+
+def test_a_cancelled_round_of_cooperative_games_is_rated_and_the_tournament_can_finish() -> None:
+    t = created(6, 2, rounds=2)
+    t = evolve(t, next_round(t) or {})
+    t = coop_result(t, 0, sections=5)
+    t = evolve(t, {"type": "GameStarted", "index": 1, "game_id": t.game_id(1), "seed_commitment": "c"})
+    t = evolve(t, {"type": "TournamentCancelled", "by": "acct"})
+    assert ratings_due(MODEL, t) == [] and not finish_due(t)  # game 1 is still being called off
+    t = evolve(t, {"type": "GameCalledOff", "index": 1, "game_id": t.game_id(1), "bundle_sha256": "0" * 64,
+                   "final_hash": "0" * 64})
+    (update,) = ratings_due(MODEL, t)  # game 2 never starts: the round is over with game 0 alone
+    assert update["index"] == 2 and set(update["ratings"]) == {str(n) for n in t.games[0].seats}
+    assert finish_due(rate(t))
