@@ -420,6 +420,7 @@ def swiss_round(t: Tournament, round_number: int) -> tuple[list[dict[str, Any]],
 
 
 SEARCH_BUDGET = 4_000  # groups tried per search depth: bounds a pairing's cost, here and in an audit
+LOOKAHEAD = 4  # later rounds a pairing makes sure can still be rematch-free (all of them for 6 entrants)
 
 
 Met = Mapping[frozenset[int], int]  # a pair of entrants -> how many tables they shared
@@ -443,28 +444,52 @@ def _plus(seen: Met, groups: Iterable[Sequence[int]]) -> Met:
 
 
 def _partitions(order: Sequence[int], players: int, seen: Met, allowed: int,
-                budget: list[int]) -> Iterable[list[tuple[int, ...]]]:
+                budget: list[int], tightest_first: bool = False) -> Iterable[list[tuple[int, ...]]]:
     """Partitions of ``order`` into groups of ``players`` whose pairs met at most ``allowed`` times
     before, all told (``seen``),
     in preference order: the first entrant left with the next ones in ``order`` first (for two
     seats, the standard Swiss rule: the top one meets the highest it has not met), backtracking
-    when the rest cannot be grouped. ``budget[0]`` counts down the groups tried."""
+    when the rest cannot be grouped. ``budget[0]`` counts down the groups tried. ``tightest_first``:
+    the entrant left with the fewest it has not met leads instead of the first (the classic
+    backtracking order, which finds a grouping of a sparse field the preference order misses)."""
     def grouped(rest: list[int], used: int, acc: list[tuple[int, ...]]) -> Iterable[list[tuple[int, ...]]]:
         if not rest:
             yield list(acc)
             return
-        for others in itertools.combinations(rest[1:], players - 1):
+        if tightest_first:
+            lead = min(rest, key=lambda n: sum(frozenset((n, m)) not in seen for m in rest))
+            rest = [lead, *(n for n in rest if n != lead)]
+        for group in _groups(rest, players, seen, allowed - used):
             budget[0] -= 1
             if budget[0] < 0:
                 return
-            group = (rest[0], *others)
             repeats = sum(seen.get(frozenset(pair), 0) for pair in itertools.combinations(group, 2))
-            if used + repeats > allowed:
-                continue
             acc.append(group)
             yield from grouped([n for n in rest if n not in group], used + repeats, acc)
             acc.pop()
     return grouped(list(order), 0, [])
+
+
+def _groups(rest: Sequence[int], players: int, seen: Met, allowed: int) -> Iterable[tuple[int, ...]]:
+    """The groups of ``rest[0]`` and ``players - 1`` of the others, in ``itertools.combinations``
+    order, whose pairs met at most ``allowed`` times before; with none allowed, each member is
+    drawn only from those who met none of the members chosen (so a crowded field costs no search)."""
+    if allowed > 0:
+        for others in itertools.combinations(rest[1:], players - 1):
+            group = (rest[0], *others)
+            if sum(seen.get(frozenset(pair), 0) for pair in itertools.combinations(group, 2)) <= allowed:
+                yield group
+        return
+
+    def extend(chosen: tuple[int, ...], candidates: Sequence[int]) -> Iterable[tuple[int, ...]]:
+        if len(chosen) == players:
+            yield chosen
+            return
+        for i, n in enumerate(candidates):
+            yield from extend((*chosen, n), [m for m in candidates[i + 1:] if frozenset((n, m)) not in seen])
+
+    first = rest[0]
+    yield from extend((first,), [n for n in rest[1:] if frozenset((first, n)) not in seen])
 
 
 def _completable(order: Sequence[int], players: int, seen: Met, rounds: int,
@@ -479,22 +504,28 @@ def _completable(order: Sequence[int], players: int, seen: Met, rounds: int,
 def swiss_groups(order: Sequence[int], players: int, seen: Met, rounds_after: int) -> list[tuple[int, ...]]:
     """This round's groups (tournament rules 3): the first partition in preference order that
     repeats no pair of entrants who met before and leaves the later rounds a way to repeat none
-    either (looking as many rounds ahead as can be rematch-free at all, then fewer); when no round
-    without a rematch exists, the one whose pairs met least often before. Deterministic: each search
+    either (looking up to :data:`LOOKAHEAD` rounds ahead, as many as can be rematch-free at all,
+    then fewer); when no round
+    without a rematch is found that way, the same search led by the tightest entrant, then one whose
+    pairs met few times before: the first found allowing 1, 2, 4… repeated meetings in all. Deterministic: each search
     is bounded by :data:`SEARCH_BUDGET` groups tried."""
     if not order:
         return []
     possible = (len(order) - 1) // max(players - 1, 1) - 1  # rematch-free rounds after this one, at most
-    for depth in range(min(rounds_after, max(possible, 0)), -1, -1):
+    for depth in range(min(rounds_after, max(possible, 0), LOOKAHEAD), -1, -1):
         budget = [SEARCH_BUDGET]
         for partition in _partitions(order, players, seen, 0, budget):
             if _completable(order, players, _plus(seen, partition), depth, budget):
                 return partition
             if budget[0] < 0:
                 break
-    for allowed in range(1, len(order) * players * (max(seen.values(), default=0) + 1)):
-        for partition in _partitions(order, players, seen, allowed, [SEARCH_BUDGET]):
+    for partition in _partitions(order, players, seen, 0, [SEARCH_BUDGET], tightest_first=True):
+        return partition
+    allowed, most = 1, len(order) * (players - 1) * max(seen.values(), default=1)
+    while allowed <= most:  # fewest repeats: a bounded search at 1, 2, 4… repeated meetings
+        for partition in _partitions(order, players, seen, allowed, [SEARCH_BUDGET], tightest_first=True):
             return partition
+        allowed *= 2
     return [tuple(order[i:i + players]) for i in range(0, len(order), players)]
 
 

@@ -147,6 +147,13 @@ def test_swiss_repeats_no_pairing_while_one_is_avoidable(data: st.DataObject) ->
     assert max(pairings(t).values()) == 1
 
 
+@pytest.mark.parametrize("n, rounds", [(16, 15), (20, 19), (24, 20)])
+def test_a_long_swiss_of_a_larger_field_repeats_no_pairing(n: int, rounds: int) -> None:
+    """Late rounds leave few partners each: the search led by the tightest entrant finds them."""
+    t = play_swiss(n, 2, rounds, seed=3)
+    assert t.rounds_paired == rounds and max(pairings(t).values()) == 1
+
+
 def test_more_rounds_than_opponents_repeat_as_few_pairs_as_possible() -> None:
     t = play_swiss(4, 2, 5, seed=7)  # 3 rounds meet everyone once; rounds 4 and 5 must repeat
     assert t.rounds_paired == 5 and sorted(pairings(t).values()) == [1, 1, 2, 2, 2, 2]
