@@ -25,7 +25,7 @@ import redis
 
 from core import callstats
 from core.bots import RECORD_SUFFIXES, bot_key
-from core.scoring import entrant_places, place_points, standings, totals
+from core.scoring import entrant_places, game_points, standings, totals
 from core.tournaments import Tournament, TournamentGame
 from domain.canonical import canonical_json
 
@@ -60,7 +60,7 @@ def tournament_figures(t: Tournament, version: int, entrant: int, total: Mapping
 def game_figures(t: Tournament, game: TournamentGame, entrant: int, finished: str) -> dict[str, Any]:
     seat = game.seats.index(entrant)
     places = entrant_places(game, t.settings.accountable)
-    points = place_points(t.settings.points, [rank for _, rank, _ in places])
+    points = game_points(t, game)
     record = next((r for r in game.records or () if r["seat"] == seat), None)
     return {"game_id": game.game_id, "tournament": t.settings.tournament_id, "index": game.index,
             "round": game.round, "seat": seat, "rank": places[seat][1], "of": len(game.seats),

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 import redis
 
 from core.ratings import Rating, RatingModel
-from core.scoring import entrant_places
+from core.scoring import rate_match, rating_matches
 from core.tournaments import Tournament
 from domain.canonical import canonical_json
 
@@ -90,13 +91,10 @@ class Leaderboard:
         before = dict(current)
         played = dict.fromkeys(current, 0)
         for game in t.games:
-            if not game.finished:  # skipped and called-off games count for nobody
-                continue
-            places = entrant_places(game, t.settings.accountable)
-            new = self.model.rate([current[e] for e, _, _ in places], [rank for _, rank, _ in places])
-            for (entrant, _, _), rating in zip(places, new):
-                current[entrant] = rating
+            for entrant in game.seats if game.finished else ():  # skipped and called-off games count for nobody
                 played[entrant] += 1
+        for _, ranks in rating_matches(replace(t, rated=0)):  # as the tournament rated them (cooperative: by round)
+            current.update(rate_match(self.model, current, ranks))
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         updates = {}
         for e in t.entrants:

@@ -23,11 +23,12 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import redis
+from typing import TYPE_CHECKING, Any
 
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
+
+if TYPE_CHECKING:  # redis is imported where it is used: an offline verifier reads entries without it
+    import redis
 
 Actor = int | str
 
@@ -245,7 +246,9 @@ class EventStore:
         """
         last = entries[-1].seq if entries else base_version
         result = AppendResult(last, base_version + 1, last)
-        if window is not None and isinstance(self.conn, redis.cluster.RedisCluster):
+        from redis.cluster import RedisCluster
+
+        if window is not None and isinstance(self.conn, RedisCluster):
             window = self._count_apart(window)  # a window of another slot: counted first, on its own node
         field, seat = token_check if token_check is not None else ("", -1)
         argv: list[Any] = [base_version, idempotency_key or "", request_fingerprint,
@@ -294,7 +297,10 @@ class EventStore:
         if not before:
             answer = self._append(keys=keys, args=argv)
             return answer
-        if isinstance(self.conn, redis.cluster.RedisCluster):
+        from redis.cluster import RedisCluster
+        from redis.exceptions import NoScriptError
+
+        if isinstance(self.conn, RedisCluster):
             # A cluster pipeline runs no scripts, and its commands for other nodes would not keep
             # their order: the marks go first, each on its own node, then the append.
             for call in before:
@@ -309,7 +315,7 @@ class EventStore:
         for answer in answers[:-1]:
             if isinstance(answer, Exception):
                 raise answer
-        if isinstance(answers[-1], redis.exceptions.NoScriptError):  # a restarted or flushed server
+        if isinstance(answers[-1], NoScriptError):  # a restarted or flushed server
             answer = self._append(keys=keys, args=argv)  # the marks ran first
             return answer
         if isinstance(answers[-1], Exception):

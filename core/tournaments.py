@@ -25,8 +25,9 @@ TournamentFinished  the revealed seed, the Merkle root of the bundles, the final
 Formats. ``round_robin``: every set of ``players_per_game`` entrants meets in every cyclic
 rotation of its seating, so every entrant sits in every seat position equally often (round r
 holds rotation r of every set). ``swiss``: ``rounds`` rounds; each is paired when the previous one
-is rated, by the current rating (openskill ordinal, then points, then entrant number), in
-consecutive groups, each group's seating rotated by the round number. Entrants that withdrew are
+is rated, in the order of the current rating (openskill ordinal, then points, then entrant number),
+into groups (rules 3: :func:`swiss_groups`, no rematch while any alternative exists; before:
+consecutive groups), each group's seating rotated by the round number. Entrants that withdrew are
 not paired; when those left do not divide into games, the lowest in that order who have had the
 fewest byes sit the round out (``byes`` in ``RoundPaired``; a bye scores the mean of the points
 table and is not rated); with fewer entrants left than seats in a game, no round is paired.
@@ -36,7 +37,8 @@ accountable; their streams fold and verify as they always did. 2 (:data:`RULES`,
 tournament): ``GameFinished`` carries each seat's record (``replays.seatstats``), an entrant that
 forfeits a game is withdrawn as ``absent`` in the same append, a seat that made no move of its
 own in a game ranks below every seat that did (``core.scoring``), and standings show withdrawals,
-byes, forfeits and each entrant's calls.
+byes, forfeits and each entrant's calls. 3 (issue 26): a cooperative game's ``outcome`` is
+recorded and scored by the team (``core.scoring``), and Swiss rounds avoid rematches.
 
 Seeds. The tournament draws a 32-byte seed and publishes its sha256 at creation; the seed of game
 ``i`` is ``HMAC-SHA256(seed, "<tournament id>:game:<i>")``, revealed with the tournament's seed at
@@ -60,7 +62,7 @@ from core.seats import SeatKind
 FORMATS = ("round_robin", "swiss")
 MAX_ENTRANTS = 64
 MAX_GAMES = 2_000
-RULES = 2  # the tournament rules new tournaments are created under (Settings.version)
+RULES = 3  # the tournament rules new tournaments are created under (Settings.version)
 MAX_NOTE = 200  # characters of a cancellation's reason
 ONE_LINE = r"^[^\x00-\x1f\x7f-\x9f]*$"  # public text (a reason, a name): no control characters
 WITHDRAWAL_REASONS = ("owner", "absent")
@@ -115,6 +117,12 @@ class Settings:
         """Tournament rules 2: records, absences, unplayed seats ranked last (module docstring)."""
         return self.version >= 2
 
+    @property
+    def teams(self) -> bool:
+        """Tournament rules 3: a cooperative game is scored by its team's outcome (``core.scoring``)
+        and Swiss rounds avoid rematches (:func:`swiss_groups`)."""
+        return self.version >= 3
+
 
 @dataclass(frozen=True)
 class Entrant:
@@ -150,6 +158,7 @@ class TournamentGame:
     void: str | None = None  # "skipped" (never started) or "called_off" (aborted): counts for nobody
     departed: tuple[dict[str, Any], ...] = ()  # seats that left the game: {seat, reason}
     records: tuple[dict[str, Any], ...] | None = None  # per seat (replays.seatstats); tournament rules 2
+    outcome: str | None = None  # a cooperative game's shared result, "won" or "lost"; tournament rules 3
 
     @property
     def started(self) -> bool:
@@ -175,7 +184,8 @@ class TournamentGame:
         records = [{k: v for k, v in r.items() if k != "hist"} for r in self.records] if self.records else None
         return {"index": self.index, "round": self.round, "seats": list(self.seats), "game_id": self.game_id,
                 "status": self.status, "ranking": list(self.ranking) if self.ranking is not None else None,
-                "departed": list(self.departed), "records": records, "bundle_sha256": self.bundle_sha256}
+                "departed": list(self.departed), "records": records, "bundle_sha256": self.bundle_sha256,
+                **({"outcome": self.outcome} if self.outcome is not None else {})}
 
 
 @dataclass(frozen=True)
@@ -281,7 +291,7 @@ def _game_finished(t: Tournament, e: Mapping[str, Any]) -> Tournament:
     records = e.get("records")
     return _with_game(t, e["index"], ranking=tuple(e["ranking"]), bundle_sha256=e["bundle_sha256"],
                       final_hash=e["final_hash"], departed=tuple(e.get("departed") or ()),
-                      records=tuple(records) if records is not None else None)
+                      records=tuple(records) if records is not None else None, outcome=e.get("outcome"))
 
 
 def _called_off(t: Tournament, e: Mapping[str, Any]) -> Tournament:
@@ -394,15 +404,129 @@ def swiss_round(t: Tournament, round_number: int) -> tuple[list[dict[str, Any]],
     order = sorted(t.active(), key=lambda n: (-t.ratings[n].ordinal, -table[n]["points"], n))
     byes = bye_takers(t, order)
     paired = [n for n in order if n not in byes]
+    if t.settings.teams:
+        groups = swiss_groups(paired, players, met(t), t.settings.rounds - round_number - 1)
+    else:  # rules 1 and 2: consecutive groups, as they were paired
+        groups = [tuple(paired[start:start + players]) for start in range(0, len(paired), players)]
     games: list[dict[str, Any]] = []
     first = len(t.games)
-    for start in range(0, len(paired), players):
-        group = paired[start:start + players]
+    for grouped in groups:
+        group = list(grouped)
         shift = round_number % players
         for repeat in range(t.settings.games_per_pairing):
             turn = (shift + repeat) % players
             games.append({"index": first + len(games), "seats": group[turn:] + group[:turn]})
     return games, byes
+
+
+SEARCH_BUDGET = 4_000  # groups tried per search depth: bounds a pairing's cost, here and in an audit
+LOOKAHEAD = 4  # later rounds a pairing makes sure can still be rematch-free (all of them for 6 entrants)
+
+
+Met = Mapping[frozenset[int], int]  # a pair of entrants -> how many tables they shared
+
+
+def met(t: Tournament) -> Met:
+    """How often each pair of entrants shared a table (a skipped game was never played)."""
+    counts: dict[frozenset[int], int] = {}
+    for g in t.games:
+        for pair in itertools.combinations(g.seats, 2) if g.void != "skipped" else ():
+            counts[frozenset(pair)] = counts.get(frozenset(pair), 0) + 1
+    return counts
+
+
+def _plus(seen: Met, groups: Iterable[Sequence[int]]) -> Met:
+    counts = dict(seen)
+    for group in groups:
+        for pair in itertools.combinations(group, 2):
+            counts[frozenset(pair)] = counts.get(frozenset(pair), 0) + 1
+    return counts
+
+
+def _partitions(order: Sequence[int], players: int, seen: Met, allowed: int,
+                budget: list[int], tightest_first: bool = False) -> Iterable[list[tuple[int, ...]]]:
+    """Partitions of ``order`` into groups of ``players`` whose pairs met at most ``allowed`` times
+    before, all told (``seen``),
+    in preference order: the first entrant left with the next ones in ``order`` first (for two
+    seats, the standard Swiss rule: the top one meets the highest it has not met), backtracking
+    when the rest cannot be grouped. ``budget[0]`` counts down the groups tried. ``tightest_first``:
+    the entrant left with the fewest it has not met leads instead of the first (the classic
+    backtracking order, which finds a grouping of a sparse field the preference order misses)."""
+    def grouped(rest: list[int], used: int, acc: list[tuple[int, ...]]) -> Iterable[list[tuple[int, ...]]]:
+        if not rest:
+            yield list(acc)
+            return
+        if tightest_first:
+            lead = min(rest, key=lambda n: sum(frozenset((n, m)) not in seen for m in rest))
+            rest = [lead, *(n for n in rest if n != lead)]
+        for group in _groups(rest, players, seen, allowed - used):
+            budget[0] -= 1
+            if budget[0] < 0:
+                return
+            repeats = sum(seen.get(frozenset(pair), 0) for pair in itertools.combinations(group, 2))
+            acc.append(group)
+            yield from grouped([n for n in rest if n not in group], used + repeats, acc)
+            acc.pop()
+    return grouped(list(order), 0, [])
+
+
+def _groups(rest: Sequence[int], players: int, seen: Met, allowed: int) -> Iterable[tuple[int, ...]]:
+    """The groups of ``rest[0]`` and ``players - 1`` of the others, in ``itertools.combinations``
+    order, whose pairs met at most ``allowed`` times before; with none allowed, each member is
+    drawn only from those who met none of the members chosen (so a crowded field costs no search)."""
+    if allowed > 0:
+        for others in itertools.combinations(rest[1:], players - 1):
+            group = (rest[0], *others)
+            if sum(seen.get(frozenset(pair), 0) for pair in itertools.combinations(group, 2)) <= allowed:
+                yield group
+        return
+
+    def extend(chosen: tuple[int, ...], candidates: Sequence[int]) -> Iterable[tuple[int, ...]]:
+        if len(chosen) == players:
+            yield chosen
+            return
+        for i, n in enumerate(candidates):
+            yield from extend((*chosen, n), [m for m in candidates[i + 1:] if frozenset((n, m)) not in seen])
+
+    first = rest[0]
+    yield from extend((first,), [n for n in rest[1:] if frozenset((first, n)) not in seen])
+
+
+def _completable(order: Sequence[int], players: int, seen: Met, rounds: int,
+                 budget: list[int]) -> bool:
+    """``rounds`` more rounds of these entrants can be grouped without a rematch."""
+    if rounds == 0:
+        return True
+    return any(_completable(order, players, _plus(seen, p), rounds - 1, budget)
+               for p in _partitions(order, players, seen, 0, budget))
+
+
+def swiss_groups(order: Sequence[int], players: int, seen: Met, rounds_after: int) -> list[tuple[int, ...]]:
+    """This round's groups (tournament rules 3): the first partition in preference order that
+    repeats no pair of entrants who met before and leaves the later rounds a way to repeat none
+    either (looking up to :data:`LOOKAHEAD` rounds ahead, as many as can be rematch-free at all,
+    then fewer); when no round
+    without a rematch is found that way, the same search led by the tightest entrant, then one whose
+    pairs met few times before: the first found allowing 1, 2, 4… repeated meetings in all. Deterministic: each search
+    is bounded by :data:`SEARCH_BUDGET` groups tried."""
+    if not order:
+        return []
+    possible = (len(order) - 1) // max(players - 1, 1) - 1  # rematch-free rounds after this one, at most
+    for depth in range(min(rounds_after, max(possible, 0), LOOKAHEAD), -1, -1):
+        budget = [SEARCH_BUDGET]
+        for partition in _partitions(order, players, seen, 0, budget):
+            if _completable(order, players, _plus(seen, partition), depth, budget):
+                return partition
+            if budget[0] < 0:
+                break
+    for partition in _partitions(order, players, seen, 0, [SEARCH_BUDGET], tightest_first=True):
+        return partition
+    allowed, most = 1, len(order) * (players - 1) * max(seen.values(), default=1)
+    while allowed <= most:  # fewest repeats: a bounded search at 1, 2, 4… repeated meetings
+        for partition in _partitions(order, players, seen, allowed, [SEARCH_BUDGET], tightest_first=True):
+            return partition
+        allowed *= 2
+    return [tuple(order[i:i + players]) for i in range(0, len(order), players)]
 
 
 def bye_takers(t: Tournament, order: Sequence[int]) -> list[int]:

@@ -13,11 +13,13 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from replays.bundle import NotFinished, build_bundle
-from replays.source import GameNotFound, Loader, store_loader
 from replays.verify import Interrupted, verify_stream
+
+if TYPE_CHECKING:  # export reads the store; verify runs offline without the server's packages
+    from replays.source import Loader
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,11 +36,14 @@ def _parser() -> argparse.ArgumentParser:
 def default_loader() -> Loader:
     from core.connection import get_redis
     from core.store import EventStore
+    from replays.source import store_loader
 
     return store_loader(EventStore(get_redis()))
 
 
 def export(game_id: str, out: Path | None, load: Loader, stdout: TextIO, stderr: TextIO) -> int:
+    from replays.source import GameNotFound
+
     try:
         meta, entries = load(game_id)
         text = build_bundle(game_id, meta, entries)

@@ -30,9 +30,7 @@ import math
 import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
-
-import redis
+from typing import TYPE_CHECKING, Any, cast
 
 from core.ratings import RatingModel
 from core.scoring import ratings_due, standings
@@ -40,6 +38,7 @@ from core.seats import Player, policy_of
 from core.store import StoredEntry
 from core.tournaments import (
     NotAllowedNow,
+    Settings,
     Tournament,
     TournamentGame,
     absences_due,
@@ -55,6 +54,9 @@ from core.tournaments import (
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash
 from replays.seatstats import seat_stats
 from replays.verify import verify_bundle
+
+if TYPE_CHECKING:  # only package_from_store needs a server; the verifier runs offline without redis
+    import redis
 
 FORMAT = "hourglass-tournament/1"
 MANIFEST = "manifest.json"
@@ -152,11 +154,22 @@ class _Failed(Exception):
 Progress = Callable[[int, int], None]
 
 
-def verify_package(data: bytes, progress: Progress | None = None, model: RatingModel | None = None) -> PackageReport:
-    """Verify a package's bytes; never raises for bad input. ``progress(done, total)`` after each game."""
+ANCHORS = ("seed_commitment", "merkle_root", "stream_final_hash")
+
+
+def verify_package(data: bytes, progress: Progress | None = None, model: RatingModel | None = None,
+                   anchors: Mapping[str, str] | None = None) -> PackageReport:
+    """Verify a package's bytes; never raises for bad input. ``progress(done, total)`` after each game.
+
+    ``anchors``: hashes known from outside the package (any of :data:`ANCHORS`, hex), which it
+    must carry: without one a package proves that it is consistent, not whose it is."""
     context: dict[str, Any] = {}
+    unknown = set(anchors or {}) - set(ANCHORS)
+    if unknown:
+        raise ValueError(f"unknown anchors {sorted(unknown)}; known: {', '.join(ANCHORS)}")
     try:
-        return _verify(data, progress or (lambda done, total: None), model or RatingModel(), context)
+        return _verify(data, progress or (lambda done, total: None), model or RatingModel(), context,
+                       dict(anchors or {}))
     except _Failed as exc:
         return PackageReport(False, context.get("tournament"), where=exc.where, problem=exc.problem)
     except Exception as exc:  # a forged member can drive the fold into shapes it never writes
@@ -164,29 +177,73 @@ def verify_package(data: bytes, progress: Progress | None = None, model: RatingM
                              problem=f"cannot be read: {type(exc).__name__}: {str(exc)[:200]}")
 
 
-def _verify(data: bytes, progress: Progress, model: RatingModel, context: dict[str, Any]) -> PackageReport:
+def _verify(data: bytes, progress: Progress, model: RatingModel, context: dict[str, Any],
+            anchors: Mapping[str, str]) -> PackageReport:
     members, manifest = _container(data)
     context["tournament"] = manifest.get("tournament")
     entries = _stream(members[STREAM])
-    state, warnings = _replay_stream(entries, model, context)
+    state, warnings = _replay_stream(entries, model, context, members)
     s = state.settings
-    if manifest.get("tournament") != s.tournament_id or manifest.get("stream_final_hash") != entries[-1].hash:
-        raise _Failed(MANIFEST, "tournament id or stream_final_hash differs from the stream")
-    _check_bundles_listed(manifest, state)
+    _check_layout(members, state, entries)
+    _check_manifest(manifest, _manifest(state, entries[-1].hash, [(n, members[n]) for n in list(members)[1:]]))
     expected_standings = _line({"standings": list(state.final_standings or ())})
     if members[STANDINGS] != expected_standings:
         raise _Failed(STANDINGS, "differs from the standings the stream's TournamentFinished event records")
-    _check_manifest(manifest, _manifest(state, entries[-1].hash, [(n, members[n]) for n in list(members)[1:]]))
+    _check_anchors(anchors, state, entries[-1].hash)
     seed = bytes.fromhex(state.seed or "")
     bundled = state.bundled()
     for done, game in enumerate(bundled, start=1):
         assert game.game_id is not None
         path = bundle_path(game.index, game.game_id)
         context["at"] = path
-        _check_game(path, members[path], game, seed, s.tournament_id)
+        _check_game(path, members[path], game, seed, s)
         _check_seating(path, members[path], game, state)
         progress(done, len(bundled))
     return PackageReport(True, s.tournament_id, len(bundled), state.merkle_root, warnings=tuple(warnings))
+
+
+def _ended_at(entries: Sequence[StoredEntry]) -> dict[int, int]:
+    """The stream line of each game's GameFinished or GameCalledOff, by game index."""
+    return {e.data["index"]: number for number, e in enumerate(entries, start=1)
+            if e.data.get("type") in ("GameFinished", "GameCalledOff")}
+
+
+def _check_layout(members: Mapping[str, bytes], state: Tournament, entries: Sequence[StoredEntry]) -> None:
+    """The members after the manifest are the stream, the standings and one bundle per game that
+    ended, in game order, each the bundle whose sha256 the stream records: no game dropped, added,
+    reordered or swapped."""
+    names = list(members)[1:]
+    lines = _ended_at(entries)
+    expected = [STREAM, STANDINGS, *(bundle_path(g.index, g.game_id or "") for g in state.bundled())]
+    for path in expected:
+        if path not in names:
+            index = int(path[len("games/"):].split("-", 1)[0])
+            raise _Failed(path, f"missing: the stream records game {index} ending ({STREAM} line {lines[index]})")
+    for path in names:
+        if path not in expected:
+            raise _Failed(path, "a member no game of the stream has (a package holds the stream, the standings "
+                                "and the bundle of every game that ended)")
+    if list(names) != expected:
+        at = next(i for i, (a, b) in enumerate(zip(names, expected)) if a != b)
+        raise _Failed(names[at], f"out of order: member {at + 2} of the package is {expected[at]} "
+                                 "(the stream, the standings, then the bundles in game order)")
+    for game in state.bundled():
+        path = bundle_path(game.index, game.game_id or "")
+        if _sha(members[path]) != game.bundle_sha256:
+            raise _Failed(path, f"its sha256 is not the one the stream records for game {game.index} "
+                                f"({STREAM} line {lines[game.index]})")
+
+
+def _check_anchors(anchors: Mapping[str, str], state: Tournament, final_hash: str) -> None:
+    """What the package cannot prove by itself: that it is the tournament somebody saw. Each anchor
+    (taken from the live service before the package was made) pins the package to it."""
+    have = {"seed_commitment": (state.settings.seed_commitment, f"{STREAM} line 1"),
+            "merkle_root": (state.merkle_root, MANIFEST), "stream_final_hash": (final_hash, MANIFEST)}
+    for name, value in anchors.items():
+        found, where = have[name]
+        if value.lower() != found:
+            raise _Failed(where, f"its {name} {found} is not the {value.lower()} you expected: "
+                                 "a package of another tournament, or a forgery re-hashed throughout")
 
 
 def _container(data: bytes) -> tuple[dict[str, bytes], dict[str, Any]]:
@@ -257,8 +314,47 @@ def _stream(raw: bytes) -> list[StoredEntry]:
     return entries
 
 
-def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
-                   context: dict[str, Any]) -> tuple[Tournament, list[str]]:
+ENTRY_FIELDS = frozenset({"actor", "command", "data", "hash", "meta", "seq", "time", "type"})
+EVENT_FIELDS: Mapping[str, tuple[frozenset[str], frozenset[str]]] = {  # event -> (required, optional) fields
+    "TournamentCreated": (frozenset({"settings"}), frozenset()),
+    "EntrantRegistered": (frozenset({"entrant", "key", "name", "kind", "bot_id", "builtin", "mu", "sigma"}),
+                          frozenset()),
+    "RoundPaired": (frozenset({"round", "games"}), frozenset({"byes"})),
+    "GameStarted": (frozenset({"index", "game_id", "seed_commitment"}), frozenset()),
+    "GameFinished": (frozenset({"index", "game_id", "ranking", "bundle_sha256", "final_hash"}),
+                     frozenset({"departed", "records", "outcome"})),
+    "GameCalledOff": (frozenset({"index", "game_id", "bundle_sha256", "final_hash"}), frozenset()),
+    "GameSkipped": (frozenset({"index", "withdrawn"}), frozenset()),
+    "RatingsUpdated": (frozenset({"index", "ratings"}), frozenset()),
+    "EntrantWithdrawn": (frozenset({"entrant", "by", "reason"}), frozenset({"game"})),
+    "TournamentCancelled": (frozenset({"by"}), frozenset({"reason"})),
+    "TournamentFinished": (frozenset({"seed", "merkle_root", "standings"}), frozenset()),
+}
+
+
+def _check_fields(where: str, entry: StoredEntry) -> None:
+    """An entry and its event hold the fields the runner writes, no other: nothing in the stream
+    escapes the checks below."""
+    extra = set(entry.entry) - ENTRY_FIELDS
+    if extra or not isinstance(entry.data, dict) or entry.entry.get("type") != entry.data.get("type"):
+        raise _Failed(where, f"not a tournament entry (fields {sorted(extra)}, or its type is not its event's)")
+    kind = str(entry.data.get("type"))
+    if kind not in EVENT_FIELDS:
+        raise _Failed(where, f"an event type {kind!r} that a tournament does not have")
+    required, optional = EVENT_FIELDS[kind]
+    fields = set(entry.data) - {"type"}
+    if not required <= fields or fields - required - optional:
+        raise _Failed(where, f"{kind} with fields {sorted(fields)}; it has {sorted(required)}"
+                             + (f" and may have {sorted(optional)}" if optional else ""))
+    if kind == "TournamentCreated":
+        settings = entry.data["settings"]
+        if not isinstance(settings, dict) or canonical_json(Settings.from_json(settings).to_json()) != \
+                canonical_json(settings):
+            raise _Failed(where, "its settings hold fields a tournament does not have")
+
+
+def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel, context: dict[str, Any],
+                   members: Mapping[str, bytes] | None = None) -> tuple[Tournament, list[str]]:
     """Fold the stream, re-deriving every pairing, rating update, withdrawal for absence, skipped
     game, cancellation and the final event."""
     state: Tournament | None = None
@@ -268,6 +364,7 @@ def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
     for number, entry in enumerate(entries, start=1):
         where = f"{STREAM} line {number}"
         context["at"] = where
+        _check_fields(where, entry)
         event = entry.data
         kind = event.get("type")
         if kind == "TournamentCreated":
@@ -294,6 +391,8 @@ def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
             _check_finish(where, state, event)
         else:
             _check_step(where, state, event)
+            if kind == "GameFinished" and members is not None:
+                _check_claim(where, state, event, members)
         state = evolve(state, event)
         if kind == "GameFinished":
             owed = absences_due(state, event["index"])
@@ -302,6 +401,29 @@ def _replay_stream(entries: Sequence[StoredEntry], model: RatingModel,
     if state is None or not state.finished:
         raise _Failed(STREAM, "the tournament did not finish (no TournamentFinished)")
     return state, warnings
+
+
+def _check_claim(where: str, state: Tournament, event: Mapping[str, Any], members: Mapping[str, bytes]) -> None:
+    """A GameFinished says what its own bundle (the one its sha256 names) ends with: its ranking,
+    departures and (rules 3) outcome. Checked here, so a changed result is named at its own line;
+    the bundle itself is re-played later."""
+    path = bundle_path(event["index"], str(event.get("game_id")))
+    data = members.get(path)
+    if data is None or _sha(data) != event.get("bundle_sha256"):
+        return  # the member check names it
+    try:
+        footer = json.loads(data.rstrip(b"\n").rsplit(b"\n", 1)[-1])
+        result = footer["result"]
+        ranking = [{"seat": r["seat"], "rank": r["rank"], "score": r.get("score")} for r in result["ranking"]]
+    except (ValueError, KeyError, TypeError):
+        return  # an unreadable bundle: replays.verify names it
+    if canonical_json(ranking) != canonical_json(event.get("ranking")):
+        raise _Failed(where, f"its ranking is not the result its bundle {path} ends with")
+    if state.settings.accountable and canonical_json(result.get("departed") or []) != \
+            canonical_json(event.get("departed")):
+        raise _Failed(where, f"its departures are not the ones its bundle {path} ends with")
+    if event.get("outcome") != (result.get("outcome") if state.settings.teams else None):
+        raise _Failed(where, f"its outcome is not the one its bundle {path} ends with")
 
 
 def _game_at(where: str, state: Tournament, event: Mapping[str, Any]) -> TournamentGame:
@@ -348,6 +470,7 @@ def _expect(where: str, what: str, expected: Any, found: Any) -> None:
 
 def _expect_ratings(where: str, expected: dict[str, Any], found: Mapping[str, Any]) -> None:
     same = (expected["index"] == found.get("index") and set(expected["ratings"]) == set(found.get("ratings", {}))
+            and all(isinstance(pair, list) and len(pair) == 2 for pair in found["ratings"].values())
             and all(math.isclose(a, b, rel_tol=0, abs_tol=RATING_TOLERANCE)
                     for k, pair in expected["ratings"].items() for a, b in zip(pair, found["ratings"][k])))
     if not same:
@@ -367,16 +490,6 @@ def _check_finish(where: str, state: Tournament, event: Mapping[str, Any]) -> No
     _expect(where, "Merkle root", merkle_root([g.bundle_sha256 or "" for g in state.bundled()]),
             event.get("merkle_root"))
     _expect(where, "standings", standings(state), event.get("standings"))
-
-
-def _check_bundles_listed(manifest: Mapping[str, Any], state: Tournament) -> None:
-    listed = manifest.get("bundles")
-    expected = [{"index": g.index, "game_id": g.game_id, "path": bundle_path(g.index, g.game_id or ""),
-                 "sha256": g.bundle_sha256} for g in state.bundled()]
-    if listed != expected:
-        raise _Failed(MANIFEST, "its bundle list differs from the games the stream records (ids or sha256)")
-    if manifest.get("merkle_root") != state.merkle_root:
-        raise _Failed(MANIFEST, "its Merkle root differs from the stream's")
 
 
 def _check_manifest(found: Mapping[str, Any], expected: Mapping[str, Any]) -> None:
@@ -408,7 +521,24 @@ def _check_seating(path: str, data: bytes, game: TournamentGame, state: Tourname
         raise _Failed(f"{path} line 1", "the game's seats are not the entrants its pairing names")
 
 
-def _check_game(path: str, data: bytes, game: TournamentGame, tournament_seed: bytes, tid: str) -> None:
+def _check_header(path: str, data: bytes, s: Settings) -> None:
+    """The bundle is a game of the tournament's kind: its game, edition, engine and player count."""
+    try:
+        header = json.loads(data.split(b"\n", 1)[0])
+    except ValueError:
+        return  # not JSON: replays.verify names it
+    if not isinstance(header, dict):
+        return
+    for key, expected in (("game", s.game), ("edition", s.edition), ("engine_version", s.engine_version),
+                          ("players", s.players_per_game)):
+        if key == "edition" and expected is None:
+            continue
+        if header.get(key) != expected:
+            raise _Failed(f"{path} line 1", f"its {key} {header.get(key)!r} is not the tournament's {expected!r}")
+
+
+def _check_game(path: str, data: bytes, game: TournamentGame, tournament_seed: bytes, s: Settings) -> None:
+    _check_header(path, data, s)
     report = verify_bundle(data)
     if not report.ok:
         assert report.divergence is not None
@@ -417,7 +547,9 @@ def _check_game(path: str, data: bytes, game: TournamentGame, tournament_seed: b
     header = json.loads(data.split(b"\n", 1)[0])
     if header.get("game_id") != game.game_id:
         raise _Failed(f"{path} line 1", "the bundle is of another game")
-    if header.get("seed") != game_seed(tournament_seed, tid, game.index).hex():
+    if report.final_hash != game.final_hash:
+        raise _Failed(f"{path} line {report.lines}", "the game's final chain hash differs from the stream's")
+    if header.get("seed") != game_seed(tournament_seed, s.tournament_id, game.index).hex():
         raise _Failed(f"{path} line 1", "the game's seed is not the one derived from the tournament's seed")
     if header.get("seed_commitment") != game.seed_commitment:
         raise _Failed(f"{path} line 1", "seed commitment differs from the stream's GameStarted")
@@ -430,6 +562,8 @@ def _check_game(path: str, data: bytes, game: TournamentGame, tournament_seed: b
     ranking = [{"seat": r["seat"], "rank": r["rank"], "score": r.get("score")} for r in report.result["ranking"]]
     if canonical_json(ranking) != canonical_json(list(game.ranking or ())):
         raise _Failed(path, "the game's result differs from the stream's GameFinished ranking")
+    if game.outcome != (report.result.get("outcome") if s.teams else None):  # rules 3: a team's result
+        raise _Failed(path, "the game's outcome differs from the stream's GameFinished")
     if game.records is not None:  # tournament rules 2: departures and each seat's calls, from the bundle
         if canonical_json(report.result.get("departed") or []) != canonical_json(list(game.departed)):
             raise _Failed(path, "the game's departures differ from the stream's GameFinished")

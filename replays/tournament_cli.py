@@ -14,7 +14,7 @@ from typing import TextIO
 
 from tqdm import tqdm
 
-from replays.tournament import package_from_store, verify_package
+from replays.tournament import ANCHORS, package_from_store, verify_package
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -23,13 +23,17 @@ def _parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="re-verify a package: every game, the stream and the standings")
     verify.add_argument("package", type=Path)
     verify.add_argument("--quiet", action="store_true", help="no progress bar")
+    for anchor in ANCHORS:
+        verify.add_argument(f"--{anchor.replace('_', '-')}", dest=anchor, metavar="HEX",
+                            help=f"the {anchor.replace('_', ' ')} you saw on the live service: the package must "
+                                 "carry it (without one a package proves it is consistent, not whose it is)")
     export = sub.add_parser("export", help="write a finished tournament's package")
     export.add_argument("tournament_id")
     export.add_argument("--out", type=Path, required=True)
     return parser
 
 
-def verify(path: Path, quiet: bool, stdout: TextIO, stderr: TextIO) -> int:
+def verify(path: Path, quiet: bool, stdout: TextIO, stderr: TextIO, anchors: dict[str, str] | None = None) -> int:
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -41,7 +45,7 @@ def verify(path: Path, quiet: bool, stdout: TextIO, stderr: TextIO) -> int:
         bar.total = total
         bar.update(done - bar.n)
 
-    report = verify_package(data, progress)
+    report = verify_package(data, progress, anchors=anchors)
     bar.close()
     for warning in report.warnings:
         print(f"warning: {warning}", file=stderr)
@@ -67,5 +71,6 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     ns = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     if ns.action == "verify":
-        return verify(ns.package, ns.quiet, stdout, stderr)
+        anchors = {a: getattr(ns, a) for a in ANCHORS if getattr(ns, a)}
+        return verify(ns.package, ns.quiet, stdout, stderr, anchors)
     return export(ns.tournament_id, ns.out, stderr)

@@ -155,7 +155,9 @@ class TournamentSchema(Schema):
     organiser = fields.String(allow_none=True, metadata={"description": "the organiser's account id"})
     rules = fields.Integer(metadata={"description": "tournament rules: 2 records every seat's calls, ranks seats "
                                                     "without a move of their own last and withdraws absent "
-                                                    "entrants (docs/tournaments.md)"})
+                                                    "entrants; 3 also scores a cooperative game by its team's "
+                                                    "outcome (standings rows with ranked_by: team) and pairs Swiss "
+                                                    "rounds without rematches (docs/tournaments.md)"})
     cancelled = fields.Dict(allow_none=True, metadata={"description": "{by, reason} once the organiser cancelled it"})
 
 

@@ -1,25 +1,28 @@
 """``hourglass bot check URL``: play a short game against a push bot and report what a tournament
-would hold against it.
+would hold against it, in the platform's own words.
 
-The check runs the game in this process (no server needed) and calls the bot exactly as the
-worker does (``workers.httpbot``'s body and HMAC signature), seat 0 being the bot and the other
-seats built-in random bots. It reports:
+The check runs the game in this process (no server needed) and asks the bot through the worker's
+own call (``workers.httpbot.ask_bot``: the same body, HMAC signature, size limit and deadline cut),
+seat 0 being the bot and the other seats built-in random bots. Each call gets the platform's
+outcome code (docs/bots.md, "Push call outcomes"): ``ok``, ``timeout`` (no whole answer within the
+decision's deadline: the call is cut there, as the worker cuts it), ``bad_signature`` (the bot
+refused our signature with 401/403: its secret is not the one you gave), ``http_status``,
+``garbage`` (not JSON, or no move object), ``illegal``, ``too_large``, ``error``. One finding is
+the check's own, because the platform never sends such a request: ``forged``, the bot answered a
+request signed with a wrong key, or unsigned (it must refuse them with 401/403, or anyone could
+feed it fake games).
 
-- ``forged``: the bot answered a request signed with a wrong key, or not signed (it must refuse
-  with 401/403: otherwise anyone can feed it fake games);
-- ``slow``: an answer that came after the deadline (a tournament plays the default move);
-- ``http_status``: a non-2xx answer to a correctly signed request (401/403 there means the bot
-  and you disagree about the secret);
-- ``bad_json``: an answer that is not JSON, or has no move object;
-- ``illegal``: a move that is not one of the listed moves;
-- ``error``: the connection failed.
+The deadline is a decision's, as in play: ``--deadline`` (default ``HOURGLASS_BOT_DEADLINE_S`` or
+2 s) for all the calls of one decision together (a planning phase's provisional moves included).
+After ``HOURGLASS_FORFEIT_AFTER`` (5) failed decisions in a row the platform forfeits the seat, and
+the check stops there too: a bot that never answers costs at most that many deadlines.
 
 Exit code 0 when nothing was found, 1 otherwise, 2 for bad arguments.
 """
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import statistics
 import sys
 import time
@@ -27,16 +30,18 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
-
-import requests
+from urllib.parse import urlsplit
 
 from domain.bots import bot_rng, get_bot
 from domain.core import SYSTEM, Rejected
-from domain.games import fold, game_names, get_game, step
+from domain.games import fold, game_names, get_game, provisional, step
 from domain.rng import Rng
-from workers.httpbot import SIGNATURE_HEADER, request_body, sign
+from workers import forfeits
+from workers.httpbot import DEFAULT_DEADLINE_S, OUTCOMES, ask_bot, request_body
+from workers.jobs import DEADLINE_ENV
 
-GRACE = 3.0  # wait this many deadlines before calling an answer lost (so "slow" is measured, not guessed)
+PROBE_GRACE = 3.0  # the two forgery probes wait this many deadlines (they are not decisions)
+FORGED = "forged"  # the check's own finding; every other name is a call outcome of workers.httpbot.OUTCOMES
 
 
 @dataclass
@@ -45,8 +50,11 @@ class Findings:
     examples: dict[str, str] = field(default_factory=dict)
     latencies_ms: list[float] = field(default_factory=list)
     decisions: int = 0
+    failed_in_a_row: int = 0
+    forfeited: bool = False
 
     def add(self, kind: str, example: str) -> None:
+        assert kind in OUTCOMES or kind == FORGED, kind
         self.problems[kind] += 1
         self.examples.setdefault(kind, example)
 
@@ -58,59 +66,45 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--game", default="artificium", help=f"one of: {', '.join(game_names())}")
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--decisions", type=int, default=40, help="stop after this many of the bot's decisions")
-    p.add_argument("--deadline", type=float, default=2.0, help="seconds per answer, as in a tournament")
+    p.add_argument("--deadline", type=float, default=float(os.environ.get(DEADLINE_ENV) or DEFAULT_DEADLINE_S),
+                   help="seconds per decision, as the platform gives a push seat (default: %(default)s)")
     p.add_argument("--seed", default="bot-check")
     return p
 
 
-def _post(url: str, body: bytes, signature: str | None, timeout_s: float) -> tuple[int | None, bytes, float, str]:
-    headers = {"Content-Type": "application/json"}
-    if signature is not None:
-        headers[SIGNATURE_HEADER] = signature
-    started = time.monotonic()
+def allow_only(url: str) -> dict[str, str]:
+    """The allow-list the check calls under: exactly the URL's own host:port (a local bot included)."""
+    parts = urlsplit(url)
     try:
-        response = requests.post(url, data=body, headers=headers, timeout=timeout_s, allow_redirects=False)
-    except requests.RequestException as exc:
-        return None, b"", (time.monotonic() - started) * 1000, type(exc).__name__
-    return response.status_code, response.content[:65536], (time.monotonic() - started) * 1000, ""
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return {}
+    host = parts.hostname or ""
+    return {"HOURGLASS_BOT_HOSTS": f"[{host}]:{port}" if ":" in host else f"{host}:{port}"}
 
 
 def probe_forgery(url: str, secret: str, body: bytes, deadline: float, findings: Findings) -> None:
-    for label, signature in (("signed with a wrong key", sign(secret + "-not", body)), ("unsigned", None)):
-        status, _, _, error = _post(url, body, signature, deadline * GRACE)
-        if status is not None and 200 <= status < 300:
-            findings.add("forged", f"a request {label} was answered {status}; refuse it with 401")
-        elif error:
-            findings.add("error", f"the {label} probe failed: {error}")
+    """Two requests the platform never sends: a wrong key's signature and none. Accepting either is
+    ``forged``. Not a decision, so a slow bot gets :data:`PROBE_GRACE` deadlines to show it accepts."""
+    for label, key in (("signed with a wrong key", secret + "-not"), ("unsigned", None)):
+        call = ask_bot(url, key, body, deadline * PROBE_GRACE, lambda move: True, allow_only(url))
+        if call.status is not None and 200 <= call.status < 300:
+            findings.add(FORGED, f"a request {label} was answered {call.status}; refuse it with 401")
+        elif call.outcome not in ("bad_signature", "http_status"):
+            findings.add(call.outcome, f"the {label} probe: {call.detail}")
 
 
 def ask(url: str, secret: str, game_id: str, seat: int, version: int, view: dict[str, Any],
-        moves: list[dict[str, Any]], deadline: float, findings: Findings) -> dict[str, Any] | None:
-    body = request_body(game_id, seat, version, view, moves, time.time() + deadline)
-    status, raw, ms, error = _post(url, body, sign(secret, body), deadline * GRACE)
-    findings.decisions += 1
-    if status is None:
-        findings.add("error", f"version {version}: {error}")
-        return None
-    findings.latencies_ms.append(ms)
-    if ms > deadline * 1000:
-        findings.add("slow", f"version {version}: answered after {ms:.0f} ms (deadline {deadline * 1000:.0f} ms)")
-    if not 200 <= status < 300:
-        findings.add("http_status", f"version {version}: HTTP {status}")
-        return None
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        findings.add("bad_json", f"version {version}: {raw[:80]!r}")
-        return None
-    move = data.get("move", data) if isinstance(data, dict) else None
-    if not isinstance(move, dict):
-        findings.add("bad_json", f"version {version}: no move object in {raw[:80]!r}")
-        return None
-    if move not in moves:
-        findings.add("illegal", f"version {version}: {json.dumps(move)[:100]} is not a listed move")
-        return None
-    return move
+        moves: list[dict[str, Any]], left_s: float, findings: Findings) -> tuple[dict[str, Any] | None, float]:
+    """One call as the worker makes it, with ``left_s`` of the decision left: (the move or None, its ms)."""
+    body = request_body(game_id, seat, version, view, moves, time.time() + max(left_s, 0.0))
+    call = ask_bot(url, secret, body, left_s, lambda move: move in moves, allow_only(url))
+    if call.outcome not in ("rejected_url", "error") and (call.status is not None or call.outcome == "timeout"):
+        findings.latencies_ms.append(call.rtt_ms)
+    if call.outcome != "ok":
+        findings.add(call.outcome, f"version {version}: {call.detail or call.outcome}")
+        return None, call.rtt_ms
+    return call.move, call.rtt_ms
 
 
 def play(args: argparse.Namespace, findings: Findings) -> None:
@@ -119,7 +113,9 @@ def play(args: argparse.Namespace, findings: Findings) -> None:
     seed, game_id = args.seed.encode(), "bot-check"
     events = rules.setup(config, Rng(seed, game_id, 0))
     state, version = fold(rules, events), len(events)
-    probed = False
+    held = provisional(rules)  # moves after which the same decision goes on
+    probed, spent_ms, in_decision = False, 0.0, False
+    forfeit_after = forfeits.after()
     while rules.result(state) is None and findings.decisions < args.decisions:
         to_act = rules.to_act(state)
         actor: int | str = SYSTEM if SYSTEM in to_act else min(a for a in to_act if isinstance(a, int))
@@ -132,9 +128,22 @@ def play(args: argparse.Namespace, findings: Findings) -> None:
                 probe_forgery(args.url, args.secret, request_body(game_id, 0, version, view, listed, time.time()),
                               args.deadline, findings)
                 probed = True
-            answer = ask(args.url, args.secret, game_id, 0, version, view, listed, args.deadline, findings)
+            if not in_decision:
+                findings.decisions += 1
+                spent_ms, in_decision = 0.0, True
+            left = args.deadline - spent_ms / 1000
+            answer, ms = ask(args.url, args.secret, game_id, 0, version, view, listed, left, findings)
+            spent_ms += ms
             command = moves[listed.index(answer)] if answer is not None else rules.default_move(state, 0)
-        elif command is None and isinstance(actor, int):
+            in_decision = answer is not None and type(command).__name__ in held
+            if not in_decision:
+                findings.failed_in_a_row = 0 if answer is not None else findings.failed_in_a_row + 1
+                if forfeit_after and findings.failed_in_a_row >= forfeit_after:
+                    findings.forfeited = True
+                    return
+        else:
+            in_decision = False
+        if command is None and isinstance(actor, int) and actor != 0:
             command = get_bot("random", rules.name)(rules, state, actor, moves, bot_rng(seed, game_id, actor, version))
         events, state = step(rules, state, command, Rng(seed, game_id, rules.draw_counter(state)))
         version += len(events)
@@ -145,6 +154,9 @@ def report(findings: Findings, out: TextIO) -> int:
     if lat:
         print(f"{findings.decisions} decisions asked; latency p50 {statistics.median(lat):.0f} ms, "
               f"max {max(lat):.0f} ms", file=out)
+    if findings.forfeited:
+        print(f"stopped: {findings.failed_in_a_row} failed decisions in a row, where the platform forfeits "
+              "the seat", file=out)
     if not findings.problems:
         print("pass: nothing a tournament would reject", file=out)
         return 0

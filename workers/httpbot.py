@@ -42,7 +42,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -54,7 +54,8 @@ from core.seats import BotTarget, BotUrlRejected, resolve_bot_url
 SIGNATURE_HEADER = "X-Hourglass-Signature"
 DEFAULT_DEADLINE_S = 2.0
 MAX_RESPONSE_BYTES = 64 * 1024
-OUTCOMES = ("ok", "timeout", "too_large", "error", "http_status", "garbage", "illegal", "rejected_url")
+OUTCOMES = ("ok", "timeout", "too_large", "error", "bad_signature", "http_status", "garbage", "illegal",
+            "rejected_url")  # every call's outcome code: the one vocabulary (docs/bots.md, "Push call outcomes")
 log = logging.getLogger("hourglass.httpbot")
 
 
@@ -201,38 +202,42 @@ def _pick_move(raw: bytes, is_legal: Callable[[dict[str, Any]], bool]) -> tuple[
     except (ValueError, UnicodeDecodeError):
         return "garbage", None, "response is not JSON"
     move = data.get("move", data) if isinstance(data, dict) else None
-    if not isinstance(move, dict):
-        return "garbage", None, "response has no move object"
+    if not isinstance(move, dict) or not isinstance(move.get("type"), str):  # every move names its type
+        return "garbage", None, "response has no move object ({\"move\": {\"type\": …}} or the move itself)"
     if not is_legal(move):
         return "illegal", None, f"move {json.dumps(move)[:120]} is not one of the legal moves"
     return "ok", move, ""
 
 
-def ask_bot(url: str, secret: str, body: bytes, timeout_s: float,
-            is_legal: Callable[[dict[str, Any]], bool]) -> BotCall:
+def ask_bot(url: str, secret: str | None, body: bytes, timeout_s: float,
+            is_legal: Callable[[dict[str, Any]], bool], env: Mapping[str, str] | None = None) -> BotCall:
     """POST ``body`` to ``url``; the bot's move if a valid one is all in within ``timeout_s``.
 
     The deadline covers the whole exchange once the host is resolved (connect, TLS, sending, headers, body): a
-    bot that trickles bytes costs its seat ``timeout_s`` and the default move, never more.
+    bot that trickles bytes costs its seat ``timeout_s`` and the default move, never more. ``env``: the
+    allow-list to check the URL against (the process environment by default; ``hourglass bot check``
+    allows the one URL it was given). ``secret`` None sends the request unsigned (the check's probe).
     """
     started = time.monotonic()
-    call = _exchange(url, secret, body, timeout_s, is_legal, started)
+    call = _exchange(url, secret, body, timeout_s, is_legal, started, env)
     log.info("http seat %s: %s in %.0f ms%s", url, call.outcome, call.rtt_ms, f" ({call.detail})" if call.detail else "")
     return call
 
 
-def _exchange(url: str, secret: str, body: bytes, timeout_s: float,
-              is_legal: Callable[[dict[str, Any]], bool], started: float) -> BotCall:
+def _exchange(url: str, secret: str | None, body: bytes, timeout_s: float,
+              is_legal: Callable[[dict[str, Any]], bool], started: float,
+              env: Mapping[str, str] | None = None) -> BotCall:
     def call(outcome: str, detail: str, status: int | None = None, move: dict[str, Any] | None = None) -> BotCall:
         return BotCall(url, outcome, (time.monotonic() - started) * 1000, move=move, detail=detail, status=status)
 
     if timeout_s <= 0:  # the decision's budget is used up (core.timing.decision_left_s): nothing is sent
         return call("timeout", "no time left for this decision")
     try:
-        target = resolve_bot_url(url)
+        target = resolve_bot_url(url, env)
     except BotUrlRejected as exc:
         return call("rejected_url", str(exc))
-    headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(secret, body)}
+    headers = {"Content-Type": "application/json",
+               **({SIGNATURE_HEADER: sign(secret, body)} if secret is not None else {})}
     try:
         status, raw = post(target, body, headers, max(0.01, timeout_s - (time.monotonic() - started)))
     except _Late:

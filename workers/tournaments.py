@@ -239,6 +239,8 @@ class TournamentRunner:
                  "bundle_sha256": digest, "final_hash": game.last_hash}
         if t.settings.accountable:
             event.update(departed=list(result.get("departed") or []), records=seat_stats(text))
+        if t.settings.teams and result.get("outcome") is not None:  # a cooperative game (rules 3)
+            event["outcome"] = result["outcome"]
         return [event]
 
     def _call_off(self, tid: str, game: Game) -> Game:

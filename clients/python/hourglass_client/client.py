@@ -4,8 +4,12 @@ Every method is one endpoint and returns the JSON the server documents at ``/ope
 (typed here as ``TypedDict``s for the parts a bot uses). Errors are :class:`ApiError` carrying the
 problem+json body (``status``, ``kind``, ``detail``).
 
-Retries: a request that fails to connect, times out, or gets 429/502/503/504 is sent again after
-``Retry-After`` (or a capped exponential backoff), up to ``retries`` times. A move POST always
+Retries: a request that fails to connect, times out, or gets 429/502/503/504 is sent again, up to
+``retries`` times, after the wait the server asks for in ``Retry-After`` (seconds or an HTTP date;
+a rate limit's answer is the time left in its window, up to a minute) or, without one, a capped
+exponential backoff. Waiting is bounded: no single wait longer than ``max_wait_s`` (120 s) and no
+more than ``retry_budget_s`` (300 s) of waiting per call; when the server asks for more, the call
+fails at once with an :class:`ApiError` whose ``retry_after`` says how long it asked for. A move POST always
 carries an ``Idempotency-Key`` (one per call, the same on every retry), so a retry after a lost
 answer is applied once: the server returns the first result and marks it ``Idempotent-Replayed``.
 """
@@ -14,8 +18,10 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any, TypedDict
 
 import requests
@@ -27,11 +33,31 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 class ApiError(Exception):
     """An error answer (problem+json), or a request that kept failing."""
 
-    def __init__(self, status: int, problem: Mapping[str, Any]) -> None:
+    def __init__(self, status: int, problem: Mapping[str, Any], retry_after: float | None = None) -> None:
         self.status = status
         self.problem = dict(problem)
         self.kind = str(problem.get("kind", "HTTP_ERROR"))
+        self.retry_after = retry_after  # seconds the server asked to wait (429/503), when it said
         super().__init__(f"HTTP {status} {self.kind}: {problem.get('detail', '')}")
+
+
+def retry_after(response: requests.Response, now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> float | None:
+    """The wait ``Retry-After`` asks for, in seconds: delta-seconds or an HTTP date (RFC 9110); None
+    when absent or unreadable."""
+    raw = (response.headers.get("Retry-After") or "").strip()
+    if not raw:
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(raw)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - now()).total_seconds()
+    return max(0.0, seconds) if seconds == seconds and seconds != float("inf") else None
 
 
 class Seat(TypedDict, total=False):
@@ -112,15 +138,20 @@ class Client:
     pull bot's token (``hgb_…``). ``with_token`` gives a client for another."""
 
     def __init__(self, base_url: str, token: str | None = None, *, timeout_s: float = 10.0, retries: int = 5,
-                 session: requests.Session | None = None) -> None:
+                 session: requests.Session | None = None, max_wait_s: float = 120.0, retry_budget_s: float = 300.0,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self.base = base_url.rstrip("/")
         self.token = token
         self.timeout_s = timeout_s
         self.retries = retries
+        self.max_wait_s = max_wait_s
+        self.retry_budget_s = retry_budget_s
+        self.sleep = sleep
         self.http = session or requests.Session()
 
     def with_token(self, token: str | None) -> Client:
-        return Client(self.base, token, timeout_s=self.timeout_s, retries=self.retries, session=self.http)
+        return Client(self.base, token, timeout_s=self.timeout_s, retries=self.retries, session=self.http,
+                      max_wait_s=self.max_wait_s, retry_budget_s=self.retry_budget_s, sleep=self.sleep)
 
     # -- plumbing --------------------------------------------------------------------------------
 
@@ -133,30 +164,31 @@ class Client:
 
     def request(self, method: str, path: str, *, json_body: Any = None, params: Mapping[str, Any] | None = None,
                 headers: Mapping[str, str] | None = None) -> requests.Response:
-        """One call with retries on connection trouble and on 429/502/503/504 (Retry-After honoured)."""
+        """One call with retries on connection trouble and on 429/502/503/504, waiting as
+        ``Retry-After`` says, within ``max_wait_s`` per wait and ``retry_budget_s`` in all."""
         url = f"{self.base}{path}"
-        delay = 0.25
+        delay, waited = 0.25, 0.0
         for attempt in range(self.retries + 1):
             try:
                 response = self.http.request(method, url, json=json_body, params=params, headers=self._headers(headers),
                                              timeout=self.timeout_s)
             except (requests.ConnectionError, requests.Timeout):
-                if attempt == self.retries:
+                if attempt == self.retries or waited + delay > self.retry_budget_s:
                     raise
-                time.sleep(delay)
-                delay = min(delay * 2, 8.0)
-                continue
-            if response.status_code in RETRY_STATUSES and attempt < self.retries:
-                wait = response.headers.get("Retry-After")
-                time.sleep(float(wait) if wait and wait.isdigit() else delay)
+                self.sleep(delay)
+                waited += delay
                 delay = min(delay * 2, 8.0)
                 continue
             if response.status_code >= 400:
-                try:
-                    problem = response.json()
-                except ValueError:
-                    problem = {"detail": response.text[:200]}
-                raise ApiError(response.status_code, problem)
+                asked = retry_after(response)
+                wait = asked if asked is not None else delay
+                if (response.status_code in RETRY_STATUSES and attempt < self.retries and wait <= self.max_wait_s
+                        and waited + wait <= self.retry_budget_s):
+                    self.sleep(wait)
+                    waited += wait
+                    delay = min(delay * 2, 8.0)
+                    continue
+                raise ApiError(response.status_code, _problem(response), asked)
             return response
         raise AssertionError("unreachable")
 
@@ -368,7 +400,12 @@ class Client:
                 with self.http.get(f"{self.base}{path}", headers=headers, stream=True,
                                    timeout=(self.timeout_s, max(30.0, self.timeout_s))) as response:
                     if response.status_code >= 400:
-                        raise ApiError(response.status_code, _problem(response))
+                        asked = retry_after(response)
+                        if response.status_code in (429, 503) and asked is not None and asked <= self.max_wait_s:
+                            self.sleep(asked)  # a stream budget full, or the store away: as the server says
+                            reconnects += 1
+                            continue
+                        raise ApiError(response.status_code, _problem(response), asked)
                     for message in sseclient.SSEClient(response).events():
                         if not message.data:
                             continue
@@ -381,7 +418,7 @@ class Client:
             except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError):
                 pass
             reconnects += 1
-            time.sleep(min(0.2 * reconnects, 5.0))
+            self.sleep(min(0.2 * reconnects, 5.0))
 
 
 def _problem(response: requests.Response) -> dict[str, Any]:
