@@ -168,20 +168,37 @@ PROBLEM_HEADERS = {
 
 
 CLOCK_FIGURES: S.Schema = S.mapping(S.obj({"remaining_ms": S.INT, "running": S.BOOL, "deadline_ms": S.nullable(S.INT)}))
+_TABLE = {"version": S.INT, "status": S.STR, "seat": S.nullable(S.INT), "to_act": S.array(S.ACTOR),
+          "view": {"$ref": REF + "GameView"}, "clocks": S.nullable(CLOCK_FIGURES),
+          "moves": {**S.array({"$ref": REF + "Move"}), "description": "the caller's legal moves (none for a "
+                    "spectator or a seat not to act): what GET .../moves lists at this version"}}
+# One named component per line of a game's stream (generators name their models after them: one
+# inline union made openapi-python-client drop the lines as duplicate models), and their union.
+STREAM_LINES: dict[str, S.Schema] = {
+    "StreamEventLine": {**S.obj({"kind": S.enum(["event"]), "seq": S.INT, "type": S.STR, "actor": S.ACTOR,
+                                 "time": S.STR, "data": {"type": "object"}}),
+                        "description": "one event of the log as the caller may see it (SSE: an unnamed message, id = seq)"},
+    "StreamClocksLine": {**S.obj({"kind": S.enum(["clocks"]), "version": S.INT, "clocks": S.nullable(CLOCK_FIGURES)}),
+                         "description": "a clocked game's clocks after a batch"},
+    "StreamMovesLine": {**S.obj({"kind": S.enum(["moves"]), "version": S.INT, "moves": S.array({"$ref": REF + "Move"})}),
+                        "description": "a seat's stream only, after a batch that leaves the seat to act: its legal "
+                                       "moves at that version (post one with If-Match: the version)"},
+    "StreamEndLine": {**S.obj({"kind": S.enum(["end"]), "version": S.INT, "status": S.enum(["finished", "aborted"])}),
+                      "description": "the last line: the game is over"},
+    "StreamSnapshotLine": {**S.obj({"kind": S.enum(["snapshot"]), **_TABLE}),
+                           "description": "the first line of a fresh stream (no Last-Event-ID, no after): the table "
+                                          "as the caller sees it, what GET .../state and GET .../moves say at its "
+                                          "version; the events after that version follow (SSE: id = version)"},
+    "StreamResyncLine": {**S.obj({"kind": S.enum(["resync"]), "reason": S.enum(["behind"]), **_TABLE}),
+                         "description": "instead of the events of a client that fell behind by more than the lag "
+                                        "bound: the latest table, as in a snapshot; go on (or resume) after its version"},
+}
 STREAM_LINE: S.Schema = {
-    "description": "one line of the NDJSON stream: an event, the clocks after a batch, the end, or a resync "
-                   "(the latest state, instead of the events of a client that fell behind; moves only for a seat)",
-    "oneOf": [
-        S.obj({"kind": S.enum(["event"]), "seq": S.INT, "type": S.STR, "actor": S.ACTOR, "time": S.STR,
-               "data": {"type": "object"}}),
-        S.obj({"kind": S.enum(["clocks"]), "version": S.INT, "clocks": S.nullable(CLOCK_FIGURES)}),
-        S.obj({"kind": S.enum(["end"]), "version": S.INT, "status": S.enum(["finished", "aborted"])}),
-        S.obj({"kind": S.enum(["resync"]), "reason": S.enum(["behind"]), "version": S.INT, "status": S.STR,
-               "seat": S.nullable(S.INT), "to_act": S.array(S.ACTOR), "view": {"$ref": REF + "GameView"},
-               "clocks": S.nullable(CLOCK_FIGURES), "moves": S.array({"$ref": REF + "Move"})},
-              required=["kind", "reason", "version", "status", "seat", "to_act", "view", "clocks"]),
-    ],
-    "discriminator": {"propertyName": "kind"},
+    "description": "one line of a game's NDJSON stream (the data of one SSE message, without kind: the SSE "
+                   "event name is the kind, 'message' for an event)",
+    "oneOf": [{"$ref": REF + name} for name in STREAM_LINES],
+    "discriminator": {"propertyName": "kind", "mapping": {
+        name[len("Stream"):-len("Line")].lower(): REF + name for name in STREAM_LINES}},
 }
 
 
@@ -361,6 +378,8 @@ def register(spec: APISpec) -> None:
     spec.components.schema("Problem", component=PROBLEM_SCHEMA)
     spec.components.schema("VerifyReport", component=VERIFY_REPORT)
     spec.components.schema("Timeline", component=TIMELINE)
+    for name, line in STREAM_LINES.items():
+        spec.components.schema(name, component=line)
     spec.components.schema("StreamLine", component=STREAM_LINE)
     for name, (text, required) in HEADERS.items():
         spec.components.header(name, {"description": text, "required": required,
