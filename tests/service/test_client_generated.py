@@ -5,6 +5,8 @@ here, with a worker thread that plays SYSTEM steps as ``hourglass worker`` would
 plays a two-player Orléans game with typed calls only: the create request, the summary, the
 moves (parsed into per-move models, posted back as they came), the views, the event pages, the
 replay bundle and its verification; and a lobby round trip (an open seat, the listing, a join).
+A seat's live stream, in both formats, is read through the generated operation to its ``end``,
+each line parsed into the generated ``Stream*Line`` models.
 
 NDJSON and SSE bodies are read as bytes: the generator is told so with ``content_type_overrides``
 (docs/api.md says the same to client writers).
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import json
 import os
 import queue
 import random
@@ -37,6 +40,7 @@ CONFIG = ("content_type_overrides:\n  application/x-ndjson: application/octet-st
           "  text/event-stream: application/octet-stream\n")
 MAX_MOVES = 5_000
 GENERATED = "generated_hourglass_api"
+SERVED: dict[str, Any] = {}  # the app the server fixture serves (its stream hub counts subscribers)
 
 pytestmark = pytest.mark.skipif(not GENERATOR.exists(), reason="needs openapi-python-client (the test extras)")
 
@@ -50,6 +54,7 @@ def server(conn: redis.Redis) -> Iterator[tuple[str, GameService]]:
     jobs: queue.Queue[str] = queue.Queue()
     app = create_app({"REDIS": conn, "RATE_LIMIT": 0, "ADVANCE": lambda game_id, version: jobs.put(game_id)})
     svc: GameService = app.extensions["hourglass"]
+    SERVED["app"] = app
 
     def work() -> None:  # one worker, like `hourglass worker`: advance each game it is told about
         while (game_id := jobs.get()) != "":
@@ -124,7 +129,9 @@ def test_a_generated_client_plays_a_whole_orleans_game(api: Any, server: tuple[s
         forget_games(conn, [gid])
 
 
-def _play(api: Any, m: Any, gid: str, seats: list[Any], client: Any) -> None:
+def _play(api: Any, m: Any, gid: str, seats: list[Any], client: Any, at_least: tuple[int, int] = (50, 5)) -> None:
+    """Random listed moves of the seats to act until the game ends (at least ``at_least`` moves
+    and move types)."""
     chooser = random.Random(13)
     made = 0
     types: set[str] = set()
@@ -132,7 +139,7 @@ def _play(api: Any, m: Any, gid: str, seats: list[Any], client: Any) -> None:
     while made < MAX_MOVES and time.monotonic() < deadline:
         summary = op(api, "games.get_game").sync(gid, client=client)
         if summary.status.value == "finished":
-            assert made > 50 and len(types) >= 5, (made, types)
+            assert made >= at_least[0] and len(types) >= at_least[1], (made, types)
             return
         humans = [a for a in summary.to_act if isinstance(a, int)]
         if not humans:
@@ -244,3 +251,61 @@ def test_a_generated_client_uses_both_schemes_an_account_key_and_a_seat_token(
 
             BotRegistry(conn).delete([bot_id])
         Accounts(conn).delete([signed.id])
+
+
+def test_a_generated_client_reads_a_live_stream_to_its_end(api: Any, server: tuple[str, GameService],
+                                                           conn: redis.Redis) -> None:
+    """Issue 25: the stream operation, generated from the document, reads a seat's live stream in
+    both formats while the game is played; every line parses into its generated model: first the
+    snapshot (the seat's moves, as listMoves says), then the events after it, the seat's moves
+    lines, and the end."""
+    import httpx
+
+    base, _ = server
+    m = module(api, "models")
+    client = api.Client(base_url=base, raise_on_unexpected_status=True)
+    body = m.CreateToyGame(game=m.CreateToyGameGame("toy"), edition=m.CreateToyGameEdition("classic"),
+                           seats=[m.SeatSpec(name="Ann"), m.SeatSpec(name="Bob")], options=m.ToyOptions(rounds=2))
+    created = op(api, "games.create_game").sync(client=client, body=body)
+    gid = created.id
+    seats = [api.AuthenticatedClient(base_url=base, token=s.token, raise_on_unexpected_status=True,
+                                     timeout=httpx.Timeout(120.0)) for s in created.seats]
+    hub = SERVED["app"].extensions
+    before = hub["hourglass.streams"].subscribers() if "hourglass.streams" in hub else 0
+    formats = {"sse": seats[1], "ndjson": seats[1].with_headers({"Accept": "application/x-ndjson"})}
+    bodies: dict[str, bytes] = {}
+
+    def read(form: str) -> None:
+        bodies[form] = op(api, "events.stream_events").sync_detailed(gid, client=formats[form]).content
+
+    readers = [threading.Thread(target=read, args=(form,), daemon=True) for form in formats]
+    try:
+        for reader in readers:
+            reader.start()
+        deadline = time.monotonic() + 60
+        while "hourglass.streams" not in hub or hub["hourglass.streams"].subscribers() < before + 2:
+            assert time.monotonic() < deadline, "the streams did not open"
+            time.sleep(0.01)
+        _play(api, m, gid, seats, client, at_least=(4, 1))
+        for reader in readers:
+            reader.join(60)
+        assert set(bodies) == set(formats), "a stream did not reach its end"
+        version = op(api, "games.get_game").sync(gid, client=client).version
+        lines = [json.loads(line) for line in bodies["ndjson"].decode().splitlines() if line]
+        parsed = [LINE_MODELS[line["kind"]](m).from_dict(line) for line in lines]
+        assert isinstance(parsed[0], m.StreamSnapshotLine) and isinstance(parsed[-1], m.StreamEndLine)
+        assert parsed[0].seat == 1 and parsed[0].moves and parsed[-1].version == version
+        assert [p.seq for p in parsed if isinstance(p, m.StreamEventLine)] == list(range(parsed[0].version + 1, version + 1))
+        assert any(isinstance(p, m.StreamMovesLine) and p.moves for p in parsed[1:])
+        messages = [block for block in bodies["sse"].decode().split("\n\n") if "data: " in block]
+        assert messages[0].startswith("event: snapshot\n") and messages[-1].startswith("event: end\n")
+        events = [json.loads(b.split("data: ", 1)[1]) for b in messages if b.startswith("id: ")]
+        assert [e["seq"] for e in events] == [p.seq for p in parsed if isinstance(p, m.StreamEventLine)]
+        assert all(isinstance(m.Event.from_dict(e), m.Event) for e in events)
+    finally:
+        forget_games(conn, [gid])
+
+
+LINE_MODELS = {kind: (lambda m, name=name: getattr(m, name)) for kind, name in (
+    ("snapshot", "StreamSnapshotLine"), ("event", "StreamEventLine"), ("clocks", "StreamClocksLine"),
+    ("moves", "StreamMovesLine"), ("end", "StreamEndLine"), ("resync", "StreamResyncLine"))}
