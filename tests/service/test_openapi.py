@@ -131,6 +131,8 @@ def test_redoc_and_swagger_ui_are_served_from_the_package(client: Any) -> None:
     assert b"http" not in page.data.lower().replace(b'http-equiv', b'')  # nothing from another origin
     script = client.get("/redoc/redoc.standalone.js")
     assert script.status_code == 200 and len(script.data) > 500_000
+    assert b"cdn.redoc.ly" not in script.data  # the attribution logo is ours, served here
+    assert b"`/redoc/logo.svg`" in script.data and client.get("/redoc/logo.svg").mimetype == "image/svg+xml"
     assert client.get("/docs/").status_code == 200
 
 
@@ -148,8 +150,11 @@ def test_redoc_renders_offline_in_a_browser(conn: redis.Redis) -> None:
         with sync_api.sync_playwright() as pw:
             browser = launch(pw)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            offsite: list[str] = []  # answered requests to any other origin (the CSP blocks them)
-            page.on("response", lambda r: offsite.append(r.url) if not r.url.startswith((base, "data:", "blob:")) else None)
+            offsite: list[str] = []  # requests to any other origin, even those the CSP would block
+            page.on("request", lambda r: offsite.append(r.url) if not r.url.startswith((base, "data:", "blob:")) else None)
+            page.on("console", lambda m: offsite.append(m.text) if "Content Security Policy" in m.text else None)
+            logo: list[int] = []
+            page.on("response", lambda r: logo.append(r.status) if r.url == f"{base}/redoc/logo.svg" else None)
             page.goto(f"{base}/redoc")
             page.get_by_text("Legal moves and submitting a move").first.wait_for(timeout=PATIENCE_S * 1000)
             ARTIFACTS.mkdir(exist_ok=True)
@@ -157,4 +162,4 @@ def test_redoc_renders_offline_in_a_browser(conn: redis.Redis) -> None:
             browser.close()
     finally:
         httpd.shutdown()
-    assert offsite == []
+    assert offsite == [] and logo == [200]  # ReDoc's attribution logo came from here
