@@ -18,6 +18,7 @@ each path is registered, and :func:`tidy` drops components nothing refers to any
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from http import HTTPStatus
@@ -407,6 +408,47 @@ def tidy(document: dict[str, Any]) -> dict[str, Any]:
                   for n in components.get(kind, {})
                   if f"'#/components/{kind}/{n}'" not in text]
         if not unused:
-            return document
+            return request_defaults(document)
         for kind, n in unused:
             del components[kind][n]
+
+
+def request_defaults(document: dict[str, Any]) -> dict[str, Any]:
+    """Say the server's defaults of request-only schemas in words, not as ``default``.
+
+    openapi-typescript (``defaultNonNullable``, on by default) types a property with a default as
+    always present, which is true of a response and false of a request: a client writing
+    ``{"name": "Ann"}`` as a SeatSpec would be told ``kind`` is missing. A schema that only
+    requests reach keeps the default in its description, and the server still applies it."""
+    schemas = document.get("components", {}).get("schemas", {})
+    asked = _reached([op.get("requestBody", {}) for op in _operations(document)], schemas)
+    answered = _reached([op.get("responses", {}) for op in _operations(document)], schemas)
+    for name in sorted(asked - answered):
+        for prop in schemas[name].get("properties", {}).values():
+            if isinstance(prop, dict) and "default" in prop:
+                default = prop.pop("default")
+                if default is not None:
+                    said = f"default: {json.dumps(default)}"
+                    prop["description"] = f"{prop['description']} ({said})" if prop.get("description") else said
+    return document
+
+
+def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:
+    return [op for item in document.get("paths", {}).values() for op in item.values() if isinstance(op, dict)]
+
+
+def _reached(roots: list[Any], schemas: dict[str, Any]) -> set[str]:
+    """The component schemas ``roots`` refer to, directly or through other components."""
+    found: set[str] = set()
+    todo = list(roots)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(REF) and ref[len(REF):] not in found:
+                found.add(ref[len(REF):])
+                todo.append(schemas.get(ref[len(REF):]))
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    return found

@@ -82,6 +82,26 @@ def test_security_says_which_operations_read_a_token(spec: dict[str, Any]) -> No
     assert {"registerBot", "createTournament", "streamAccountEvents", "createGame"} <= by_scheme["accountKey"]
 
 
+def test_request_only_schemas_say_their_defaults_in_words(spec: dict[str, Any]) -> None:
+    """openapi-typescript types a property with a default as always present: right for answers,
+    wrong for requests. Request-only schemas keep the server's default in the description."""
+    kind = spec["components"]["schemas"]["SeatSpec"]["properties"]["kind"]
+    assert "default" not in kind and kind["description"].endswith('(default: "human")')
+    assert "kind" not in spec["components"]["schemas"]["SeatSpec"].get("required", [])
+    assert spec["components"]["schemas"]["OrleansConfig"]["properties"]["exclusion"]["default"] is False  # an answer's
+
+
+def test_stream_bodies_are_strings_whose_lines_are_named_components(spec: dict[str, Any]) -> None:
+    stream = spec["paths"]["/api/v1/games/{game_id}/events/stream"]["get"]["responses"]["200"]["content"]
+    for media in stream.values():
+        assert media["schema"]["type"] == "string" and media["x-itemSchema"] == {"$ref": "#/components/schemas/StreamLine"}
+    line = spec["components"]["schemas"]["StreamLine"]
+    kinds = {"snapshot", "event", "clocks", "moves", "end", "resync"}
+    assert set(line["discriminator"]["mapping"]) == kinds and all("$ref" in option for option in line["oneOf"])
+    for kind, ref in line["discriminator"]["mapping"].items():
+        assert spec["components"]["schemas"][ref.rsplit("/", 1)[1]]["properties"]["kind"]["enum"] == [kind]
+
+
 def test_headers_and_streams_are_declared(spec: dict[str, Any]) -> None:
     paths = spec["paths"]
     state = paths["/api/v1/games/{game_id}/state"]["get"]["responses"]
@@ -119,7 +139,7 @@ def test_every_game_has_typed_moves_config_view_and_result(spec: dict[str, Any])
         assert {"edition", "players"}.isdisjoint(schemas[f"{prefix}Options"]["properties"])
     orleans = schemas["OrleansPlaceFollower"]
     assert orleans["properties"]["tile"]["enum"][:2] == ["farmer", "boatman"] and orleans["additionalProperties"] is False
-    assert schemas["OrleansOptions"]["properties"]["exclusion"] == {"type": "boolean", "default": False}
+    assert schemas["OrleansOptions"]["properties"]["exclusion"] == {"type": "boolean", "description": "default: false"}  # a request's
     assert schemas["State"]["properties"]["view"]["$ref"] == "#/components/schemas/GameView"
     assert schemas["Moves"]["properties"]["moves"]["items"] == {"$ref": "#/components/schemas/Move"}
 
