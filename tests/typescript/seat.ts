@@ -13,6 +13,9 @@ declare const process: { argv: string[] }; // Node's, without @types/node
 type Line = components["schemas"]["StreamLine"];
 type Move = components["schemas"]["Move"];
 
+// What a request may leave out, the server defaults: the types must not ask for it (a seat's kind).
+export const defaulted: components["schemas"]["SeatSpec"] = { name: "Ann" };
+
 const args = process.argv.slice(2);
 if (args.length !== 3) throw new Error("usage: seat.js BASE GAME_ID TOKEN");
 const [base, gameId, token] = args as [string, string, string];
