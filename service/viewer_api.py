@@ -1,7 +1,9 @@
 """The viewer: its page, its friendly 404 page, and the one read-only endpoint it needs.
 
 - ``GET /games/{id}``                 the viewer (static HTML/CSS/JS from replays/static/); an unknown
-                                      id gets an HTML 404 page a person can read, not problem+json
+                                      id (or any other page under /games/) gets an HTML 404 page a
+                                      person can read, or problem+json for a client whose Accept
+                                      prefers (problem+)json to text/html
 - ``GET /api/v1/reference/{game}``    the printed parts of a game the views do not repeat (place and
                                       card names, track lengths, bonus spaces; replays/reference.py)
 
@@ -14,7 +16,7 @@ import html
 from importlib import resources
 from typing import Any
 
-from flask import Response, send_from_directory
+from flask import Response, request, send_from_directory
 from flask_smorest import Blueprint
 
 from core.store import EventStore
@@ -37,7 +39,10 @@ def _store() -> EventStore:
 @blp.route("/games/<path:game_id>")
 @blp.doc(operationId="viewerPage", responses={
     "200": {"description": "the viewer page", "content": {"text/html": {"schema": {"type": "string"}}}},
-    "404": {"description": "no such game: a page for people", "content": {"text/html": {"schema": {"type": "string"}}}},
+    "404": {"description": "no such game (or page): a page for people, or problem+json when Accept prefers "
+                   "application/problem+json or application/json to text/html",
+            "content": {"text/html": {"schema": {"type": "string"}},
+                        "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
 })
 def viewer(game_id: str) -> Response:
     """The game viewer (HTML; the page reads the game id from its address)."""
@@ -49,6 +54,12 @@ def viewer(game_id: str) -> Response:
 
 
 def _not_found_page(game_id: str) -> Response:
+    """The 404 for a person; a program that prefers JSON to HTML gets the API's problem."""
+    wanted = request.accept_mimetypes.best_match(["text/html", "application/problem+json", "application/json"],
+                                                 default="text/html")
+    if wanted != "text/html":
+        shown = game_id if len(game_id) <= 80 else game_id[:80] + "…"
+        raise ApiProblem(404, "NOT_FOUND", f"no game or page {shown!r} under /games/")
     template = resources.files("replays").joinpath("static", NOT_FOUND_PAGE).read_text(encoding="utf-8")
     shown = game_id if len(game_id) <= 80 else game_id[:80] + "…"
     page = template.replace("{{game_id}}", html.escape(shown))

@@ -52,8 +52,10 @@ def test_errors_are_problem_json_with_their_headers(spec: dict[str, Any]) -> Non
             assert responses[status]["headers"]["Retry-After"]["required"] is True
         for status, response in responses.items():
             assert "RateLimit-Remaining" in response["headers"], (path, method, status)
-            if (path, status) == ("/games/{game_id}", "404"):  # the viewer: a page for people
-                assert list(response["content"]) == ["text/html"]
+            if (path, status) == ("/games/{game_id}", "404"):  # the viewer: a page for people, a problem for programs
+                assert list(response["content"]) == ["text/html", "application/problem+json"]
+                assert response["content"]["application/problem+json"]["schema"] == {
+                    "$ref": "#/components/schemas/Problem"}
             elif int(status) >= 400:
                 assert list(response["content"]) == ["application/problem+json"], (path, method, status)
                 assert response["content"]["application/problem+json"]["schema"] == {
@@ -139,7 +141,7 @@ def test_every_game_has_typed_moves_config_view_and_result(spec: dict[str, Any])
         assert {"edition", "players"}.isdisjoint(schemas[f"{prefix}Options"]["properties"])
     orleans = schemas["OrleansPlaceFollower"]
     assert orleans["properties"]["tile"]["enum"][:2] == ["farmer", "boatman"] and orleans["additionalProperties"] is False
-    assert schemas["OrleansOptions"]["properties"]["exclusion"] == {"type": "boolean", "description": "default: false"}  # a request's
+    assert schemas["OrleansOptions"]["properties"]["exclusion"] == {"type": "boolean", "description": "default: false"}
     assert schemas["State"]["properties"]["view"]["$ref"] == "#/components/schemas/GameView"
     assert schemas["Moves"]["properties"]["moves"]["items"] == {"$ref": "#/components/schemas/Move"}
 
@@ -183,3 +185,15 @@ def test_redoc_renders_offline_in_a_browser(conn: redis.Redis) -> None:
     finally:
         httpd.shutdown()
     assert offsite == [] and logo == [200]  # ReDoc's attribution logo came from here
+
+
+def test_unknown_pages_under_games_are_a_problem_for_programs_and_a_page_for_people(client: Any) -> None:
+    """Issue 25: what the document declares for /games/{game_id}'s 404, for both kinds of client."""
+    for path in ("/games/0000000000000000", "/games/0000000000000000/nothing", "/games/%3Cb%3E"):
+        program = client.get(path, headers={"Accept": "application/json"})
+        assert program.status_code == 404 and program.mimetype == "application/problem+json", path
+        assert program.json["kind"] == "NOT_FOUND" and set(program.json) == {"type", "title", "status", "detail", "kind"}
+        assert client.get(path, headers={"Accept": "application/problem+json"}).json["status"] == 404
+        assert client.get(path).mimetype == "text/html"  # no preference: the page (tests/viewer reads it)
+        person = client.get(path, headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+        assert person.status_code == 404 and person.mimetype == "text/html" and b"<b>" not in person.data
