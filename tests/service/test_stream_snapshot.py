@@ -152,3 +152,40 @@ def test_a_snapshot_costs_the_one_request_that_opens_the_stream(conn: redis.Redi
     assert 1 <= int(refused.headers["Retry-After"]) <= 60 and "snapshot" not in refused.get_data(as_text=True)
     seat = client.get(f"{API}/{game['id']}/state", headers=auth(game["seats"][0]["token"]), environ_base=stranger)
     assert seat.status_code == 200  # the seat's own window is untouched by the stranger's streams
+
+
+def test_the_client_library_follows_a_game_from_its_snapshot_to_its_end(
+        conn: redis.Redis, created: list[str]) -> None:
+    """clients/python: ``follow_game`` yields the snapshot first, a ``moves`` event when the seat is
+    to act (the bot loop needs no GET), and stops at ``end``."""
+    import threading
+
+    from hourglass_client import Client
+    from werkzeug.serving import make_server
+
+    app = create_app({"REDIS": conn, "TESTING": True, "ADVANCE": "off", "RATE_LIMIT": 0, "SSE_HEARTBEAT": 0.2})
+    svc: GameService = app.extensions["hourglass"]
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_port}"
+    try:
+        made = Client(base).create_game("toy", [{"name": "Ann"}, {"name": "Bob"}], edition="classic", options={"rounds": 1})
+        gid = made["id"]
+        created.append(gid)
+        ann, bob = (Client(base, s["token"]) for s in made["seats"])
+        seen: list[Any] = []
+        follower = ann.follow_game(gid)
+        seen.append(next(follower))  # the stream is open, at the table
+        bob.post_move(gid, {"type": "Bid", "bid": 1})
+        for event in follower:
+            seen.append(event)
+            if event.event == "moves":
+                ann.post_move(gid, event.data["moves"][0], if_match=event.data["version"])
+                run_worker(svc, gid)
+        kinds = [e.event for e in seen]
+        assert kinds[0] == "snapshot" and seen[0].data["seat"] == 0 and seen[0].data["moves"]
+        assert "moves" in kinds and kinds[-1] == "end" and seen[-1].data["version"] == svc.load(gid).version
+        assert [int(e.id) for e in seen if e.event == "message"] == list(range(seen[0].data["version"] + 1,
+                                                                               svc.load(gid).version + 1))
+    finally:
+        httpd.shutdown()
