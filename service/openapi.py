@@ -194,6 +194,13 @@ STREAM_LINES: dict[str, S.Schema] = {
                          "description": "instead of the events of a client that fell behind by more than the lag "
                                         "bound: the latest table, as in a snapshot; go on (or resume) after its version"},
 }
+SSE_MESSAGE: S.Schema = {
+    "type": "object", "description": "one Server-Sent Event of a game's stream: its data is the JSON text of a "
+    "StreamLine without kind (the event name is the kind: absent or 'message' for an event, id = seq; 'snapshot' "
+    "and 'resync' carry id = version)",
+    "properties": {"event": S.enum(["message", "snapshot", "clocks", "moves", "end", "resync"]),
+                   "data": {"type": "string", "contentMediaType": "application/json"},
+                   "id": {"type": "string"}, "retry": {"type": "integer"}}}
 STREAM_LINE: S.Schema = {
     "description": "one line of a game's NDJSON stream (the data of one SSE message, without kind: the SSE "
                    "event name is the kind, 'message' for an event)",
@@ -382,6 +389,7 @@ def register(spec: APISpec) -> None:
     for name, line in STREAM_LINES.items():
         spec.components.schema(name, component=line)
     spec.components.schema("StreamLine", component=STREAM_LINE)
+    spec.components.schema("StreamMessage", component=SSE_MESSAGE)
     for name, (text, required) in HEADERS.items():
         spec.components.header(name, {"description": text, "required": required,
                                       "schema": {"type": "integer", "minimum": 0}})

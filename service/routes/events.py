@@ -42,9 +42,12 @@ LINES = "#/components/schemas/StreamLine"
 # instead of feeding the whole body to one model; each line's schema is StreamLine, named by the
 # extension x-itemSchema (OpenAPI 3.2's itemSchema for sequential media types).
 STREAM_DOC = {
-    SSE: {"schema": {"type": "string", "description": "Server-Sent Events: 'event: snapshot' (id = version) first on a "
-                     "fresh stream; unnamed messages (id = seq) for events; events 'clocks', 'moves', 'end' and "
-                     "'resync' (id = version); comment heartbeats. Each message's data is a StreamLine without kind"},
+    # For SSE, OpenAPI 3.1 tools (Schemathesis) read ``schema`` as one event's: a StreamMessage, or the
+    # raw text for a generated client (openapi-python-client reads a string, where one model crashed).
+    SSE: {"schema": {"description": "Server-Sent Events: 'event: snapshot' (id = version) first on a fresh stream; "
+                     "unnamed messages (id = seq) for events; events 'clocks', 'moves', 'end' and 'resync' (id = "
+                     "version); comment heartbeats. Each message's data is a StreamLine without kind",
+                     "anyOf": [{"$ref": "#/components/schemas/StreamMessage"}, {"type": "string"}]},
           "x-itemSchema": {"$ref": LINES},
           "example": 'retry: 2000\n: the table, then what follows\n\nevent: snapshot\nid: 7\ndata: {"version":7,...}\n\n'
                      'id: 8\ndata: {"seq":8,"type":"...",...}\n\nevent: clocks\ndata: {"version":8,"clocks":{...}}\n\n'
