@@ -12,8 +12,12 @@ $(BIN)/python:
 install: $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 
+# tests/typescript: openapi-typescript, openapi-fetch and tsc for the generated TypeScript client's
+# test (pinned in its package-lock.json), installed once; without npm (or offline) that test skips.
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,research]' -e ./clients/python
+	@if command -v npm >/dev/null && [ ! -d tests/typescript/node_modules ]; then \
+		npm ci --silent --no-audit --no-fund --prefix tests/typescript || echo "tests/typescript: npm ci failed; its test skips"; fi
 
 run: install
 	$(BIN)/hourglass serve

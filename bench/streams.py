@@ -142,6 +142,7 @@ class _Follower(asyncio.Protocol):
         self.watchers, self.closed = watchers, closed
         self.rest = b""
         self.started = False
+        self.opened = False
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
@@ -159,7 +160,12 @@ class _Follower(asyncio.Protocol):
                     return
                 self.started = True
                 self.watchers.connected += 1
+            elif line.startswith(b"event: snapshot"):
+                self.opened = True  # the table as of the connection: its id is no live arrival
             elif line.startswith(b"id: "):
+                if self.opened:
+                    self.opened = False
+                    continue
                 self.watchers.arrivals[int(line[4:])].append(now)
             elif line.startswith(b"event: resync"):
                 self.watchers.resyncs += 1

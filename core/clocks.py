@@ -134,7 +134,7 @@ def step(clocks: Clocks, batch: Batch, controls: Mapping[int, TimeControl]) -> C
     seats = dict(clocks.seats)
     for seat, clock in seats.items():
         control = controls[seat]
-        ended = batch.ends(seat)
+        ended = batch.ends(seat) and clock.running  # a stopped clock has no decision to end: joining earns nothing
         remaining = clock.remaining_ms
         if clock.since_ms is not None:  # running
             remaining = max(0, remaining - max(0, batch.time_ms - clock.since_ms))

@@ -1,13 +1,17 @@
 """ReDoc at /redoc, served from the package (no CDN): the ``redoc.standalone.js`` bundle ships in
 the ``flask-openapi-redoc`` wheel, whose files we serve without importing its Flask plugin. That
 bundle is an ES module; ``static/redoc-init.js`` starts it with ReDoc's telemetry off, and the
-page's Content-Security-Policy keeps the browser on this origin (ReDoc's attribution logo, which
-it always asks a CDN for, is simply not shown).
+page's Content-Security-Policy keeps the browser on this origin. ReDoc's attribution logo, which
+the bundle always asks a CDN for, is served from here instead (``static/redoc-logo.svg``, our own
+drawing): the bundle is served with those two addresses rewritten, so the browser never tries
+another origin.
 Swagger UI stays at /docs (flask-swagger-ui, wired in ``service.app``).
 """
 from __future__ import annotations
 
+from functools import cache
 from importlib import resources
+from pathlib import Path
 
 from flask import Blueprint, Response, send_from_directory
 
@@ -27,6 +31,9 @@ PAGE = """<!DOCTYPE html>
 </html>
 """
 
+LOGO = "/redoc/logo.svg"
+CDN_LOGOS = ("https://cdn.redoc.ly/redoc/logo-mini-full.svg", "https://cdn.redoc.ly/redoc/logo-mini.svg")
+
 blp = Blueprint("redoc", __name__)
 
 
@@ -39,9 +46,25 @@ def redoc() -> Response:
     return response
 
 
+@cache
+def _bundle() -> bytes:
+    """ReDoc's bundle with its logo addresses pointing here (read and rewritten once per process)."""
+    text = (Path(REDOC_DIR) / "redoc.standalone.js").read_text(encoding="utf-8")
+    for address in CDN_LOGOS:
+        text = text.replace(address, LOGO)
+    return text.encode("utf-8")
+
+
 @blp.route("/redoc/redoc.standalone.js")
 def redoc_js() -> Response:
-    return send_from_directory(REDOC_DIR, "redoc.standalone.js", max_age=86_400)
+    response = Response(_bundle(), mimetype="text/javascript")
+    response.cache_control.public, response.cache_control.max_age = True, 86_400
+    return response
+
+
+@blp.route(LOGO)
+def redoc_logo() -> Response:
+    return send_from_directory(STATIC_DIR, "redoc-logo.svg", max_age=86_400)
 
 
 @blp.route("/redoc/init.js")

@@ -148,7 +148,7 @@ def _count(found: RateWindow) -> None:
 def _after_count(found: RateWindow) -> None:
     assert found.count is not None
     length = float(current_app.config["RATE_LIMIT_WINDOW"])
-    reset = max(1, int((int(time.time() // length) + 1) * length - time.time()))
+    reset = _reset_s()
     request.environ[WINDOW_KEY] = (found.limit, max(0, found.limit - found.count), reset)
     if found.count > found.limit:
         who = principal()
@@ -170,7 +170,8 @@ def _refuse_guessers(caller: Principal) -> None:
     fails = int(current_app.config["AUTH_FAIL_LIMIT"])
     if fails and budgets.peek(_conn(), _fail_window(caller.address)) >= fails:
         length = float(current_app.config["RATE_LIMIT_WINDOW"])
-        retry = max(1, int((int(time.time() // length) + 1) * length - time.time()))
+        retry = _reset_s()
+        request.environ[WINDOW_KEY] = (fails, 0, retry)  # the allowance that refused it, in the RateLimit headers
         raise ApiProblem(429, "AUTH_FAILURES", f"more than {fails} requests with unknown tokens from this address "
                          f"in {length:g} s; retry in {retry} s", headers={"Retry-After": str(retry)},
                          budget="auth_failures", limit=fails)
@@ -181,8 +182,23 @@ def _fail_window(address: str) -> RateWindow:
     return budgets.window_for(f"fail:{address}", int(config["AUTH_FAIL_LIMIT"]), float(config["RATE_LIMIT_WINDOW"]))
 
 
+def _reset_s() -> int:
+    """Seconds until the current window ends (at least 1, at most the window's length)."""
+    length = float(current_app.config["RATE_LIMIT_WINDOW"])
+    return max(1, int((int(time.time() // length) + 1) * length - time.time()))
+
+
 def finish(response: Response) -> Response:
-    """RateLimit-* headers of the window this request counted; a 401 counts toward the allowance."""
+    """RateLimit-* headers of the window this request counted; a 401 counts toward the allowance.
+    A deferred request its view never counted (refused before it ran: a body that is not JSON)
+    is counted now, without a 429: its answer is already decided."""
+    if request.environ.get(DEFERRED_KEY):
+        request.environ[DEFERRED_KEY] = False
+        late = window(principal())
+        if late.limit > 0:
+            budgets.count(_conn(), late)
+            assert late.count is not None
+            request.environ[WINDOW_KEY] = (late.limit, max(0, late.limit - late.count), _reset_s())
     found = request.environ.get(WINDOW_KEY)
     if found is not None:
         limit, remaining, reset = found

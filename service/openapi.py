@@ -18,6 +18,7 @@ each path is registered, and :func:`tidy` drops components nothing refers to any
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from http import HTTPStatus
@@ -184,20 +185,44 @@ PROBLEM_HEADERS = {
 
 
 CLOCK_FIGURES: S.Schema = S.mapping(S.obj({"remaining_ms": S.INT, "running": S.BOOL, "deadline_ms": S.nullable(S.INT)}))
+_TABLE = {"version": S.INT, "status": S.STR, "seat": S.nullable(S.INT), "to_act": S.array(S.ACTOR),
+          "view": {"$ref": REF + "GameView"}, "clocks": S.nullable(CLOCK_FIGURES),
+          "moves": {**S.array({"$ref": REF + "Move"}), "description": "the caller's legal moves (none for a "
+                    "spectator or a seat not to act): what GET .../moves lists at this version"}}
+# One named component per line of a game's stream (generators name their models after them: one
+# inline union made openapi-python-client drop the lines as duplicate models), and their union.
+STREAM_LINES: dict[str, S.Schema] = {
+    "StreamEventLine": {**S.obj({"kind": S.enum(["event"]), "seq": S.INT, "type": S.STR, "actor": S.ACTOR,
+                                 "time": S.STR, "data": {"type": "object"}}),
+                        "description": "one event of the log as the caller may see it (SSE: an unnamed message, id = seq)"},
+    "StreamClocksLine": {**S.obj({"kind": S.enum(["clocks"]), "version": S.INT, "clocks": S.nullable(CLOCK_FIGURES)}),
+                         "description": "a clocked game's clocks after a batch"},
+    "StreamMovesLine": {**S.obj({"kind": S.enum(["moves"]), "version": S.INT, "moves": S.array({"$ref": REF + "Move"})}),
+                        "description": "a seat's stream only, after a batch that leaves the seat to act: its legal "
+                                       "moves at that version (post one with If-Match: the version)"},
+    "StreamEndLine": {**S.obj({"kind": S.enum(["end"]), "version": S.INT, "status": S.enum(["finished", "aborted"])}),
+                      "description": "the last line: the game is over"},
+    "StreamSnapshotLine": {**S.obj({"kind": S.enum(["snapshot"]), **_TABLE}),
+                           "description": "the first line of a fresh stream (no Last-Event-ID, no after): the table "
+                                          "as the caller sees it, what GET .../state and GET .../moves say at its "
+                                          "version; the events after that version follow (SSE: id = version)"},
+    "StreamResyncLine": {**S.obj({"kind": S.enum(["resync"]), "reason": S.enum(["behind"]), **_TABLE}),
+                         "description": "instead of the events of a client that fell behind by more than the lag "
+                                        "bound: the latest table, as in a snapshot; go on (or resume) after its version"},
+}
+SSE_MESSAGE: S.Schema = {
+    "type": "object", "description": "one Server-Sent Event of a game's stream: its data is the JSON text of a "
+    "StreamLine without kind (the event name is the kind: absent or 'message' for an event, id = seq; 'snapshot' "
+    "and 'resync' carry id = version)",
+    "properties": {"event": S.enum(["message", "snapshot", "clocks", "moves", "end", "resync"]),
+                   "data": {"type": "string", "contentMediaType": "application/json"},
+                   "id": {"type": "string"}, "retry": {"type": "integer"}}}
 STREAM_LINE: S.Schema = {
-    "description": "one line of the NDJSON stream: an event, the clocks after a batch, the end, or a resync "
-                   "(the latest state, instead of the events of a client that fell behind; moves only for a seat)",
-    "oneOf": [
-        S.obj({"kind": S.enum(["event"]), "seq": S.INT, "type": S.STR, "actor": S.ACTOR, "time": S.STR,
-               "data": {"type": "object"}}),
-        S.obj({"kind": S.enum(["clocks"]), "version": S.INT, "clocks": S.nullable(CLOCK_FIGURES)}),
-        S.obj({"kind": S.enum(["end"]), "version": S.INT, "status": S.enum(["finished", "aborted"])}),
-        S.obj({"kind": S.enum(["resync"]), "reason": S.enum(["behind"]), "version": S.INT, "status": S.STR,
-               "seat": S.nullable(S.INT), "to_act": S.array(S.ACTOR), "view": {"$ref": REF + "GameView"},
-               "clocks": S.nullable(CLOCK_FIGURES), "moves": S.array({"$ref": REF + "Move"})},
-              required=["kind", "reason", "version", "status", "seat", "to_act", "view", "clocks"]),
-    ],
-    "discriminator": {"propertyName": "kind"},
+    "description": "one line of a game's NDJSON stream (the data of one SSE message, without kind: the SSE "
+                   "event name is the kind, 'message' for an event)",
+    "oneOf": [{"$ref": REF + name} for name in STREAM_LINES],
+    "discriminator": {"propertyName": "kind", "mapping": {
+        name[len("Stream"):-len("Line")].lower(): REF + name for name in STREAM_LINES}},
 }
 
 
@@ -381,7 +406,10 @@ def register(spec: APISpec) -> None:
     spec.components.schema("Problem", component=PROBLEM_SCHEMA)
     spec.components.schema("VerifyReport", component=VERIFY_REPORT)
     spec.components.schema("Timeline", component=TIMELINE)
+    for name, line in STREAM_LINES.items():
+        spec.components.schema(name, component=line)
     spec.components.schema("StreamLine", component=STREAM_LINE)
+    spec.components.schema("StreamMessage", component=SSE_MESSAGE)
     for name, (text, required) in HEADERS.items():
         spec.components.header(name, {"description": text, "required": required,
                                       "schema": {"type": "integer", "minimum": 0}})
@@ -408,6 +436,47 @@ def tidy(document: dict[str, Any]) -> dict[str, Any]:
                   for n in components.get(kind, {})
                   if f"'#/components/{kind}/{n}'" not in text]
         if not unused:
-            return document
+            return request_defaults(document)
         for kind, n in unused:
             del components[kind][n]
+
+
+def request_defaults(document: dict[str, Any]) -> dict[str, Any]:
+    """Say the server's defaults of request-only schemas in words, not as ``default``.
+
+    openapi-typescript (``defaultNonNullable``, on by default) types a property with a default as
+    always present, which is true of a response and false of a request: a client writing
+    ``{"name": "Ann"}`` as a SeatSpec would be told ``kind`` is missing. A schema that only
+    requests reach keeps the default in its description, and the server still applies it."""
+    schemas = document.get("components", {}).get("schemas", {})
+    asked = _reached([op.get("requestBody", {}) for op in _operations(document)], schemas)
+    answered = _reached([op.get("responses", {}) for op in _operations(document)], schemas)
+    for name in sorted(asked - answered):
+        for prop in schemas[name].get("properties", {}).values():
+            if isinstance(prop, dict) and "default" in prop:
+                default = prop.pop("default")
+                if default is not None:
+                    said = f"default: {json.dumps(default)}"
+                    prop["description"] = f"{prop['description']} ({said})" if prop.get("description") else said
+    return document
+
+
+def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:
+    return [op for item in document.get("paths", {}).values() for op in item.values() if isinstance(op, dict)]
+
+
+def _reached(roots: list[Any], schemas: dict[str, Any]) -> set[str]:
+    """The component schemas ``roots`` refer to, directly or through other components."""
+    found: set[str] = set()
+    todo = list(roots)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(REF) and ref[len(REF):] not in found:
+                found.add(ref[len(REF):])
+                todo.append(schemas.get(ref[len(REF):]))
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    return found

@@ -125,11 +125,14 @@ def serve_one(app: Any, conn: socket.socket) -> None:
             return
         client = socket.socket(fileno=fd)
         with app.app_context():
-            frames = _stream(params["game"], params["seat"], int(params["after"]), float(params["heartbeat"]),
+            after = None if params["after"] is None else int(params["after"])  # None: a fresh stream
+            frames = _stream(params["game"], params["seat"], after, float(params["heartbeat"]),
                              FORMATS[params["form"]], client, bool(params["chunked"]))
             next(frames)  # the opening: the web worker sent it with the headers
             for text in frames:  # the gap and keep-alives, written as gunicorn would have
                 data = text.encode("utf-8")
+                if not data:
+                    continue  # an empty chunk would end the chunked body
                 client.sendall(chunk(data) if params["chunked"] else data)
     except OSError:
         pass  # the client went away

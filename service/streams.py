@@ -177,21 +177,23 @@ class Feed:
         """Start reading (once the first subscriber has joined: a feed without any stops)."""
         threading.Thread(target=self.run, name=f"feed-{self.game_id}", daemon=True).start()
 
-    def join(self, after: int) -> tuple[Subscription, int, list[Batch] | None] | None:
-        """Register a subscriber; it, the version the live batches start after, and its gap from
-        memory (None: read it from the store); None when the feed is stopping or the game over."""
+    def join(self, after: int | None) -> tuple[Subscription, Game, list[Batch] | None] | None:
+        """Register a subscriber; it, the game the live batches start after, and its gap from
+        memory (None: read it from the store); None when the feed is stopping or the game over.
+        ``after`` None: from the live position (a fresh stream, which opens with that game)."""
         with self.lock:
             if self.stopped or self.game is None or self.game.finished:
                 return None
+            live_from = self.game.version
+            after = live_from if after is None else after
             sub = Subscription(self, after)
             self.subscribers.add(sub)
-            live_from = self.game.version
             gap: list[Batch] | None = []
             if after < live_from:
                 covered = self.recent and self.recent[0].entries[0].seq <= after + 1
                 gap = [b if b.entries[0].seq > after else b.tail(after)
                        for b in self.recent if b.version > after] if covered else None
-            return sub, live_from, gap
+            return sub, self.game, gap
 
     def leave(self, sub: Subscription) -> None:
         with self.lock:
@@ -292,9 +294,10 @@ class Hub:
         self.feeds: dict[str, Feed] = {}
         self.lock = threading.Lock()
 
-    def subscribe(self, game_id: str, after: int) -> Joined | None:
+    def subscribe(self, game_id: str, after: int | None) -> Joined | None:
         """A subscription to ``game_id`` after seq ``after``, with its gap and the game as of the
-        live position; None when the game is over (nothing live to follow).
+        live position; None when the game is over (nothing live to follow). ``after`` None: from
+        the live position, with no gap (a fresh stream, which opens with a snapshot of that game).
 
         The first subscriber of a game in this process loads it and starts the feed; the others
         (those joining meanwhile wait for that load) share the feed's game."""
@@ -311,11 +314,9 @@ class Hub:
                 feed.start()
             if joined is None:
                 continue  # it stopped meanwhile (its last subscriber left): the next call starts another
-            sub, live_from, gap = joined
-            game = feed.game
-            assert game is not None
+            sub, game, gap = joined  # the game as the feed held it when this subscriber joined
             if gap is None:  # older than the feed's memory: from the store
-                entries = self.service.entries(game_id, after=after, until=live_from)
+                entries = self.service.entries(game_id, after=sub.after, until=game.version)
                 gap = [Batch(tuple(entries), False, game)] if entries else []
             return Joined(sub, gap, game)
 

@@ -26,6 +26,12 @@ code part ways). Each event reaches a client as `{"seq", "type", "actor", "time"
 after games were recorded with the event). Values named after the game's data (places, tiles,
 cards, goods…) are explained in that game's data page.
 
+A live stream carries more than events: a fresh stream opens with a `snapshot` of the table
+(your view, your legal moves, the clocks, the version), and after each batch come the `clocks`
+of a clocked game and, on a seat's stream when the batch leaves the seat to act, a `moves` line
+with its legal moves; `docs/api.md` lists every line and the OpenAPI document types each one
+(`StreamLine`).
+
 Hidden information never reaches a seat that may not see it: where a game shows an event
 differently to other seats and spectators, its section says how.
 """

@@ -1,12 +1,15 @@
 """/api/v1/games/{id}/events: the caller's view of the log, as pages or a live stream.
 
 The live stream is Server-Sent Events by default, or NDJSON (one JSON object per line,
-Lichess-style) for ``Accept: application/x-ndjson``. Both carry every event once, in order, as
-the caller may see it; for games with clocks, the remaining times after each batch; an end
-marker when the game is over; and keep-alives while nothing happens (an SSE comment, an empty
-NDJSON line). A client whose live batches wait longer than the lag bound (``STREAM_LAG_S``) gets
-one resync line with the latest state (version, status, its view, who is to act, the clocks and
-a seat's legal moves) instead of them, and goes on from there: never a silent gap.
+Lichess-style) for ``Accept: application/x-ndjson``. A fresh stream (no ``Last-Event-ID``, no
+``after``) opens with a snapshot of the table for the caller (Lichess's gameFull line: its view,
+its legal moves, the clocks, the version), then every later event; a resumed one carries every
+event after the resume point. Both carry each event once, in order, as the caller may see it; for
+games with clocks, the remaining times after each batch; on a seat's stream, after each batch
+that leaves the seat to act, its legal moves; an end marker when the game is over; and
+keep-alives while nothing happens (an SSE comment, an empty NDJSON line). A client whose live
+batches wait longer than the lag bound (``STREAM_LAG_S``) gets one resync line with the latest
+state (the snapshot's fields) instead of them, and goes on from there: never a silent gap.
 """
 from __future__ import annotations
 
@@ -33,16 +36,28 @@ from service.web import bearer_token, caller_seat, event_view, event_views, head
 blp = Blueprint("events", __name__, url_prefix="/api/v1/games", description="Event log and live stream")
 
 SSE, NDJSON = "text/event-stream", "application/x-ndjson"
-SSE_EVENT = {"type": "object", "description": "one Server-Sent Event; data is the JSON text of an Event, or of "
-             "{version, clocks} for event 'clocks', {version, status} for event 'end', or for event 'resync' "
-             "(id = version) the latest state: {reason, version, status, seat, to_act, view, clocks, moves}",
-             "properties": {"event": {"type": "string", "enum": ["message", "clocks", "end", "resync"]},
-                            "data": {"type": "string"}, "id": {"type": "string"}, "retry": {"type": "integer"}}}
+LINES = "#/components/schemas/StreamLine"
+# The bodies are declared as what they are, one string streamed until the game ends, so generated
+# clients read raw text (openapi-python-client: str, or bytes with its content_type_overrides)
+# instead of feeding the whole body to one model; each line's schema is StreamLine, named by the
+# extension x-itemSchema (OpenAPI 3.2's itemSchema for sequential media types).
 STREAM_DOC = {
-    SSE: {"schema": SSE_EVENT, "example": 'retry: 2000\n\nid: 8\ndata: {"seq":8,"type":"...",...}\n\n'
-          'event: clocks\ndata: {"version":8,"clocks":{...}}\n\nevent: end\ndata: {"version":90,"status":"finished"}\n\n'},
-    NDJSON: {"schema": {"$ref": "#/components/schemas/StreamLine"}, "example": '{"kind":"event","seq":8,"type":"...",...}\n'
-             '{"kind":"clocks","version":8,"clocks":{...}}\n\n{"kind":"end","version":90,"status":"finished"}\n'},
+    # For SSE, OpenAPI 3.1 tools (Schemathesis) read ``schema`` as one event's: a StreamMessage, or the
+    # raw text for a generated client (openapi-python-client reads a string, where one model crashed).
+    SSE: {"schema": {"description": "Server-Sent Events: 'event: snapshot' (id = version) first on a fresh stream; "
+                     "unnamed messages (id = seq) for events; events 'clocks', 'moves', 'end' and 'resync' (id = "
+                     "version); comment heartbeats. Each message's data is a StreamLine without kind",
+                     "anyOf": [{"$ref": "#/components/schemas/StreamMessage"}, {"type": "string"}]},
+          "x-itemSchema": {"$ref": LINES},
+          "example": 'retry: 2000\n: the table, then what follows\n\nevent: snapshot\nid: 7\ndata: {"version":7,...}\n\n'
+                     'id: 8\ndata: {"seq":8,"type":"...",...}\n\nevent: clocks\ndata: {"version":8,"clocks":{...}}\n\n'
+                     'event: moves\ndata: {"version":8,"moves":[...]}\n\n'
+                     'event: end\ndata: {"version":90,"status":"finished"}\n\n'},
+    NDJSON: {"schema": {"type": "string", "description": "one StreamLine per line (JSON), empty keep-alive lines"},
+             "x-itemSchema": {"$ref": LINES},
+             "example": '{"kind":"snapshot","version":7,"view":{...},"moves":[...],...}\n{"kind":"event","seq":8,...}\n'
+                        '{"kind":"clocks","version":8,"clocks":{...}}\n{"kind":"moves","version":8,"moves":[...]}\n\n'
+                        '{"kind":"end","version":90,"status":"finished"}\n'},
 }
 
 
@@ -67,11 +82,14 @@ def list_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 @blp.route("/<string:game_id>/events/stream", methods=["GET"])
 @blp.doc(operationId="streamEvents",
-         responses={200: {"description": "the live stream: Server-Sent Events (id = seq; events 'clocks', 'end' "
-                          "and 'resync'; comment heartbeats) or, for Accept: application/x-ndjson, one JSON object "
-                          "per line (kind event, clocks, end or resync; empty keep-alive lines). A resync replaces "
-                          "the events of a client that fell behind by more than the server's lag bound with the "
-                          "latest state; go on (or resume) after its version", "content": STREAM_DOC}},
+         responses={200: {"description": "the live stream: Server-Sent Events or, for Accept: application/x-ndjson, "
+                          "one JSON object per line (StreamLine). A fresh stream (no Last-Event-ID, no after) opens "
+                          "with a snapshot of the table for the caller (view, legal moves, clocks, version), then "
+                          "the events after its version; a resumed one sends only the events after the resume "
+                          "point. After each batch: the clocks (clocked games), for a seat left to act its legal "
+                          "moves, and the end once the game is over. A resync replaces the events of a client "
+                          "that fell behind by more than the server's lag bound with the latest state; go on (or "
+                          "resume) after its version", "content": STREAM_DOC}},
          parameters=[{"in": "header", "name": "Last-Event-ID", "required": False,
                       "schema": {"type": "integer", "minimum": 0, "maximum": 10**12},
                       "description": "resume after this seq (at most the game's version)"}])
@@ -83,8 +101,8 @@ def stream_events(query: dict[str, Any], game_id: str) -> Response:
     svc = service()
     game = svc.load(game_id)
     seat = caller_seat(game)
-    after = _resume_point(query)
-    if after > game.version:
+    after = _resume_point(query)  # None: a fresh stream, which opens with the table (a snapshot)
+    if after is not None and after > game.version:
         raise ApiProblem(400, "MALFORMED", f"cannot resume after seq {after}: the game is at version {game.version}")
     heartbeat = float(current_app.config["SSE_HEARTBEAT"])
     slot = stream_slot(svc.store.conn, bearer_token())  # 429 past the open-stream caps
@@ -112,17 +130,22 @@ def _negotiated() -> str:
     return best
 
 
-def _resume_point(query: dict[str, Any]) -> int:
+def _resume_point(query: dict[str, Any]) -> int | None:
+    """The seq to resume after (``Last-Event-ID`` wins over ``after``); None when the client
+    names neither: a fresh stream."""
     raw = request.headers.get("Last-Event-ID")
     if raw is None:
-        return int(query.get("after", 0))
+        return int(query["after"]) if "after" in query else None
     return header_number("Last-Event-ID", raw)
 
 
 class _Sse:
     name = "sse"
-    opening = "retry: 2000\n: resuming after {after}\n\n"
     keep_alive = ": heartbeat\n\n"
+
+    @staticmethod
+    def opening(after: int | None) -> str:
+        return "retry: 2000\n: " + ("the table, then what follows" if after is None else f"resuming after {after}") + "\n\n"
 
     @staticmethod
     def event(view: dict[str, Any]) -> str:
@@ -133,15 +156,19 @@ class _Sse:
         return f"event: {kind}\ndata: {json.dumps(data, sort_keys=True)}\n\n"
 
     @staticmethod
-    def resync(data: dict[str, Any]) -> str:
-        """A resync carries the version it brings the client to as its id: Last-Event-ID resumes after it."""
-        return f"event: resync\nid: {data['version']}\ndata: {json.dumps(data, sort_keys=True)}\n\n"
+    def resync(data: dict[str, Any], kind: str = "resync") -> str:
+        """A resync (or the snapshot a fresh stream opens with) carries the version it brings the
+        client to as its id: Last-Event-ID resumes after it."""
+        return f"event: {kind}\nid: {data['version']}\ndata: {json.dumps(data, sort_keys=True)}\n\n"
 
 
 class _Ndjson:
     name = "ndjson"
-    opening = ""
     keep_alive = "\n"
+
+    @staticmethod
+    def opening(after: int | None) -> str:
+        return ""
 
     @staticmethod
     def event(view: dict[str, Any]) -> str:
@@ -152,40 +179,49 @@ class _Ndjson:
         return json.dumps({"kind": kind, **data}, sort_keys=True) + "\n"
 
     @staticmethod
-    def resync(data: dict[str, Any]) -> str:
-        return json.dumps({"kind": "resync", **data}, sort_keys=True) + "\n"
+    def resync(data: dict[str, Any], kind: str = "resync") -> str:
+        return json.dumps({"kind": kind, **data}, sort_keys=True) + "\n"
 
 
 FORMATS: dict[str, Any] = {SSE: _Sse, NDJSON: _Ndjson}
 
 
-def _stream(game_id: str, seat: int | None, after: int, heartbeat: float, form: Any,
+def _stream(game_id: str, seat: int | None, after: int | None, heartbeat: float, form: Any,
             sock: Any | None = None, chunked: bool = True, game: Game | None = None) -> Generator[str, None, None]:
     """Every entry after ``after`` once, in order, for ``seat``; keep-alives while idle; ``end`` last;
-    a resync line instead of a backlog older than the lag bound.
+    a resync line instead of a backlog older than the lag bound. ``after`` None (a fresh stream):
+    first a snapshot of the table as ``seat`` sees it, then every entry after its version.
 
     ``game`` is the game when the caller holds it (the route: a game over needs no feed); the
     stream process passes None and shares the feed's game (``service.streams.Hub``). With ``sock`` (the client's socket
     under gunicorn), once the gap is sent the feed writes the live batches onto the socket itself
     (:class:`service.streamsink.Sink`), framed as gunicorn would frame them (``chunked``); this
     generator then only writes keep-alives and what the feed left queued."""
-    yield form.opening.format(after=after)
+    yield form.opening(after)
     svc = service()
     streams = hub()
     joined = None if game is not None and game.finished else streams.subscribe(game_id, after)
-    if joined is None:  # the game is over: the log and the end
+    if joined is None:  # the game is over: the table (fresh) or the log missed, and the end
         over = game if game is not None and game.finished else svc.load(game_id)
-        yield from _frames(over, svc.entries(game_id, after=after), seat, form)
+        if after is None:
+            yield _snapshot_text(svc, over, seat, form)
+        else:
+            yield from _frames(over, svc.entries(game_id, after=after), seat, form)
         yield _end(over, form)
         return
     sub, gap, live = joined
     text = partial(_batch_text, svc, live, seat, form, bool(timing.controls(live)))
     resync = partial(_resync_text, svc, seat, form)
     try:
+        if after is None:  # the table as of the live position; the live batches follow it
+            yield _snapshot_text(svc, live, seat, form)
         for batch in gap:
             yield text(batch)
             if batch.finished:
                 return
+        told = _moves_text(live, seat, form) if gap and gap[-1].game is None else ""
+        if told:  # a gap from the feed's memory ends at the live position (and an empty write ends a chunked body)
+            yield told
         if sock is None:
             yield from _queued(sub, heartbeat, form, text, resync, streams)
             return
@@ -257,6 +293,8 @@ def _batch_text(svc: GameService, game: Game, seat: int | None, form: Any, clock
             figures = batch.shared(CLOCKS, lambda: timing.figures(svc, _game_after(svc, game, batch)))
             version = batch.game.version if batch.game is not None else batch.version
             text += form.named("clocks", {"version": version, "clocks": figures})
+        if batch.game is not None:  # a gap batch from the feed's memory has none: _stream says them after the gap
+            text += _moves_text(batch.game, seat, form)
         if batch.finished:
             text += _end(_game_after(svc, game, batch), form)
         return text
@@ -285,14 +323,29 @@ def _game_after(svc: GameService, game: Game | None, batch: Batch) -> Game:
 def snapshot(game: Game, seat: int | None, clocks: dict[str, Any] | None) -> dict[str, Any]:
     """What a client needs to go on from ``game`` without a GET: the version, the status, the
     caller's seat, who is to act, the caller's view (hidden information only through the view),
-    the clocks and, for a seat still playing an active game, its legal moves: the same as
-    ``GET .../state`` and ``GET .../moves`` at that version."""
-    out = {"version": game.version, "status": game.status(), "seat": seat, "to_act": to_act_list(game),
-           "view": game.rules.view(game.state, seat), "clocks": clocks}
-    if seat is not None:
-        playing = seat not in game.table.left and game.status() == "active"
-        out["moves"] = [game.rules.move_to_json(m) for m in game.rules.legal_moves(game.state, seat)] if playing else []
-    return out
+    the clocks and the caller's legal moves (none for a spectator, or a seat not to act): the
+    same as ``GET .../state`` and ``GET .../moves`` at that version."""
+    return {"version": game.version, "status": game.status(), "seat": seat, "to_act": to_act_list(game),
+            "view": game.rules.view(game.state, seat), "clocks": clocks, "moves": seat_moves(game, seat)}
+
+
+def seat_moves(game: Game, seat: int | None) -> list[dict[str, Any]]:
+    """``seat``'s legal moves in ``game`` as JSON (what ``GET .../moves`` lists); none for a
+    spectator, a seat that left or a game that is not active."""
+    if seat is None or seat in game.table.left or game.status() != "active":
+        return []
+    return [game.rules.move_to_json(m) for m in game.rules.legal_moves(game.state, seat)]
+
+
+def _snapshot_text(svc: GameService, game: Game, seat: int | None, form: Any) -> str:
+    """The first line of a fresh stream: the table as ``seat`` sees it at ``game``'s version."""
+    return str(form.resync(snapshot(game, seat, timing.figures(svc, game)), "snapshot"))
+
+
+def _moves_text(game: Game, seat: int | None, form: Any) -> str:
+    """The line that tells a seat to act what it may do now (nothing when it has no move)."""
+    moves = seat_moves(game, seat)
+    return str(form.named("moves", {"version": game.version, "moves": moves})) if moves else ""
 
 
 def _batch_bytes(text: Callable[[Batch], str], key: Hashable, chunked: bool, batch: Batch) -> bytes:

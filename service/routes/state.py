@@ -19,12 +19,26 @@ def _state(game: Game, seat: int | None) -> dict[str, Any]:
             "to_act": to_act_list(game), "view": game.rules.view(game.state, seat)}
 
 
+def none_match(header: str | None, etag: str) -> bool:
+    """Whether ``If-None-Match`` fails for a GET of the representation tagged ``etag`` (RFC 9110
+    13.1.2): ``*`` (a representation exists: a game that loaded has one), or any listed tag equal
+    to it under weak comparison; a bare version, unquoted, is taken too (as clients wrote it)."""
+    if header is None:
+        return False
+    if header.strip() == "*":
+        return True
+    tags = {tag.strip().removeprefix("W/") for tag in header.split(",")}
+    return etag in tags or etag.strip('"') in tags
+
+
 @blp.route("/<string:game_id>/state", methods=["GET"])
 @blp.doc(operationId="getState", parameters=[
     {"in": "header", "name": "If-None-Match", "required": False, "schema": {"type": "string"},
-     "description": "the ETag you hold: 304 while the game is still at that version"}])
+     "description": "the ETag(s) you hold (comma-separated, weak ones too): 304 while the game is still at "
+                    "that version; * : 304 whenever the game exists"}])
 @blp.response(200, StateSchema, headers=ETAG_HEADER)
-@blp.alt_response(304, description="the game is still at the If-None-Match version", headers=ETAG_HEADER,
+@blp.alt_response(304, description="the game is still at the If-None-Match version (or If-None-Match is *)",
+                  headers=ETAG_HEADER,
                   success=True)
 def current_state(game_id: str) -> Any:
     """The caller's view (bearer token -> that seat; none -> spectator) and the clocks. ETag = version."""
@@ -32,7 +46,7 @@ def current_state(game_id: str) -> Any:
     game = svc.load(game_id)
     seat = caller_seat(game)
     etag = version_etag(game.version)
-    if request.headers.get("If-None-Match", "").strip() in (etag, str(game.version)):
+    if none_match(request.headers.get("If-None-Match"), etag):
         return "", 304, {"ETag": etag}
     return {**_state(game, seat), "clocks": timing.figures(svc, game)}, 200, {"ETag": etag}
 

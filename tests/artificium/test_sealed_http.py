@@ -91,7 +91,7 @@ def response(r: Any) -> dict[str, Any]:
 
 def sse(client: Any, gid: str, headers: dict[str, str], version: int) -> list[Any]:
     """The stream's messages up to ``version`` (it stays open while the game runs)."""
-    stream = client.get(f"{API}/{gid}/events/stream", headers=headers, buffered=False)
+    stream = client.get(f"{API}/{gid}/events/stream?after=0", headers=headers, buffered=False)
     out: list[Any] = []
     for message in _messages(stream):
         if "id" in message:

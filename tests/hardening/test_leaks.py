@@ -81,6 +81,19 @@ def sse_frames(client: Any, path: str, headers: dict[str, str], count: int) -> l
     return frames
 
 
+def first_line(client: Any, path: str, headers: dict[str, str]) -> str:
+    """The first line of an NDJSON stream (it stays open while the game runs)."""
+    stream = client.get(path, headers=headers, buffered=False)
+    assert stream.status_code == 200
+    buffer = ""
+    for chunk in stream.response:
+        buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
+        if "\n" in buffer:
+            break
+    stream.close()
+    return buffer.split("\n", 1)[0]
+
+
 def responses(client: Any, game_id: str, version: int, headers: dict[str, str]) -> Iterator[tuple[str, Any]]:
     base = f"/api/v1/games/{game_id}"
     for path in ("", "/state", "/moves", "/events?after=0", f"/states/{version}", "/replay"):
@@ -125,8 +138,17 @@ def check(client: Any, svc: GameService, created: dict[str, Any], forbidden: lis
                     for other, views in private.items():  # what is private to another seat (and not to this one)
                         if other != seat and views[seq] != public[seq] and views[seq] != own:
                             assert shown != views[seq], f"seat {seat} sees event {seq} as seat {other}"
-                stream = sse_frames(client, f"/api/v1/games/{game.game_id}/events/stream", headers, len(events))
+                stream = sse_frames(client, f"/api/v1/games/{game.game_id}/events/stream?after=0", headers, len(events))
                 assert stream == events
+        read += 1  # a fresh stream opens with the table: the caller's view and moves, nobody else's
+        text = first_line(client, f"/api/v1/games/{game.game_id}/events/stream",
+                          {**headers, "Accept": "application/x-ndjson"})
+        assert not [f for f in forbidden if f in text], f"{rules.name} stream snapshot as seat {seat} leaks a secret"
+        table = json.loads(text)
+        assert table["kind"] == "snapshot" and table["version"] == game.version and table["seat"] == seat
+        assert table["view"] == rules.view(state, seat)
+        assert not leaves_of_other_seats(table["view"], spectator, seat if seat is not None else -1)
+        assert table["moves"] == client.get(f"/api/v1/games/{game.game_id}/moves", headers=headers).json["moves"]
     for path, response in responses(client, game.game_id, game.version, {"Authorization": f"Bearer {FORGED}"}):
         read += 1
         text = response.get_data(as_text=True)

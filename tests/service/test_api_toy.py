@@ -53,6 +53,10 @@ def test_state_etag_and_spectator_view(client: Any, new_game: Any) -> None:
     assert mine.headers["ETag"] == '"3"' and mine.json["view"]["my_bid"] == 2
     assert spectator.json["seat"] is None and "my_bid" not in spectator.json["view"]
     assert client.get(f"{API}/{gid}/state", headers={**auth(t1), "If-None-Match": '"3"'}).status_code == 304
+    for held, status in (("*", 304), ('"1", W/"3"', 304), ('"1", "2"', 200), ('W/"2"', 200)):  # RFC 9110 13.1.2
+        answer = client.get(f"{API}/{gid}/state", headers={**auth(t1), "If-None-Match": held})
+        assert (answer.status_code, answer.headers["ETag"]) == (status, '"3"'), held
+    assert client.get(f"{API}/0000000000000000/state", headers={"If-None-Match": "*"}).status_code == 404  # none exists
     assert client.get(f"{API}/{gid}/moves").json["moves"] == []
 
 

@@ -82,9 +82,9 @@ def test_ndjson_stream_live_with_keep_alive_lines(client: Any, svc: GameService,
     stream = client.get(f"{API}/{gid}/events/stream", headers={**auth(t1), "Accept": "application/x-ndjson"},
                         buffered=False)
     lines = ndjson_lines(stream)
-    seen: list[dict[str, Any]] = []
+    seen: list[dict[str, Any]] = [json.loads(next(lines))]  # the table first...
     blanks = 0
-    client.post(f"{API}/{gid}/moves", json={"type": "Bid", "bid": 3}, headers=auth(t0))
+    client.post(f"{API}/{gid}/moves", json={"type": "Bid", "bid": 3}, headers=auth(t0))  # ...then what follows
     for line in lines:
         if not line:
             blanks += 1  # keep-alive
@@ -97,7 +97,8 @@ def test_ndjson_stream_live_with_keep_alive_lines(client: Any, svc: GameService,
             break
     stream.close()
     kinds = [s["kind"] for s in seen]
-    assert blanks >= 3 and kinds[-1] == "end" and kinds.count("event") == svc.load(gid).version
+    assert kinds[0] == "snapshot" and seen[0]["seat"] == 1 and seen[0]["moves"]  # the table, seat 1 to bid
+    assert blanks >= 3 and kinds[-1] == "end" and kinds.count("event") == svc.load(gid).version - seen[0]["version"]
     hidden = next(s for s in seen if s.get("type") == "BidPlaced" and s["data"]["seat"] == 0)
     assert hidden["data"]["bid"] is None  # seat 0's bid stays sealed for seat 1
 
@@ -118,6 +119,9 @@ def test_remaining_clock_time_in_summary_view_and_stream(client: Any, svc: GameS
     assert set(summary) == {"0", "1"} and all(c["running"] for c in summary.values())
     assert all(290_000 < c["remaining_ms"] <= 300_000 for c in summary.values())
     stream = client.get(f"{API}/{gid}/events/stream", headers=auth(t1), buffered=False)
+    messages = sse_messages(stream)
+    table = json.loads(next(m for m in messages if m.get("event") == "snapshot")["data"])  # the stream opens with them
+    assert table["clocks"].keys() == {"0", "1"} and all(c["running"] for c in table["clocks"].values())
     later = svc.clock
     svc.clock = lambda: later() + timedelta(seconds=20)  # Ann thinks for 20 s
     client.post(f"{API}/{gid}/moves", json={"type": "Bid", "bid": 2}, headers=auth(t0))
@@ -127,7 +131,7 @@ def test_remaining_clock_time_in_summary_view_and_stream(client: Any, svc: GameS
     assert 284_000 <= state["0"]["remaining_ms"] <= 285_500  # 300 s - 20 s + 5 s increment
     assert state["1"]["remaining_ms"] <= 270_500  # Bob's clock ran all along
     clocks = None
-    for message in sse_messages(stream):
+    for message in messages:
         if message.get("event") == "clocks":
             clocks = json.loads(message["data"])
             break
@@ -148,7 +152,7 @@ def test_the_clocks_after_a_batch_are_read_once_for_every_subscriber(
     def spectate() -> None:  # each stream in a thread of its own, as each request has on a server
         stream = client.get(f"{API}/{game['id']}/events/stream", buffered=False)
         messages = sse_messages(stream)
-        next(m for m in messages if m.get("event") == "clocks")  # subscribed: the log so far and its clocks are out
+        next(m for m in messages if m.get("event") == "snapshot")  # subscribed: the table and its clocks are out
         opened.wait(10)
         moved.wait(10)
         figures.append(next(json.loads(m["data"]) for m in messages if m.get("event") == "clocks"))

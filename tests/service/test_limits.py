@@ -176,3 +176,36 @@ def test_a_known_seat_token_is_served_where_its_address_used_up_the_401_allowanc
     assert held.status_code == 200 and held.headers["RateLimit-Limit"] == "100"
     assert limited.get(f"{url}/state", headers=auth(token), environ_base=shared).status_code == 200
     assert limited.get(f"{url}/state", headers=auth("guess-again"), environ_base=shared).status_code == 429
+
+
+def test_every_limited_answer_says_its_reset_in_seconds_and_only_a_refusal_says_retry_after(
+        limited: Any, created: list[str]) -> None:
+    """Issue 25: anonymous, seat-token and failed-auth answers (a 200, a bad-JSON 400, a 401, both
+    kinds of 429) carry RateLimit-Reset in seconds, within the window (60 s here, never an epoch);
+    Retry-After comes with a 429 only."""
+    game = _create(limited, created, _address()).json
+    gid, token = game["id"], game["seats"][0]["token"]
+    seat, anonymous, guesser = _address(), _address(), _address()
+    answers = {
+        "seat 200": limited.get(f"/api/v1/games/{gid}/state", headers=auth(token), environ_base=seat),
+        "seat bad JSON": limited.post(f"/api/v1/games/{gid}/moves", data="{", environ_base=seat,
+                                      headers={**auth(token), "Content-Type": "application/json"}),
+        "anonymous 200": limited.get(f"/api/v1/games/{gid}", environ_base=anonymous),
+        "anonymous bad JSON": limited.post("/api/v1/games", data="{", headers={"Content-Type": "application/json"},
+                                           environ_base=anonymous),
+        "failed auth 401": limited.get(f"/api/v1/games/{gid}/state", headers=auth("forged"), environ_base=guesser),
+    }
+    for _ in range(3):
+        answers["failed auth 429"] = limited.get(f"/api/v1/games/{gid}/state", headers=auth("forged"),
+                                                 environ_base=guesser)
+    for _ in range(5):
+        answers["anonymous 429"] = limited.get(f"/api/v1/games/{gid}", environ_base=anonymous)
+    assert [name for name, a in answers.items() if a.status_code == 429] == ["failed auth 429", "anonymous 429"]
+    for name, answer in answers.items():
+        assert 1 <= int(answer.headers["RateLimit-Reset"]) <= 60, name
+        assert int(answer.headers["RateLimit-Remaining"]) <= int(answer.headers["RateLimit-Limit"]), name
+        assert ("Retry-After" in answer.headers) == (answer.status_code == 429), name
+        if answer.status_code == 429:
+            assert 1 <= int(answer.headers["Retry-After"]) <= 60 and answer.headers["RateLimit-Remaining"] == "0", name
+    assert answers["seat bad JSON"].status_code == 400
+    assert int(answers["seat bad JSON"].headers["RateLimit-Remaining"]) == 98  # counted like any request of the seat

@@ -175,14 +175,18 @@ def test_every_follower_gets_every_event_once_in_order_with_valid_framing(server
 
     public = paged(None)
     assert [e["seq"] for e in public] == list(range(1, version + 1))
+    live = public[first_live - 1:]  # a fresh stream: the table as of its opening, then what follows it
     for follower in [*sse, old]:
         text = follower.text()
-        assert sse_events(text) == public
+        assert text.split("\n\n")[1].startswith(f"event: snapshot\nid: {first_live - 1}\n")
+        assert sse_events(text) == live
         assert ": heartbeat" in text.split(f"id: {first_live}\n")[0]  # a keep-alive came before the first move
         assert text.rstrip("\n").rsplit("\n\n", 1)[-1].startswith("event: end")
-    assert sse_events(seat.text()) == paged(tokens[1]) != public  # the seat's own view, not the spectators'
+    assert sse_events(seat.text()) == paged(tokens[1])[first_live - 1:] != live  # the seat's own view
+    assert "event: moves\n" in seat.text()  # and what it may do whenever a batch leaves it to act
     lines = [json.loads(line) for line in ndjson.text().splitlines() if line]
-    assert [line for line in lines if line["kind"] == "event"] == [{"kind": "event", **e} for e in public]
+    assert lines[0]["kind"] == "snapshot" and lines[0]["version"] == first_live - 1 and lines[0]["moves"] == []
+    assert [line for line in lines if line["kind"] == "event"] == [{"kind": "event", **e} for e in live]
     assert lines[-1]["kind"] == "end"
 
 
@@ -201,7 +205,7 @@ def test_a_follower_whose_worker_is_killed_resumes_and_misses_nothing(server: tu
     gid, tokens = toy_game(base, 6, created)
     seen: list[int] = []
     follower = threading.Thread(target=lambda: seen.extend(
-        int(e.id) for e in Client(base).follow_game(gid) if e.id is not None), daemon=True)
+        int(e.id) for e in Client(base).follow_game(gid, after=0) if e.id is not None), daemon=True)
     follower.start()
 
     def bid(who: int, amount: int) -> None:
@@ -256,7 +260,7 @@ def test_a_browser_event_source_reads_the_feed_written_stream(server: tuple[str,
             page.goto(f"{base}/openapi.json")
             page.evaluate("""gid => {
                 window.ids = []; window.ended = false;
-                const source = new EventSource(`/api/v1/games/${gid}/events/stream`);
+                const source = new EventSource(`/api/v1/games/${gid}/events/stream?after=0`);
                 source.onmessage = e => window.ids.push(Number(e.lastEventId));
                 source.addEventListener("end", () => { window.ended = true; source.close(); });
             }""", gid)

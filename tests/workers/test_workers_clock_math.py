@@ -46,6 +46,18 @@ def test_simultaneous_seats_run_together_and_a_move_restarts_the_stint() -> None
     assert c.seats[1].stint == 4 and c.seats[1].remaining_ms == 26_000 and c.seats[1].deadline_ms == 30_000
 
 
+def test_a_seat_that_joins_earns_no_increment_before_it_ever_moved() -> None:
+    """Issue 25: a join is the joining seat's own batch, but no decision of its ended (its clock
+    never ran): the clock starts at its initial time, and the increment comes with its first move."""
+    c = clocks.start(CONTROLS)
+    c = clocks.step(c, batch(2, 0, 0, set()), CONTROLS)  # seat 0 takes its open seat; nobody is to act yet
+    assert c.seats[0] == clocks.SeatClock(60_000)
+    c = clocks.step(c, batch(3, 1_000, 0, {0}), CONTROLS)  # seat 0 joins the other open seat: the game starts
+    assert c.seats[0].remaining_ms == 60_000 and c.seats[0].deadline_ms == 61_000
+    c = clocks.step(c, batch(4, 11_000, 0, {1}), CONTROLS)  # its first move: 10 s used, +5 s
+    assert c.seats[0] == clocks.SeatClock(55_000)
+
+
 def test_a_provisional_move_keeps_the_stint_its_deadline_and_earns_no_increment() -> None:
     """Planning placements and take-backs are one decision with FinishPlanning (issue 23): the
     deadline set when planning began holds however many of them the seat makes."""

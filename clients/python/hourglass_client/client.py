@@ -236,9 +236,13 @@ class Client:
         result: dict[str, Any] = self._json("GET", f"/api/v1/games/{game_id}/events", params={"after": after})
         return result
 
-    def follow_game(self, game_id: str, after: int = 0) -> Iterator[StreamEvent]:
-        """The game's live event stream (as this client's seat, or a spectator), resumed after seq ``after``."""
-        yield from self.follow(f"/api/v1/games/{game_id}/events/stream", str(after), stop_on="end")
+    def follow_game(self, game_id: str, after: int | None = None) -> Iterator[StreamEvent]:
+        """The game's live stream (as this client's seat, or a spectator) to its ``end``: without
+        ``after``, a ``snapshot`` event first (view, legal moves, clocks, version), then what
+        follows it; with ``after``, every event after that seq. After each batch that leaves this
+        seat to act, a ``moves`` event lists its legal moves (post one with If-Match: its version)."""
+        yield from self.follow(f"/api/v1/games/{game_id}/events/stream", None if after is None else str(after),
+                               stop_on="end")
 
     def replay(self, game_id: str) -> str:
         return self.request("GET", f"/api/v1/games/{game_id}/replay").text
