@@ -2,6 +2,7 @@
 
 - ``GET /games/{id}``                 the viewer (static HTML/CSS/JS from replays/static/); an unknown
                                       id gets an HTML 404 page a person can read, not problem+json
+- ``GET /lobby``                      the lobby: open games to join (static; reads the lobby API)
 - ``GET /api/v1/reference/{game}``    the printed parts of a game the views do not repeat (place and
                                       card names, track lengths, bonus spaces; replays/reference.py)
 
@@ -25,6 +26,7 @@ from service.web import service
 STATIC_DIR = str(resources.files("replays").joinpath("static"))
 PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; base-uri 'none'"
 NOT_FOUND_PAGE = "notfound.html"
+LOBBY_PAGE = "lobby.html"
 
 blp = Blueprint("viewer", __name__, description="The game viewer page and its reference data")
 
@@ -44,6 +46,17 @@ def viewer(game_id: str) -> Response:
     if "/" in game_id or not _store().exists(game_id):
         return _not_found_page(game_id)
     response = send_from_directory(STATIC_DIR, "viewer.html", max_age=0)
+    response.headers["Content-Security-Policy"] = PAGE_CSP
+    return response
+
+
+@blp.route("/lobby")
+@blp.doc(operationId="lobbyPage", responses={
+    "200": {"description": "the lobby page", "content": {"text/html": {"schema": {"type": "string"}}}}})
+def lobby() -> Response:
+    """The lobby (HTML): games with an open seat, and a button per seat that joins it and opens the
+    viewer as that seat. A static page; everything it shows comes from ``GET /api/v1/games``."""
+    response = send_from_directory(STATIC_DIR, LOBBY_PAGE, max_age=0)
     response.headers["Content-Security-Policy"] = PAGE_CSP
     return response
 
