@@ -5,7 +5,8 @@
 //   hourglass:viewer   {you}               whose eyes changed (a token typed, "Spectate")
 //   hourglass:timeline {latest, status}    the timeline was (re)loaded: a move, a system step, the end
 //   hourglass:drawn    {view, version, toAct, ctx}  the board was drawn at `version`
-//   hub.refresh()                          fetch the timeline now (after our own move)
+//   hub.refresh()                          fetch the timeline now (after our own move); false when
+//                                          the core does not follow the game (it is over)
 //
 // What a seat may do comes from GET .../moves at the game's latest version; a chosen move goes
 // back with POST .../moves, `If-Match` the version it was listed at and a fresh `Idempotency-Key`
@@ -17,6 +18,7 @@ import { el, listing } from "./dom.js";
 import { moveLabel, moveTarget, simultaneous } from "./play-words.js";
 
 const VIEW_WAIT_MS = 1500;  // how long to wait for the viewer's own draw of a version before asking
+const SYNC_FALLBACK_MS = 3000;  // after a move: list the moves even if the timeline reload failed
 
 export function startPlay(hub) {
   const ui = bindPanel();
@@ -130,8 +132,9 @@ export function startPlay(hub) {
       state.filter = null;
       state.moves = null;  // never offer the same list twice: it belongs to a version that is gone
       render();
-      hub.refresh();
-      sync();
+      // the viewer's reload of the timeline asks for the moves again; should it fail, ask anyway
+      if (!hub.refresh()) sync();
+      else setTimeout(() => { if (!state.moves && !state.syncing) sync(); }, SYNC_FALLBACK_MS);
     }
   }
 
@@ -158,8 +161,7 @@ export function startPlay(hub) {
         Authorization: `Bearer ${hub.api.token}` } }).catch(() => null);
     if (!response) showRefusal("The server could not be reached; you have not resigned.");
     else if (!response.ok) showRefusal(refusal(response, await response.json().catch(() => ({}))));
-    hub.refresh();
-    sync();
+    if (!hub.refresh()) sync();
   }
 
   // ---- drawing the panel -----------------------------------------------------------------------
