@@ -84,6 +84,7 @@ function start() {
     games: "games", empty: "lobby-empty", more: "more", form: "lobby-form" })) ui[key] = document.getElementById(id);
   ui.name.value = sessionStorage.getItem(NAME_KEY) || "";
   ui.form.onsubmit = (e) => e.preventDefault();
+  ui.name.oninput = () => showError(null);
   ui.game.onchange = () => load();
   ui.reload.onclick = () => load();
   ui.more.onclick = () => load({ more: true });

@@ -24,7 +24,7 @@ export function startPlay(hub) {
   const ui = bindPanel();
   const state = {
     you: null, status: "", latest: null, moves: null, view: null, toAct: [], drawn: null,
-    syncing: null, again: false, sending: false, filter: null, waiters: [],
+    syncing: null, again: false, sending: false, filter: null, waiters: [], refocus: false,
   };
 
   const ctxFor = (version) => ({ ...hub.context(version, state.toAct), you: state.you });
@@ -38,7 +38,8 @@ export function startPlay(hub) {
     showRefusal(null);
     document.body.classList.toggle("playing", state.you !== null && state.you !== undefined);
     ui.panel.hidden = state.you === null || state.you === undefined;
-    if (!ui.panel.hidden) sync();
+    if (ui.panel.hidden) delete document.body.dataset.play;
+    else sync();
   });
 
   document.addEventListener("hourglass:timeline", (e) => {
@@ -116,6 +117,8 @@ export function startPlay(hub) {
     const move = moves?.moves[index];
     if (!move || state.sending) return;
     state.sending = true;
+    // a keyboard player keeps the focus in the panel: the buttons are about to be replaced
+    state.refocus = ui.panel.contains(document.activeElement) || hub.board.contains(document.activeElement);
     showRefusal(null);
     render();
     const key = idempotencyKey();
@@ -195,6 +198,10 @@ export function startPlay(hub) {
     drawMoves(list, ctx, mode === "your-turn");
     ui.resign.hidden = over || !moves;
     decorateBoard(list, ctx, mode === "your-turn");
+    if (state.refocus && ["your-turn", "waiting", "over"].includes(mode)) {
+      state.refocus = false;
+      (ui.moves.querySelector("button:not([disabled])") || ui.status).focus();
+    }
   }
 
   function drawSimultaneous(ctx, over) {

@@ -252,6 +252,8 @@ def test_every_move_is_reached_with_the_keyboard(service: GameService, play_serv
     before = moves_version(page)
     page.keyboard.press("Enter")
     wait_settled(page, after=before)
+    # the focus stays in the panel for the next move (its buttons were replaced)
+    page.wait_for_function("() => document.getElementById('play').contains(document.activeElement)", timeout=10_000)
     page.locator("body").click(position={"x": 2, "y": 2})
     page.keyboard.press("m")
     assert page.evaluate("() => document.activeElement.matches('#play-moves button.move')")
