@@ -80,6 +80,7 @@ class Table:
     pages: list[Any]
     clicks: int = 0
     labels: list[str] = field(default_factory=list)
+    seen: set[tuple[str, str]] = field(default_factory=set)  # (move type, label) of every move offered
 
     def acting(self) -> Any | None:
         """The first page whose seat may move now, after every page settled; None once the game is over."""
@@ -111,4 +112,10 @@ class Table:
     def play_out(self, limit: int, prefer: tuple[str, ...] = FINISHING) -> None:
         while (page := self.acting()) is not None:
             assert self.clicks < limit, f"the game did not end within {limit} clicks"
+            self.seen.update(zip(offered(page), labels(page)))
             self.click(page, choose(offered(page), prefer))
+
+    def unreadable(self) -> list[str]:
+        """Labels of every move offered during the game that read like data, not words."""
+        return [text for text in {t for _, t in self.seen}
+                if any(bad in text for bad in ("undefined", "null", "NaN", "[object", "{", "_"))]
