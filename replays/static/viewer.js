@@ -233,7 +233,8 @@ async function start() {
     ui.gameTitle.textContent = `${label}${model.summary.edition ? ` (${model.summary.edition})` : ""} · ${gameId}`;
     document.title = `${label} ${gameId} · hourglass viewer`;
     model.reference = await api.reference(model.summary.game);
-    startPlay({ api, board: ui.board, game: model.summary.game, context, refresh: () => Boolean(model.refresh && (model.refresh(), true)) });
+    startPlay({ api, board: ui.board, game: model.summary.game, context,
+      refresh: () => (model.refresh ? (model.refresh(), true) : false) });
     drawSeatForm();
     drawLegend(ui.legend, model.renderer.legend(context(0, [])), context(0, []));
     await loadTimeline();
