@@ -384,3 +384,41 @@ def test_resigning_asks_first(service: GameService, play_server: str, open_page:
         page.wait_for_function("() => document.body.dataset.play === 'over'", timeout=20_000)
         assert page.inner_text("[data-testid=play-status]") == "The game is over."
     assert api_state(play_server, created["id"])["status"] == "finished"
+
+
+def test_cards_and_places_on_the_board_are_moves(service: GameService, play_server: str, open_page: Any) -> None:
+    """Artificium: a card in the hand is the button that plays it. Orléans' planning: a place on
+    the seat's own board stands for several moves (which follower, which space), so clicking it
+    narrows the panel to them; "show all" lists every move again."""
+    created = new_game(service, play_server, "artificium", seed="play-board-cards")
+    table = two_seats(open_page, play_server, created)
+    ann = table.pages[0]
+    while "CommitCard" not in offered(ann):
+        page = table.acting()
+        assert page is not None
+        table.click(page, offered(page).index("PassMarket") if "PassMarket" in offered(page) else 0)
+    card = ann.locator("#board [data-testid=hand-card].playable").first
+    name = card.get_attribute("aria-label")
+    assert name and name.startswith("Play ")
+    before = moves_version(ann)
+    card.click()
+    wait_settled(ann, after=before)
+    assert ann.inner_text("[data-testid=play-done]").startswith("You have put ")
+
+    created = new_game(service, play_server, "orleans", edition="classic", seed="play-board-places")
+    table = two_seats(open_page, play_server, created)
+    ann = table.pages[0]
+    while "PlaceFollower" not in offered(ann):
+        page = table.acting()
+        assert page is not None
+        table.click(page, 0)
+    everything = len(offered(ann))
+    place = ann.locator("#board [data-testid=player][data-seat='0'] [data-place].playable").first
+    assert place.get_attribute("aria-label").split(" moves here: ")[0].isdigit()
+    place.click()
+    narrowed = offered(ann)
+    assert 1 < len(narrowed) < everything and set(narrowed) <= {"PlaceFollower", "TakeBackFollower"}
+    assert f"of {everything} moves" in ann.inner_text("#play-filter")
+    assert ann.evaluate("() => document.activeElement.matches('#play-moves button.move')")
+    ann.click("[data-testid=play-show-all]")
+    assert len(offered(ann)) == everything
