@@ -58,6 +58,7 @@ PROBLEMS: dict[str, tuple[int, ...]] = {
     "getTimeline": (404,),
     "getReference": (404,),
     "viewerPage": (404,),  # its 404 is also a page for people (text/html), declared with the route
+    "lobbyPage": (),  # a static page (text/html)
     "createTournament": (400, 401, 403, 413, 422),
     "listTournaments": (400,),
     "getTournament": (404,),
@@ -136,6 +137,7 @@ SUCCESS_CONTENT = {
     "verifyReplay": {"application/json": {"schema": {"$ref": REF + "VerifyReport"}}},
     "getTimeline": {"application/json": {"schema": {"$ref": REF + "Timeline"}}},
     "viewerPage": {"text/html": {"schema": {"type": "string"}}},
+    "lobbyPage": {"text/html": {"schema": {"type": "string"}}},
     "getTournamentPackage": {"application/zip": {"schema": {**BINARY, "description": "the audit package: see "
                                                                                    "docs/tournaments.md"}}},
     "streamBotEvents": {SSE: {"schema": {"type": "string", "description": "id = stream id; event = game_started, "

@@ -4,6 +4,7 @@
                                       id (or a deeper path) gets a 404: an HTML page a person can read
                                       when the request prefers text/html (a browser), else the API's
                                       problem+json (a script's ``Accept: */*`` or application/json)
+- ``GET /lobby``                      the lobby: open games to join (static; reads the lobby API)
 - ``GET /api/v1/reference/{game}``    the printed parts of a game the views do not repeat (place and
                                       card names, track lengths, bonus spaces; replays/reference.py)
 
@@ -28,6 +29,7 @@ from service.web import service
 STATIC_DIR = str(resources.files("replays").joinpath("static"))
 PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; base-uri 'none'"
 NOT_FOUND_PAGE = "notfound.html"
+LOBBY_PAGE = "lobby.html"
 
 blp = Blueprint("viewer", __name__, description="The game viewer page and its reference data")
 
@@ -59,6 +61,17 @@ def _prefers_html() -> bool:
     """A browser's navigation asks for text/html first; ``*/*`` and JSON get the problem."""
     best = request.accept_mimetypes.best_match([PROBLEM_JSON, "application/json", HTML], default=PROBLEM_JSON)
     return best == HTML
+
+
+@blp.route("/lobby")
+@blp.doc(operationId="lobbyPage", responses={
+    "200": {"description": "the lobby page", "content": {"text/html": {"schema": {"type": "string"}}}}})
+def lobby() -> Response:
+    """The lobby (HTML): games with an open seat, and a button per seat that joins it and opens the
+    viewer as that seat. A static page; everything it shows comes from ``GET /api/v1/games``."""
+    response = send_from_directory(STATIC_DIR, LOBBY_PAGE, max_age=0)
+    response.headers["Content-Security-Policy"] = PAGE_CSP
+    return response
 
 
 def _not_found_page(game_id: str) -> Response:

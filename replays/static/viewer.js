@@ -10,6 +10,7 @@ import { el } from "./dom.js";
 import { drawLog, logLines, markCurrent } from "./log.js";
 import { drawHeadline, drawLegend, drawResult, drawToAct } from "./panels.js";
 import { rendererFor } from "./renderers.js";
+import { startPlay } from "./play.js";
 
 const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
 const api = new Api(gameId);
@@ -51,7 +52,11 @@ function drawVersion(data, version) {
   const result = finished() && atEnd ? model.summary.result : null;
   drawResult(ui.result, result, result ? model.renderer.resultDetails(result, ctx) : null, ctx);
   markCurrent(ui.log, model.index);
+  announce("drawn", { view, version, toAct: ctx.toAct, ctx });
 }
+
+// Playing (play.js) listens to the core through document events: "hourglass:<what>".
+const announce = (what, detail) => document.dispatchEvent(new CustomEvent(`hourglass:${what}`, { detail }));
 
 // Show step `index`. While a state is on its way, further calls only move the target: the loop
 // fetches the latest target next, so holding an arrow key costs a few requests, not one per key
@@ -107,6 +112,7 @@ async function loadTimeline() {
   ui.scrubber.max = Math.max(0, lastIndex());
   ui.followLabel.hidden = finished();
   ui.download.hidden = !finished();
+  announce("timeline", { latest: model.steps.length ? model.steps[lastIndex()].version : 0, status: model.status });
 }
 
 async function loadEvents({ fresh = false } = {}) {
@@ -139,6 +145,7 @@ function follow() {
     }, 250);
   };
   const after = model.steps.length ? model.steps[lastIndex()].version : 0;
+  model.refresh = refresh;  // play.js: after a move of ours, without waiting for the stream
   model.stream = api.stream(after, refresh, refresh);
   model.clocks.listen(model.stream);
 }
@@ -163,6 +170,7 @@ function drawSeatForm() {
   ui.viewer.textContent = seat === null ? "Spectator's view" : `${name(seat)}'s view`;
   ui.viewer.dataset.seat = seat === null ? "" : String(seat);
   ui.spectate.hidden = seat === null;
+  announce("viewer", { you: seat });
 }
 
 async function switchViewer(token) {
@@ -231,6 +239,9 @@ async function start() {
     ui.gameTitle.textContent = `${label}${model.summary.edition ? ` (${model.summary.edition})` : ""} · ${gameId}`;
     document.title = `${label} ${gameId} · hourglass viewer`;
     model.reference = await api.reference(model.summary.game);
+    startPlay({ api, board: ui.board, game: model.summary.game, context,
+      refresh: () => (model.refresh ? (model.refresh(), true) : false) });
+    drawSeatForm();
     drawLegend(ui.legend, model.renderer.legend(context(0, [])), context(0, []));
     await loadTimeline();
     model.index = lastIndex();  // a finished game opens at its result, a live one at its latest move
