@@ -323,12 +323,13 @@ def _with_departures(result: Mapping[str, Any]) -> S.Schema:
 def _create(name: str, editions: list[Any], options: str) -> S.Schema:
     return S.obj({
         "game": S.enum([name]),
-        "edition": S.enum(editions) if editions else {**S.STR, "minLength": 1, "maxLength": 32},
+        "edition": {**(S.enum(editions) if editions else {**S.STR, "minLength": 1, "maxLength": 32}),
+                    "description": "the game's edition; left out: the game's default (the first listed)"},
         "seats": {**S.array({"$ref": REF + "SeatSpec"}), "minItems": 1, "maxItems": 8},
         "options": {"$ref": REF + options},
         "seed": {**S.nullable({**S.STR, "minLength": 1, "maxLength": 256}),
                  "description": "a seed of your own; only for games without a human seat"},
-    }, required=("game", "edition", "seats"))
+    }, required=("game", "seats"))
 
 
 def _untyped(name: str, prefix: str) -> dict[str, S.Schema]:

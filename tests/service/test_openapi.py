@@ -117,6 +117,8 @@ def test_every_game_has_typed_moves_config_view_and_result(spec: dict[str, Any])
         assert schemas["GameView"]["discriminator"]["mapping"][name] == f"#/components/schemas/{prefix}View"
         assert schemas["CreateGame"]["discriminator"]["mapping"][name] == f"#/components/schemas/Create{prefix}Game"
         assert {"edition", "players"}.isdisjoint(schemas[f"{prefix}Options"]["properties"])
+        create = schemas[f"Create{prefix}Game"]  # the server picks the default edition: not required
+        assert create["required"] == ["game", "seats"] and "edition" in create["properties"], create["required"]
     orleans = schemas["OrleansPlaceFollower"]
     assert orleans["properties"]["tile"]["enum"][:2] == ["farmer", "boatman"] and orleans["additionalProperties"] is False
     assert schemas["OrleansOptions"]["properties"]["exclusion"] == {"type": "boolean", "default": False}
