@@ -71,6 +71,11 @@ def board_json() -> dict[str, Any]:
     }
 
 
+# The view's keys whose values come from reconstructed tables (data.RECONSTRUCTED, docs/cathedral-data.md
+# C§4): the map and its spaces, and the printed contents of the tiles shown.
+VIEW_RECONSTRUCTED = ("board", "workshops", "hour_glass", "events", "blueprints")
+
+
 def view(state: State, seat: int | None) -> dict[str, Any]:
     glass = state.hour_glass
     return {
@@ -104,6 +109,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "sections": {"built": state.sections, "needed": D.SECTIONS},
         "removed": _values(state.removed),
         "result": result(state),
+        "reconstructed": list(VIEW_RECONSTRUCTED),
     }
 
 

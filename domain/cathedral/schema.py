@@ -101,6 +101,8 @@ VIEW = obj({
     "sections": obj({"built": SECTIONS, "needed": enum([D.SECTIONS])}),
     "removed": {**array(FOLLOWER), "description": "Bell Tower tiles out of the game"},
     "result": nullable(RESULT),
+    "reconstructed": {**array(enum(["board", "workshops", "hour_glass", "events", "blueprints"])),
+                      "description": "keys of this view whose values are reconstructions, not printed data"},
 })
 
 SCHEMA = ApiSchema(moves=SEAT_COMMANDS, config=Config, view=VIEW, result=RESULT)
