@@ -68,7 +68,8 @@ PENDING = obj({
 SEAT_VIEW = obj({
     "seat": SEAT,
     "builder": {**PLACE, "description": "where the seat's Master Builder stands"},
-    "knapsack": {**array(ITEM), "maxItems": D.KNAPSACK_SLOTS},
+    "knapsack": {**array(ITEM), "maxItems": D.KNAPSACK_SLOTS + 1,
+                 "description": "at most 5 items; 6 while a gift waits for its owner to make room (rules 2)"},
 })
 
 VIEW = obj({
