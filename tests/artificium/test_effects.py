@@ -32,8 +32,8 @@ SEVEN = D.TABLES[1].bonus_spaces  # rules 1's board, a bonus space every 7th spa
 
 
 def seven(state: State) -> State:
-    """The bonus-space scenarios below play on rules 1's board (rules 2 has the same rule, A-rules
-    l.219-223, on every 14th space): the same state in a game recorded under rules 1."""
+    """The bonus-space scenarios below play on rules 1's board, the same state in a game recorded
+    under rules 1 (rules 2 has the same rule, A-rules l.219-223, on every 20th space)."""
     return under_rules(state, 1)
 
 
