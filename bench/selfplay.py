@@ -14,12 +14,22 @@ as before the orleans-3 rule fixes, to compare speed across that change.)
 
 ``--game cathedral`` instead measures the cooperative Cathedral of Orléans: the share of seeded
 games the greedy team wins with 2, 3 and 4 seats, next to an all-random team on the same seeds
-as the baseline, with the sections built and the time per game.
-Usage: python bench/selfplay.py --game cathedral [--games N] [--edition standard|expert]
+as the baseline, with the sections built and the time per game; with ``--edition both`` it also
+prints the greedy team's win rate per edition over all seat counts with its 95% interval (Wilson).
+Usage: python bench/selfplay.py --game cathedral [--games N] [--edition standard|expert|both]
+
+``--game artificium`` measures the reconstructed economy (docs/artificium-data.md A§5) under each
+rules version: every converter's margin at the prices (coins from buying its inputs and selling its
+output), and over seeded games of ``--artificium-players`` greedy seats the bank's lowest count
+(min and median over games), the share of games whose bank ran dry (rules 2) or below zero (rules
+1, whose final sale is paid out of the bank) with its 95% interval, and the bonus tokens paid a game.
+Usage: python bench/selfplay.py --game artificium [--games N] [--artificium-players N]
 """
 from __future__ import annotations
 
 import argparse
+import math
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -46,10 +56,17 @@ def main() -> None:
     parser.add_argument("--greedy-games", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3,
                         help="play the random Orléans games (and measure the floor) this many times; the best counts")
-    parser.add_argument("--game", default="orleans", choices=("orleans", "cathedral"))
+    parser.add_argument("--game", default="orleans", choices=("orleans", "cathedral", "artificium"))
     args = parser.parse_args()
     if args.game == "cathedral":
-        cathedral(args.games, "standard" if args.edition == "classic" else args.edition)
+        edition = "standard" if args.edition == "classic" else args.edition
+        if edition == "both":
+            cathedral_editions(args.games)
+        else:
+            cathedral(args.games, edition)
+        return
+    if args.game == "artificium":
+        artificium_economy(args.artificium_players, args.games)
         return
     config = get_game("orleans", args.engine).config_from_json({"edition": args.edition, "players": args.players})
 
@@ -145,6 +162,73 @@ def cathedral(games: int, edition: str) -> None:
             label = f"{players} seats, {bot}" + (" (baseline)" if bot == "random" else "")
             print(f"  {label:26} won {won:3}/{games} = {won / games:5.0%}   sections {built:4.1f}/8"
                   f"   {elapsed / games:6.2f} s/game")
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% (Wilson score) interval of a share ``successes / n``."""
+    if n == 0:
+        return 0.0, 1.0
+    share = successes / n
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def share(successes: int, n: int) -> str:
+    low, high = wilson(successes, n)
+    return f"{successes:3}/{n} = {successes / n:5.1%}  95% [{low:5.1%}, {high:5.1%}]"
+
+
+def cathedral_editions(games: int) -> None:
+    """The greedy team's win rate per edition over ``games`` seeded games per seat count (2-4), the
+    same seeds in both editions (docs/cathedral-data.md, the expert tuning)."""
+    CATHEDRAL = get_game("cathedral")
+    print(f"The Cathedral of Orléans, greedy team, {games} seeded games per seat count (2, 3, 4 seats)")
+    for edition in ("standard", "expert"):
+        won, sections = 0, 0
+        for players in (2, 3, 4):
+            config = CATHEDRAL.config_from_json({"edition": edition, "players": players})
+            for i in range(games):
+                r = CATHEDRAL.result(play(CATHEDRAL, config, f"cathedral-bench-{i}".encode(),
+                                          f"cathedral-bench-{players}-{i}", ["greedy"]).state)
+                won += r["outcome"] == "won"
+                sections += r["sections_built"]
+        print(f"  {edition:9} won {share(won, 3 * games)}   sections {sections / (3 * games):4.2f}/8")
+
+
+def artificium_economy(players: int, games: int) -> None:
+    """Converter margins and the bank's lowest count per Artificium rules version (A§5), read from
+    the plugin: its reference (cards, token pool) and each version's views (prices, bank limit)."""
+    current = int(ARTIFICIUM.engine_version.rsplit("-", 1)[1])
+    cards = ARTIFICIUM.reference()["cards"] if ARTIFICIUM.reference else {}
+    converters = {spec["name"]: spec for spec in cards.values() if spec["effect"] == "produce" and spec["takes"]}
+    for version in range(1, current + 1):
+        rules = get_game("artificium", f"artificium-{version}")
+        config = rules.config_from_json({"players": players})
+        start = fold(rules, rules.setup(config, Rng(b"economy", "economy")))
+        view = rules.view(start, None)
+        prices, limited = view["prices"], view["bank_limit"] is not None
+        margins = {name: sum(prices[r]["sell"] for r in spec["gives"]) - sum(prices[r]["buy"] for r in spec["takes"])
+                   - spec["coins"] for name, spec in converters.items()}
+        free = sorted(name for name, m in margins.items() if m >= 0)
+        print(f"artificium rules {version}: converter margins (coins from buying the inputs and selling the output)")
+        print("  " + ", ".join(f"{name} {m:+d}" for name, m in margins.items()))
+        print(f"  free (margin >= 0): {', '.join(free) if free else 'none'}")
+        lows, bonus = [], 0
+        for i in range(games):
+            game = play(rules, config, f"economy-{i}".encode(), f"economy-{players}-{i}", ["greedy"])
+            state, low = None, view["bank"]
+            for _, batch in game.batches:
+                for event in batch:
+                    state = rules.evolve(state, event)
+                    low = min(low, state.bank)
+                    bonus += type(event).__name__ == "BonusCollected"
+            lows.append(low)
+        short = sum(low <= 0 for low in lows) if limited else sum(low < 0 for low in lows)
+        what = "ran the bank dry (0)" if limited else "went below zero"
+        print(f"  {players} greedy seats, {games} games: bank lowest min {min(lows)}, median {statistics.median(lows)};"
+              f" bonus tokens a game {bonus / games:.1f}")
+        print(f"  games that {what}: {share(short, games)}")
 
 
 if __name__ == "__main__":

@@ -49,10 +49,7 @@ LINE_KEY = re.compile(r"^(?P<src>R14|R23|A-rules|C-rules) l\.(?P<start>\d+)(?:[-
 
 # Citations known not to resolve, in code this change does not own: (path, text as written). They
 # are reported to the owners; remove an entry when its citation is fixed (a stale entry fails).
-EXPECTED_UNRESOLVED: frozenset[tuple[str, str]] = frozenset({
-    ("domain/artificium/data.py", "l.82-87"),  # Mill & Bakery: no rulebook named (means A-rules)
-    ("domain/artificium/data.py", "l.114-119"),  # Crystal Mine: the same
-})
+EXPECTED_UNRESOLVED: frozenset[tuple[str, str]] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -195,6 +192,103 @@ def test_an_index_entry_resolves_the_lines_it_covers_and_no_others() -> None:
     assert not _resolves(cite("R14 l.448-452"), anchors)  # cites more than the entry explains
     assert not _resolves(cite("R14 l.445"), anchors)
     assert not _resolves(cite("R23 l.448"), anchors)  # another book
+
+
+# --- line numbers: every cited line is a line of text of its book (docs/rulebook-lines.md) ------------
+
+LINE_MAP = DOCS / "rulebook-lines.md"
+BOOK_ROW = re.compile(r"^\|\s*(?P<src>R14|R23|A-rules|C-rules)\s*\|\s*`(?P<file>[^`]+)`\s*\|\s*(?P<lines>\d+)\s*\|"
+                      r"\s*`(?P<sha>[0-9a-f]{64})`\s*\|")
+
+
+@dataclass(frozen=True)
+class Book:
+    file: str
+    lines: int
+    sha256: str
+    blank: frozenset[int]
+
+    def text_line(self, n: int) -> bool:
+        return 1 <= n <= self.lines and n not in self.blank
+
+
+def _numbers(text: str) -> Iterator[int]:
+    for part in re.findall(r"\d+(?:-\d+)?", text):
+        a, _, b = part.partition("-")
+        yield from range(int(a), int(b or a) + 1)
+
+
+def line_map(text: str | None = None) -> dict[str, Book]:
+    """The books of docs/rulebook-lines.md: file, line count, SHA-256 and blank lines."""
+    text = LINE_MAP.read_text(encoding="utf-8") if text is None else text
+    rows = {m.group("src"): m for m in map(BOOK_ROW.match, text.splitlines()) if m}
+    blanks = dict(re.findall(r"^### (R14|R23|A-rules|C-rules) blank lines\n\n(.*?)(?=\n\n|\Z)", text, re.M | re.S))
+    return {src: Book(m.group("file"), int(m.group("lines")), m.group("sha"),
+                      frozenset(() if blanks[src].strip() == "none" else _numbers(blanks[src])))
+            for src, m in rows.items()}
+
+
+def _off_text(ref: LineRef, books: dict[str, Book]) -> str | None:
+    """Why lines ``ref`` are not a passage of text of their book, or None."""
+    assert ref.source is not None
+    book = books[ref.source]
+    if not 1 <= ref.start <= ref.end <= book.lines:
+        return f"outside {ref.source}'s {book.lines} lines"
+    ends = [n for n in dict.fromkeys((ref.start, ref.end)) if not book.text_line(n)]
+    return f"line {', '.join(map(str, ends))} of {ref.source} is blank" if ends else None
+
+
+def test_the_line_map_names_every_book() -> None:
+    books = line_map()
+    assert set(books) == {"R14", "R23", "A-rules", "C-rules"}
+    assert all(b.blank < set(range(1, b.lines + 1)) for b in books.values())
+
+
+def test_every_index_entry_starts_and_ends_on_a_line_of_text() -> None:
+    books = line_map()
+    wrong = [f"{key} ({', '.join(pages)}): {why}" for key, pages in sorted(_anchors().items())
+             if (ref := _line_anchor(key)) is not None and (why := _off_text(ref, books))]
+    assert not wrong, "index entries off the text of their book:\n" + "\n".join(wrong)
+
+
+def test_every_line_cited_in_the_code_starts_and_ends_on_a_line_of_text() -> None:
+    books = line_map()
+    wrong = [f"{c}: {why}" for c in _citations()
+             if c.key and (ref := _line_anchor(c.key)) is not None and (why := _off_text(ref, books))]
+    assert not wrong, "citations off the text of their book:\n" + "\n".join(wrong)
+
+
+def rulebook_dir() -> Path | None:
+    """Where the rulebook files are, if at hand: $HOURGLASS_RULEBOOKS, else ../shared/rulebooks."""
+    import os
+
+    named = os.environ.get("HOURGLASS_RULEBOOKS")
+    found = Path(named) if named else ROOT.parent / "shared" / "rulebooks"
+    return found if found.is_dir() else None
+
+
+def test_the_rulebook_files_are_the_ones_the_line_map_describes() -> None:
+    """With the files at hand: the same bytes, so the same line numbers, as the page says."""
+    import hashlib
+
+    folder = rulebook_dir()
+    if folder is None:
+        pytest.skip("the rulebook files are not at hand (set HOURGLASS_RULEBOOKS); the map alone was checked")
+    for src, book in line_map().items():
+        raw = (folder / book.file).read_bytes()
+        lines = raw.decode("utf-8").splitlines()
+        assert len(lines) == book.lines, f"{src}: {len(lines)} lines, the map says {book.lines}"
+        assert {i for i, t in enumerate(lines, start=1) if not t.strip()} == book.blank, f"{src}: blank lines moved"
+        assert hashlib.sha256(raw).hexdigest() == book.sha256, f"{src}: {book.file} is not the mapped file"
+
+
+def test_a_citation_on_a_blank_line_is_caught() -> None:
+    books = line_map("| A-rules | `a.txt` | 10 | `" + "0" * 64 + "` |\n\n### A-rules blank lines\n\n1, 5-6\n")
+    assert books["A-rules"].blank == {1, 5, 6}
+    assert _off_text(LineRef("A-rules", 2, 4), books) is None
+    assert _off_text(LineRef("A-rules", 1, 4), books) == "line 1 of A-rules is blank"
+    assert _off_text(LineRef("A-rules", 3, 5), books) == "line 5 of A-rules is blank"
+    assert _off_text(LineRef("A-rules", 7, 11), books) == "outside A-rules's 10 lines"
 
 
 # --- links inside docs/ ----------------------------------------------------------------------------

@@ -12,6 +12,6 @@ way the rules let a seat sit a step out is to reveal a card and take it back). I
 take it back and pass for the round, with no trade. Wizard's Tower discards: the first card of
 its hand. Turn end: finish, selling nothing.
 """
-from domain.artificium.game import RULES
+from domain.artificium.game import LEGACY_RULES, RULES
 
-__all__ = ["RULES"]
+__all__ = ["LEGACY_RULES", "RULES"]

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.artificium import data as D
 from domain.artificium.data import Card
 from domain.artificium.evolve import evolve
-from domain.artificium.model import CardsDrawn, DeckReshuffled, Phase, Player, State
+from domain.artificium.model import CardsDrawn, DeckReshuffled, Phase, Player, State, tables
 from domain.engine import Transaction, Why
 
 __all__ = ["Tx", "Why"]
@@ -57,7 +56,7 @@ def is_seat(state: State, seat: Any) -> bool:
 
 def bank_pays(state: State, amount: int) -> int:
     """How many of ``amount`` tokens the bank can hand out (all of them while it is unlimited)."""
-    return amount if not D.BANK_IS_LIMITED else max(0, min(amount, state.bank))
+    return amount if not tables(state).bank_is_limited else max(0, min(amount, state.bank))
 
 
 def take_from_deck(tx: Tx, count: int) -> tuple[Card, ...]:

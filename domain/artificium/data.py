@@ -92,11 +92,13 @@ CARDS: Final[Mapping[Card, CardSpec]] = MappingProxyType({
     Card.FARM: CardSpec("Farm", _B, 8, _P, 1, gives=(R.WHEAT, R.WHEAT)),  # A-rules l.71-74
     Card.CHARCOAL_BURNERS_HOUSE: CardSpec(  # A-rules l.76-80
         "Charcoal Burner's House", _B, 8, _P, 2, takes=(R.WOOD,), gives=(R.COAL,)),
-    Card.MILL_BAKERY: CardSpec("Mill & Bakery", _B, 8, _P, 2, takes=(R.WHEAT,), gives=(R.FOOD,)),  # l.82-87
+    Card.MILL_BAKERY: CardSpec(  # A-rules l.82-87
+        "Mill & Bakery", _B, 8, _P, 2, takes=(R.WHEAT,), gives=(R.FOOD,)),
     Card.BREWERY: CardSpec("Brewery", _B, 8, _P, 2, takes=(R.WHEAT,), gives=(R.BEER,)),  # A-rules l.89-93
     Card.HUNTER_HUT: CardSpec("Hunter Hut", _B, 8, _P, 2, takes=(R.WOOD,), gives=(R.FOOD,)),  # A-rules l.95-100
     Card.FOUNDRY: CardSpec("Foundry", _B, 8, _P, 3, takes=(R.FOOD,), gives=(R.METAL,)),  # A-rules l.102-107
-    Card.CRYSTAL_MINE: CardSpec("Crystal Mine", _B, 8, _P, 3, takes=(R.FOOD,), gives=(R.CRYSTAL,)),  # l.114-119
+    Card.CRYSTAL_MINE: CardSpec(  # A-rules l.114-119
+        "Crystal Mine", _B, 8, _P, 3, takes=(R.FOOD,), gives=(R.CRYSTAL,)),
     Card.SWORDSMITH: CardSpec(  # A-rules l.121-126
         "Swordsmith", _B, 6, _P, 5, takes=(R.COAL, R.METAL), gives=(R.SWORD,)),
     Card.LABORATORY: CardSpec(  # A-rules l.109-112
@@ -131,30 +133,66 @@ WIZARD_DISCARD: Final = 3  # A-rules l.131-133
 FAIR_COINS_PER_CARD: Final = 2  # A-rules l.56-59
 THEFT_COST_BY_LEVEL: Final[Mapping[int, int]] = MappingProxyType({1: 1, 2: 2})  # A-rules l.135-140
 
-# RECONSTRUCTION (A§4 token_pool): 100 tokens (A-rules l.22), but the facts sheet treats the bank
-# as unlimited; ``bank`` may then go below zero, meaning stand-in tokens are in use.
-TOKEN_POOL: Final = 100
-BANK_IS_LIMITED: Final = False  # RECONSTRUCTION (A§4 token_pool)
+# --- rules versions ----------------------------------------------------------------------------------
+# A game records the rules version it is played by in its config (``Config.rules_version``); the
+# reconstructed tables below differ between versions, so a game recorded under version 1 replays
+# with version 1's tables (``TABLES``). 1 (engine artificium-1): the research sheet's tables, an
+# unlimited bank. 2: a bank of 100 tokens that pays only what it holds, prices under which no
+# converter is free, fewer bonus spaces (A§4, A§5 gives the self-play evidence).
+RULES_VERSION: Final = 2
+LEGACY_RULES_VERSION: Final = 1
+
+TOKEN_POOL: Final = 100  # A-rules l.22: the 100 resource tokens are also the coins (l.25-28)
 
 # --- resources: level, price (all RECONSTRUCTION: the printed board was never found, A§3 1-2) ------
 
 RESOURCE_LEVELS: Final[Mapping[Resource, int]] = MappingProxyType({  # RECONSTRUCTION (A§4 resources: level)
     R.WHEAT: 1, R.WOOD: 1, R.COAL: 2, R.FOOD: 2, R.BEER: 2, R.METAL: 3, R.CRYSTAL: 3, R.SWORD: 4, R.POTION: 4,
 })
-BUY_PRICES: Final[Mapping[Resource, int]] = MappingProxyType({  # RECONSTRUCTION (A§4 resources: buy, green)
-    R.WHEAT: 2, R.WOOD: 2, R.COAL: 3, R.FOOD: 3, R.BEER: 3, R.METAL: 5, R.CRYSTAL: 5, R.SWORD: 8, R.POTION: 8,
-})
-SELL_PRICES: Final[Mapping[Resource, int]] = MappingProxyType({  # RECONSTRUCTION (A§4 resources: sell, brown)
-    R.WHEAT: 1, R.WOOD: 1, R.COAL: 2, R.FOOD: 2, R.BEER: 2, R.METAL: 3, R.CRYSTAL: 3, R.SWORD: 5, R.POTION: 5,
-})
+
+
+def _by_level(prices: tuple[int, int, int, int]) -> Mapping[Resource, int]:
+    return MappingProxyType({r: prices[lv - 1] for r, lv in RESOURCE_LEVELS.items()})
+
+
+# RECONSTRUCTION (A§4 resources: buy, green / sell, brown), one price per level I-IV. Rules 2: every
+# converter's input costs more than its output sells for (A§5.2), so no Building is a free VP, and
+# sales pay out less, so six players stay inside the box (A§5.4).
+BUY_PRICES: Final = _by_level((2, 3, 5, 8))
+SELL_PRICES: Final = _by_level((1, 1, 2, 4))
 
 # --- the score board -----------------------------------------------------------------------------------
 
 SCORE_BOARD_LENGTH: Final = 100  # RECONSTRUCTION (A§4 score_board: length): spaces 0-99, then it wraps
-BONUS_SPACES: Final[Mapping[int, Resource]] = MappingProxyType({  # RECONSTRUCTION (A§4 score_board: bonus_spaces)
-    # every 7th space, cycling through the level I-II resources
-    7: R.WHEAT, 14: R.WOOD, 21: R.COAL, 28: R.FOOD, 35: R.BEER, 42: R.WHEAT, 49: R.WOOD,
-    56: R.COAL, 63: R.FOOD, 70: R.BEER, 77: R.WHEAT, 84: R.WOOD, 91: R.COAL, 98: R.FOOD,
+
+
+def _bonus_every(step: int) -> Mapping[int, Resource]:
+    """Every ``step``-th space, cycling through the level I-II resources."""
+    cheap = (R.WHEAT, R.WOOD, R.COAL, R.FOOD, R.BEER)
+    return MappingProxyType({space: cheap[i % len(cheap)] for i, space in enumerate(range(step, 100, step))})
+
+
+# RECONSTRUCTION (A§4 score_board: bonus_spaces). Rules 2: every 20th space (4 spaces, A§5.3).
+BONUS_SPACES: Final = _bonus_every(20)
+# RECONSTRUCTION (A§4 token_pool): rules 2 holds the bank to the 100 tokens; a bank that runs dry pays
+# what it holds (A§5.1). Rules 1 let the count go below zero (stand-in tokens).
+BANK_IS_LIMITED: Final = True
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The reconstructed values one rules version plays by."""
+
+    buy: Mapping[Resource, int]
+    sell: Mapping[Resource, int]
+    bonus_spaces: Mapping[int, Resource]
+    bank_is_limited: bool
+    final_sale_moves_tokens: bool  # rules 2 counts the final sale's value instead (A§5.1)
+
+
+TABLES: Final[Mapping[int, Tables]] = MappingProxyType({
+    1: Tables(_by_level((2, 3, 5, 8)), _by_level((1, 2, 3, 5)), _bonus_every(7), False, True),
+    2: Tables(BUY_PRICES, SELL_PRICES, BONUS_SPACES, BANK_IS_LIMITED, False),
 })
 BONUS_ON_FORWARD_MOVE_ONLY: Final = True  # RECONSTRUCTION (A§4 bonus_on_forward_move_only): a push-back pays nothing
 BONUS_REPAYS_ON_RECROSS: Final = True  # RECONSTRUCTION (A§4 bonus_repays_on_recross)
@@ -182,6 +220,16 @@ RECONSTRUCTION_RETURNS_RECONSTRUCTION: Final = False
 # Ties for the fewest VP: the search for "closest clockwise" starts at the previous first player
 # himself, so a tied previous first player keeps the marker (A-rules l.175-177).
 FIRST_PLAYER_TIE_INCLUDES_PREVIOUS: Final = True
+
+
+# Every named value of this module that is a reconstruction rather than the rulebook's text
+# (docs/artificium-data.md A§4 lists each with its reason; tests/artificium/test_data.py checks both
+# agree). The reference API and every view name them.
+RECONSTRUCTED: Final = frozenset({
+    "RESOURCE_LEVELS", "BUY_PRICES", "SELL_PRICES", "BANK_IS_LIMITED", "SCORE_BOARD_LENGTH", "BONUS_SPACES",
+    "BONUS_ON_FORWARD_MOVE_ONLY", "BONUS_REPAYS_ON_RECROSS", "CASTLE_PUSHBACK_FLOOR", "BUILDING_RESOLUTION_ORDER",
+    "EXPLORATION_MAY_TARGET_SELF", "FAIR_COUNTS_REPLAYED_CARDS",
+})
 
 
 def level(resource: Resource) -> int:

@@ -28,6 +28,7 @@ from domain.artificium.model import (
     ResourceStolen,
     State,
     VictoryPointsScored,
+    tables,
 )
 
 # --- the score board ----------------------------------------------------------------------------------
@@ -49,7 +50,7 @@ def score(tx: Tx, seat: int, points: int) -> None:
 
 
 def _collect(tx: Tx, seat: int, vp: int) -> None:
-    resource = D.BONUS_SPACES.get(space_of(vp))
+    resource = tables(tx.state).bonus_spaces.get(space_of(vp))
     if resource is not None and bank_pays(tx.state, 1):
         tx.emit(BonusCollected(seat, space_of(vp), resource))
 

@@ -8,6 +8,7 @@ cards discarded from a hand are shown.
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from domain import codec
@@ -28,6 +29,7 @@ from domain.artificium.model import (
     Phase,
     Player,
     State,
+    tables,
 )
 from domain.artificium.reference import reference
 from domain.artificium.schema import SCHEMA
@@ -35,7 +37,10 @@ from domain.artificium.scoring import final_points, result
 from domain.artificium.setup import config_from_json, config_to_json, setup
 from domain.core import GamePlugin, JsonEdges, Policy
 
-ENGINE_VERSION = "artificium-1"
+# artificium-1: rules 1 (the research sheet's tables, an unlimited bank). artificium-2: rules 2 (a bank
+# of 100 tokens, re-tuned prices and bonus spaces, data.TABLES). A game records its rules version
+# in its config, and a game recorded by artificium-1 replays with rules 1.
+ENGINE_VERSION = f"artificium-{D.RULES_VERSION}"
 
 
 # --- views -----------------------------------------------------------------------------------------------
@@ -45,7 +50,12 @@ def _cards(cards: tuple[Any, ...]) -> list[str]:
     return [c.value for c in cards]
 
 
+# The view's keys that carry reconstructed values (docs/artificium-data.md A§4).
+VIEW_RECONSTRUCTED = ("bank_limit", "prices", "score_board")
+
+
 def view(state: State, seat: int | None) -> dict[str, Any]:
+    t = tables(state)
     return {
         "game": "artificium",
         "edition": state.config.edition.value,
@@ -65,16 +75,19 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "deck_count": len(state.deck),
         "discard": _cards(state.discard),
         "bank": state.bank,
+        "bank_limit": D.TOKEN_POOL if t.bank_is_limited else None,
         "score_board": {"length": D.SCORE_BOARD_LENGTH,
-                        "bonus_spaces": {str(k): v.value for k, v in D.BONUS_SPACES.items()}},
-        "prices": {r.value: {"level": D.RESOURCE_LEVELS[r], "buy": D.BUY_PRICES[r], "sell": D.SELL_PRICES[r]}
-                   for r in RESOURCES},
-        "seats": [_seat_view(p, i, seat) for i, p in enumerate(state.players)],
+                        "bonus_spaces": {str(k): v.value for k, v in t.bonus_spaces.items()}},
+        "prices": {r.value: {"level": D.RESOURCE_LEVELS[r], "buy": t.buy[r], "sell": t.sell[r]} for r in RESOURCES},
+        "seats": [_seat_view(state, p, i, seat) for i, p in enumerate(state.players)],
         "result": result(state),
+        "rules_version": state.config.rules_version,
+        # Values the printed boards would give but no source does (A§4): shown, never passed off as printed.
+        "reconstructed": list(VIEW_RECONSTRUCTED),
     }
 
 
-def _seat_view(p: Player, i: int, viewer: int | None) -> dict[str, Any]:
+def _seat_view(state: State, p: Player, i: int, viewer: int | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "seat": i,
         "vp": p.vp,
@@ -93,7 +106,7 @@ def _seat_view(p: Player, i: int, viewer: int | None) -> dict[str, Any]:
         "finished": p.finished,
         "knights": p.knights,
         "wizards": p.wizards,
-        "projected_score": final_points(p),
+        "projected_score": final_points(state, p),
     }
     if viewer == i:
         out["hand"] = _cards(p.hand)
@@ -153,16 +166,31 @@ order) are sent as their length. Another seat's `CardsDrawn` becomes `{"type", "
 "hidden": true}` until the reveal; a `CardExplored` that is neither yours nor aimed at you becomes
 `{"type", "seat", "target", "draws", "hidden": true}`."""
 
-RULES: GamePlugin[State, Any, Any, Config] = GamePlugin(
-    name="artificium", title="Artificium", engine_version=ENGINE_VERSION,
-    editions={e.value: D.PLAYERS for e in D.Edition},
-    config_from_json=config_from_json, config_to_json=config_to_json, setup=setup,
-    decide=dispatch.decide, step=dispatch.step, evolve=evolve, legal_moves=dispatch.legal_moves,
-    to_act=dispatch.to_act, is_finished=is_finished, result=result, draw_counter=draw_counter,
-    view=view, event_view=event_view, summary=summary, state_type=State, state_to_json=state_to_json, codec=EDGES,
-    api_schema=SCHEMA, default_move=dispatch.default_move,
-    # Trading before a card resolves and selling or discarding at turn end never end the seat's
-    # step (ResolveCard, DeclineCard, TakeCardBack or FinishTurn do): one clock stint covers them.
-    provisional=frozenset(c.__name__ for c in dispatch.PROVISIONAL),
-    bots=_bots, reference=reference, renderer="artificium", events_note=EVENTS_NOTE,
-)
+
+def plugin(rules_version: int) -> GamePlugin[State, Any, Any, Config]:
+    """Artificium played by ``rules_version``: ``config_from_json`` records that version in new games'
+    configs; everything else reads it from the state, so either plugin plays any game by the rules it
+    was created with, and ``for_engine`` picks the one that sets a recorded game up again."""
+    return GamePlugin(
+        name="artificium", title="Artificium", engine_version=f"artificium-{rules_version}",
+        editions={e.value: D.PLAYERS for e in D.Edition},
+        config_from_json=partial(config_from_json, rules_version=rules_version), config_to_json=config_to_json,
+        setup=setup,
+        decide=dispatch.decide, step=dispatch.step, evolve=evolve, legal_moves=dispatch.legal_moves,
+        to_act=dispatch.to_act, is_finished=is_finished, result=result, draw_counter=draw_counter,
+        view=view, event_view=event_view, summary=summary, state_type=State, state_to_json=state_to_json, codec=EDGES,
+        api_schema=SCHEMA, default_move=dispatch.default_move,
+        # Trading before a card resolves and selling or discarding at turn end never end the seat's
+        # step (ResolveCard, DeclineCard, TakeCardBack or FinishTurn do): one clock stint covers them.
+        provisional=frozenset(c.__name__ for c in dispatch.PROVISIONAL),
+        for_engine=for_engine, bots=_bots, reference=reference, renderer="artificium", events_note=EVENTS_NOTE,
+    )
+
+
+def for_engine(engine_version: str) -> GamePlugin[State, Any, Any, Config]:
+    """The rules that set up a game recorded by ``engine_version`` again: rules 1 for artificium-1."""
+    return LEGACY_RULES if engine_version == LEGACY_RULES.engine_version else RULES
+
+
+RULES = plugin(D.RULES_VERSION)
+LEGACY_RULES = plugin(D.LEGACY_RULES_VERSION)

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-from domain.artificium.data import STARTING_COINS, Card, Edition, Resource
+from domain.artificium import data
+from domain.artificium.data import LEGACY_RULES_VERSION, STARTING_COINS, Card, Edition, Resource, Tables
+from domain.codec import added
 
 SYSTEM: Final = "system"
 RESOURCES: Final = tuple(Resource)
@@ -36,6 +38,7 @@ class Phase(str, Enum):
 class Config:
     players: int
     edition: Edition = Edition.STANDARD
+    rules_version: int = added(LEGACY_RULES_VERSION)  # recorded by the engine (data.RULES_VERSION)
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,11 @@ class State:
     queue: tuple[int, ...] = ()  # seats whose revealed card is still to resolve, in order
     owed_discards: int = 0  # Wizard's Tower: cards the resolving seat still has to discard
     draws: int = 0
+
+
+def tables(state: State) -> Tables:
+    """The reconstructed prices, bonus spaces and bank rule of the game's rules version."""
+    return data.TABLES[state.config.rules_version]
 
 
 # --- commands ---------------------------------------------------------------------------------------

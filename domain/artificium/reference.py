@@ -27,4 +27,11 @@ def reference() -> dict[str, Any]:
         },
         "hand_size": D.HAND_SIZE,
         "market_cards": D.MARKET_CARDS,
+        "token_pool": D.TOKEN_POOL,
+        "rules_version": D.RULES_VERSION,
+        # The reconstructed tables of the current rules (a game's view carries those it plays by).
+        "prices": {r.value: {"buy": D.BUY_PRICES[r], "sell": D.SELL_PRICES[r]} for r in D.Resource},
+        "bonus_spaces": {str(k): v.value for k, v in D.BONUS_SPACES.items()},
+        # Every value the printed game would give that no source does (docs/artificium-data.md A§4).
+        "reconstructed": sorted(D.RECONSTRUCTED),
     }

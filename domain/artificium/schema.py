@@ -49,11 +49,15 @@ VIEW = obj({
     "market_turn": nullable(INT),
     "deck_count": INT,
     "discard": array(CARD),
-    "bank": INT,
+    "bank": {**INT, "description": "tokens in the bank; under rules 2 never below 0"},
+    "bank_limit": {**nullable(INT), "description": "the tokens in the box (rules 2); null: no limit (rules 1)"},
     "score_board": obj({"length": INT, "bonus_spaces": mapping(RESOURCE)}),
     "prices": obj({r.value: obj({"level": INT, "buy": INT, "sell": INT}) for r in RESOURCES}),
     "seats": array(SEAT_VIEW),
     "result": nullable(RESULT),
+    "rules_version": INT,
+    "reconstructed": {**array(enum(["bank_limit", "prices", "score_board"])),
+                      "description": "keys of this view whose values are reconstructions, not printed data"},
 })
 
 SCHEMA = ApiSchema(moves=SEAT_COMMANDS, config=Config, view=VIEW, result=RESULT)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from domain.artificium import data as D
 from domain.artificium.common import Tx, Why, bank_pays
 from domain.artificium.model import (
     RESOURCE_INDEX,
@@ -18,13 +17,14 @@ from domain.artificium.model import (
     ResourceSold,
     SellResource,
     State,
+    tables,
 )
 
 
 def validate_buy(state: State, c: BuyResource) -> Why:
     """Even a limited bank never runs short here: the coins paid are tokens, and one of them
     comes back as the resource (every price is at least 1)."""
-    price = D.BUY_PRICES[c.resource]
+    price = tables(state).buy[c.resource]
     coins = state.players[c.seat].coins
     if coins < price:
         return f"{c.resource.value} costs {price} coins; you have {coins}"
@@ -32,7 +32,7 @@ def validate_buy(state: State, c: BuyResource) -> Why:
 
 
 def apply_buy(tx: Tx, c: BuyResource) -> None:
-    tx.emit(ResourceBought(c.seat, c.resource, D.BUY_PRICES[c.resource]))
+    tx.emit(ResourceBought(c.seat, c.resource, tables(tx.state).buy[c.resource]))
 
 
 def candidates_buy(state: State, seat: int) -> Iterator[BuyResource]:
@@ -42,14 +42,14 @@ def candidates_buy(state: State, seat: int) -> Iterator[BuyResource]:
 def validate_sell(state: State, c: SellResource) -> Why:
     if state.players[c.seat].resources[RESOURCE_INDEX[c.resource]] < 1:
         return f"you have no {c.resource.value} to sell"
-    price = D.SELL_PRICES[c.resource]
+    price = tables(state).sell[c.resource]
     if bank_pays(state, price - 1) < price - 1:  # the sold token itself goes back to the bank
         return "the bank cannot pay"
     return None
 
 
 def apply_sell(tx: Tx, c: SellResource) -> None:
-    tx.emit(ResourceSold(c.seat, c.resource, D.SELL_PRICES[c.resource]))
+    tx.emit(ResourceSold(c.seat, c.resource, tables(tx.state).sell[c.resource]))
 
 
 def candidates_sell(state: State, seat: int) -> Iterator[SellResource]:

@@ -19,8 +19,8 @@ from typing import Any
 
 from domain import games
 from domain.artificium import data as D
-from domain.artificium.data import Card, Effect, Resource
-from domain.artificium.model import RESOURCES, Phase, Player, RedrawHand, State, sort_cards
+from domain.artificium.data import Card, Effect, Resource, Tables
+from domain.artificium.model import RESOURCES, Phase, Player, RedrawHand, State, sort_cards, tables
 from domain.core import Rejected
 from domain.rng import Rng
 
@@ -84,25 +84,27 @@ def believe(state: State, seat: int, rng: Rng) -> State:
 # --- the estimate ---------------------------------------------------------------------------------------
 
 
-def resource_value(resource: Resource, turn: int) -> float:
-    """Worth of a held resource: its sale at the end, more while it can still be converted."""
+def resource_value(resource: Resource, turn: int, t: Tables) -> float:
+    """Worth of a held resource at the game's prices (``t``): its sale at the end, more while it
+    can still be converted."""
     if turn >= LAST:
-        return D.SELL_PRICES[resource] * COIN
-    return (D.BUY_PRICES[resource] + D.SELL_PRICES[resource]) / 2 * COIN
+        return t.sell[resource] * COIN
+    return (t.buy[resource] + t.sell[resource]) / 2 * COIN
 
 
-def worth(p: Player, turn: int) -> float:
-    return p.vp + p.coins * COIN + sum(n * resource_value(r, turn) for r, n in zip(RESOURCES, p.resources))
+def worth(p: Player, turn: int, t: Tables) -> float:
+    return p.vp + p.coins * COIN + sum(n * resource_value(r, turn, t) for r, n in zip(RESOURCES, p.resources))
 
 
 def estimate(state: State, seat: int) -> float:
     p = state.players[seat]
-    rivals = [projected(q) for i, q in enumerate(state.players) if i != seat]
-    return worth(p, state.turn) + potential(state, seat) - RIVAL_SHARE * max(rivals)
+    t = tables(state)
+    rivals = [projected(q, t) for i, q in enumerate(state.players) if i != seat]
+    return worth(p, state.turn, t) + potential(state, seat) - RIVAL_SHARE * max(rivals)
 
 
-def projected(p: Player) -> float:
-    return p.vp + (p.coins + sum(n * D.SELL_PRICES[r] for r, n in zip(RESOURCES, p.resources))) / D.COINS_PER_VP
+def projected(p: Player, t: Tables) -> float:
+    return p.vp + (p.coins + sum(n * t.sell[r] for r, n in zip(RESOURCES, p.resources))) / D.COINS_PER_VP
 
 
 def potential(state: State, seat: int) -> float:
@@ -113,10 +115,10 @@ def potential(state: State, seat: int) -> float:
     first = p.revealed or p.committed
     playing = state.phase in (Phase.START, Phase.MARKET, Phase.COMMIT, Phase.RESOLVE) and not p.passed
     if playing:
-        return plan(list(p.hand), first, list(p.resources), p.coins, p.plays, p.played, state.turn)
+        return plan(list(p.hand), first, list(p.resources), p.coins, p.plays, p.played, state.turn, tables(state))
     if state.turn >= LAST:
         return 0.0
-    return CARRY_SHARE * plan(list(p.hand), None, list(p.resources), p.coins, 0, (), state.turn + 1)
+    return CARRY_SHARE * plan(list(p.hand), None, list(p.resources), p.coins, 0, (), state.turn + 1, tables(state))
 
 
 # --- a small greedy planner over the hand ------------------------------------------------------------------
@@ -125,19 +127,20 @@ def potential(state: State, seat: int) -> float:
 class Budget:
     """Resources and coins while the planner spends them."""
 
-    __slots__ = ("resources", "coins", "plays", "turn")
+    __slots__ = ("resources", "coins", "plays", "turn", "prices")
 
-    def __init__(self, resources: list[int], coins: int, plays: int, turn: int) -> None:
+    def __init__(self, resources: list[int], coins: int, plays: int, turn: int, prices: Tables) -> None:
         self.resources = resources
         self.coins = coins
         self.plays = plays
         self.turn = turn
+        self.prices = prices
 
 
 def plan(hand: list[Card], first: Card | None, resources: list[int], coins: int, plays: int,
-         played: tuple[Card, ...], turn: int) -> float:
+         played: tuple[Card, ...], turn: int, prices: Tables) -> float:
     """Play ``first`` (if any), then the best remaining card while one gains something."""
-    budget = Budget(list(resources), coins, plays, turn)
+    budget = Budget(list(resources), coins, plays, turn, prices)
     total = 0.0
     if first is not None:
         total += max(0.0, play_card(first, budget, played))
@@ -161,13 +164,13 @@ def missing(card: Card, budget: Budget) -> list[Resource] | None:
     spec = D.CARDS[card]
     need = Counter(spec.takes)
     short = [r for r, n in need.items() for _ in range(max(0, n - budget.resources[RESOURCES.index(r)]))]
-    if sum(D.BUY_PRICES[r] for r in short) + spec.coins > budget.coins:
+    if sum(budget.prices.buy[r] for r in short) + spec.coins > budget.coins:
         return None
     return short
 
 
 def gain(card: Card, budget: Budget, played: tuple[Card, ...]) -> float:
-    trial = Budget(list(budget.resources), budget.coins, budget.plays, budget.turn)
+    trial = Budget(list(budget.resources), budget.coins, budget.plays, budget.turn, budget.prices)
     return play_card(card, trial, played)
 
 
@@ -181,15 +184,15 @@ def play_card(card: Card, budget: Budget, played: tuple[Card, ...]) -> float:
             return -1.0
         value = float(spec.vp)
         for r in short:
-            budget.coins -= D.BUY_PRICES[r]
+            budget.coins -= budget.prices.buy[r]
             budget.resources[RESOURCES.index(r)] += 1
-            value -= D.BUY_PRICES[r] * COIN
+            value -= budget.prices.buy[r] * COIN
         for r in spec.takes:
             budget.resources[RESOURCES.index(r)] -= 1
-            value -= resource_value(r, budget.turn)
+            value -= resource_value(r, budget.turn, budget.prices)
         for r in spec.gives:
             budget.resources[RESOURCES.index(r)] += 1
-            value += resource_value(r, budget.turn)
+            value += resource_value(r, budget.turn, budget.prices)
         budget.coins -= spec.coins
         value -= spec.coins * COIN
         if effect is Effect.KNIGHT:
@@ -201,7 +204,7 @@ def play_card(card: Card, budget: Budget, played: tuple[Card, ...]) -> float:
     elif effect is Effect.EXPLORATION:
         value = CARD_DRAW_VALUE
     elif effect is Effect.THEFT:
-        value = max(0.0, (D.BUY_PRICES[Resource.COAL] - 2) * COIN)
+        value = max(0.0, (budget.prices.buy[Resource.COAL] - 2) * COIN)
     else:  # Reconstruction: play the best card played this turn once more
         again = [c for c in played if c is not Card.RECONSTRUCTION]
         value = max((gain(c, budget, ()) for c in again), default=0.0) * RECONSTRUCTION_SHARE

@@ -62,7 +62,8 @@ def value_of(rules: Any, state: State, seat: int, move: Any, rng: Rng, depth: in
 
 
 def best_value(rules: Any, state: State, seat: int, rng: Rng, depth: int) -> float:
-    if depth <= 0 or state.outcome is not None or state.active != seat or state.step is Step.DRAW:
+    # (not to act: the turn passed on, or a gift's receiver makes room first)
+    if depth <= 0 or state.outcome is not None or seat not in rules.to_act(state) or state.step is Step.DRAW:
         return estimate(state)
     moves = useful(rules.legal_moves(state, seat))
     if len(moves) > BEAM:

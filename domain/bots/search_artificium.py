@@ -16,7 +16,7 @@ from typing import Any
 
 from domain.artificium import data as D
 from domain.artificium.data import Card
-from domain.artificium.model import Phase, State, sort_cards
+from domain.artificium.model import Phase, State, sort_cards, tables
 from domain.bots import artificium_greedy
 from domain.bots.search import Budget, SearchGame, choose_with
 from domain.rng import Rng
@@ -63,7 +63,7 @@ def score(rules: Any, state: State, seat: int) -> float:
     if result is not None:
         points = [float(s) for s in result["scores"]]
     else:
-        points = [artificium_greedy.worth(p, state.turn) + artificium_greedy.potential(state, i)
+        points = [artificium_greedy.worth(p, state.turn, tables(state)) + artificium_greedy.potential(state, i)
                   for i, p in enumerate(state.players)]
     lead = points[seat] - max(p for i, p in enumerate(points) if i != seat)
     return 1.0 / (1.0 + math.exp(-lead / SCORE_SCALE))

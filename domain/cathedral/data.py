@@ -381,7 +381,14 @@ class RoundStart(str, Enum):
 
 
 ROUND_START: Final = RoundStart.AFTER_BELL_TOWER_PLAYER  # RECONSTRUCTION (C§4.8 round_start_player)
+# Rules 1 only; rules 2 follows the knapsack rule as written (C-rules l.173-180): the gift goes in, and
+# the receiver puts one item back (the gift itself, if they would rather forgo it) before play goes on.
 GIFT_NEEDS_ROOM: Final = True  # RECONSTRUCTION (C§4.8 gifts_respect_knapsack_capacity): no gift into a full knapsack
+# The rules a game is played by, recorded in its config (``Config.rules_version``): 1 (engine
+# cathedral-1, games recorded without a number) refused gifts into a full knapsack; 2 lets the
+# receiver make room.
+RULES_VERSION: Final = 2
+LEGACY_RULES_VERSION: Final = 1
 
 
 class EmptySupply(str, Enum):

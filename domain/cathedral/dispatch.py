@@ -24,6 +24,7 @@ from domain.cathedral.model import (
     PutMonk,
     State,
     TimeoutApplied,
+    owing_room,
 )
 from domain.cathedral.moves import COMMAND_RULES, Stage, allowed_types, options, stage
 from domain.core import Actor, Rejected, RejectKind, refuse_unless_allowed, who
@@ -32,7 +33,11 @@ from domain.core import Actor, Rejected, RejectKind, refuse_unless_allowed, who
 
 
 def to_act(state: State) -> frozenset[Actor]:
-    return frozenset() if state.outcome is not None else frozenset({state.active})
+    """The seat whose turn it is, or first a seat a gift left with an over-full knapsack (rules 2)."""
+    if state.outcome is not None:
+        return frozenset()
+    owing = owing_room(state)
+    return frozenset({state.active if owing is None else owing})
 
 
 # --- decide ----------------------------------------------------------------------------------------------
@@ -50,7 +55,7 @@ def guard(state: State, command: Any) -> None:
             raise Rejected(RejectKind.ILLEGAL_MOVE, f"seat {command.target} is not to act")
         return
     if seat not in to_act(state):
-        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(seat)} is not to act; it is seat {state.active}'s turn")
+        raise Rejected(RejectKind.NOT_YOUR_TURN, f"{who(seat)} is not to act; it is seat {min(to_act(state))}'s turn")
     refuse_unless_allowed(command, allowed_types(state))
     why = COMMAND_RULES[type(command)].validate(state, command)
     if why:
@@ -84,11 +89,13 @@ def transact(state: State, command: Any, rng: Any) -> Tx:
 def legal_moves(state: State, actor: Actor) -> list[Any]:
     if state.outcome is not None:
         return []
+    owing = owing_room(state)
+    seat = state.active if owing is None else owing
     if actor == SYSTEM:
-        return [ApplyTimeout(state.active)]
-    if actor != state.active:
+        return [ApplyTimeout(seat)]
+    if actor != seat:
         return []
-    return options(state, state.active, allowed_types(state))
+    return options(state, seat, allowed_types(state))
 
 
 # --- the move a timeout applies ----------------------------------------------------------------------------
@@ -109,6 +116,8 @@ def default_move(state: State, actor: Actor) -> Any:
         return moves[0]  # the timeout of the seat to act
     seat = state.active
     now = stage(state)
+    if now is Stage.MAKE_ROOM:
+        return moves[0]  # the first kind of item in the over-full knapsack goes back
     if now is Stage.DRAW:
         return DrawFollower(seat, Bag.RED if state.red_bag else Bag.BLUE)
     if now is Stage.PLACE:

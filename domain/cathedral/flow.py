@@ -9,7 +9,7 @@ from __future__ import annotations
 from domain.cathedral import data as D
 from domain.cathedral import rewards
 from domain.cathedral.common import Tx, is_full, order_met
-from domain.cathedral.model import ActionFinished, OrderFulfilled, RewardsEarned, Step
+from domain.cathedral.model import ActionFinished, OrderFulfilled, RewardsEarned, Step, owing_room
 from domain.cathedral.moves import action_possible
 from domain.cathedral.turn import pass_turn
 
@@ -23,6 +23,8 @@ def _advance(tx: Tx) -> bool:
     """Take one automatic step; False when someone has to decide."""
     state = tx.state
     seat = state.active
+    if owing_room(state) is not None:
+        return False  # the receiver of a gift makes room first (rules 2, C-rules l.173-180)
     if order_met(state) and state.order is not None:
         tx.emit(OrderFulfilled(seat, state.order))
         tx.emit(RewardsEarned(seat, D.ORDER_REWARD))

@@ -14,6 +14,7 @@ the sections built, ``winners`` is every seat after a win and nobody after a los
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from domain import codec
@@ -27,7 +28,10 @@ from domain.cathedral.schema import SCHEMA
 from domain.cathedral.setup import config_from_json, config_to_json, setup
 from domain.core import GamePlugin, JsonEdges, Policy
 
-ENGINE_VERSION = "cathedral-1"
+# cathedral-1: rules 1 (no gift into a full knapsack). cathedral-2: rules 2 (the receiver of a gift
+# makes room, C-rules l.173-180). A game records its rules version in its config; a game recorded
+# by cathedral-1 replays with rules 1.
+ENGINE_VERSION = f"cathedral-{D.RULES_VERSION}"
 GAME = "cathedral"
 
 # --- views -------------------------------------------------------------------------------------------------
@@ -71,6 +75,11 @@ def board_json() -> dict[str, Any]:
     }
 
 
+# The view's keys whose values come from reconstructed tables (data.RECONSTRUCTED, docs/cathedral-data.md
+# C§4): the map and its spaces, and the printed contents of the tiles shown.
+VIEW_RECONSTRUCTED = ("board", "workshops", "hour_glass", "events", "blueprints")
+
+
 def view(state: State, seat: int | None) -> dict[str, Any]:
     glass = state.hour_glass
     return {
@@ -104,6 +113,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "sections": {"built": state.sections, "needed": D.SECTIONS},
         "removed": _values(state.removed),
         "result": result(state),
+        "reconstructed": list(VIEW_RECONSTRUCTED),
     }
 
 
@@ -177,17 +187,31 @@ EVENTS_NOTE = """Data: `docs/cathedral-data.md`.
 Every event is public: it names only what the whole table sees at that moment (tiles drawn from
 a bag are shown as they come out)."""
 
-RULES: GamePlugin[State, Any, Any, Config] = GamePlugin(
-    name="cathedral", title="The Cathedral of Orléans", engine_version=ENGINE_VERSION,
-    editions={e.value: D.PLAYERS for e in D.Edition},
-    config_from_json=config_from_json, config_to_json=config_to_json, setup=setup,
-    decide=dispatch.decide, step=dispatch.step, evolve=evolve, legal_moves=dispatch.legal_moves,
-    to_act=dispatch.to_act, is_finished=is_finished, result=result, draw_counter=draw_counter,
-    view=view, event_view=event_view, summary=summary, state_type=State, state_to_json=state_to_json, codec=EDGES,
-    api_schema=SCHEMA, default_move=dispatch.default_move,
-    # None: every command moves the turn on through the steps the rules ask for in order (draw,
-    # place, act, rewards) and none can be undone, so each ends a decision and a per-move clock
-    # starts afresh for the next.
-    provisional=frozenset(),
-    bots=_bots, reference=reference, renderer="cathedral", events_note=EVENTS_NOTE,
-)
+
+def plugin(rules_version: int) -> GamePlugin[State, Any, Any, Config]:
+    """The Cathedral played by ``rules_version``: ``config_from_json`` records that version in new
+    games' configs; everything else reads it from the state."""
+    return GamePlugin(
+        name="cathedral", title="The Cathedral of Orléans", engine_version=f"cathedral-{rules_version}",
+        editions={e.value: D.PLAYERS for e in D.Edition},
+        config_from_json=partial(config_from_json, rules_version=rules_version), config_to_json=config_to_json,
+        setup=setup,
+        decide=dispatch.decide, step=dispatch.step, evolve=evolve, legal_moves=dispatch.legal_moves,
+        to_act=dispatch.to_act, is_finished=is_finished, result=result, draw_counter=draw_counter,
+        view=view, event_view=event_view, summary=summary, state_type=State, state_to_json=state_to_json, codec=EDGES,
+        api_schema=SCHEMA, default_move=dispatch.default_move,
+        # None: every command moves the turn on through the steps the rules ask for in order (draw,
+        # place, act, rewards) and none can be undone, so each ends a decision and a per-move clock
+        # starts afresh for the next.
+        provisional=frozenset(),
+        for_engine=for_engine, bots=_bots, reference=reference, renderer="cathedral", events_note=EVENTS_NOTE,
+    )
+
+
+def for_engine(engine_version: str) -> GamePlugin[State, Any, Any, Config]:
+    """The rules that set up a game recorded by ``engine_version`` again: rules 1 for cathedral-1."""
+    return LEGACY_RULES if engine_version == LEGACY_RULES.engine_version else RULES
+
+
+RULES = plugin(D.RULES_VERSION)
+LEGACY_RULES = plugin(D.LEGACY_RULES_VERSION)

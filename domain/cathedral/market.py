@@ -51,7 +51,7 @@ def _check_target(state: State, c: Deliver) -> Why:
     if not is_seat(state, c.player) or c.player == c.seat:
         return f"player must be another seat, 0-{state.config.players - 1}"
     assert c.player is not None
-    if D.GIFT_NEEDS_ROOM and is_full(state, c.player):
+    if D.GIFT_NEEDS_ROOM and state.config.rules_version < 2 and is_full(state, c.player):
         return f"seat {c.player}'s knapsack is full"
     return None
 

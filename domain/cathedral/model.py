@@ -13,6 +13,8 @@ from enum import Enum
 from typing import Final, TypeVar
 
 from domain.cathedral.data import (
+    KNAPSACK_SLOTS,
+    LEGACY_RULES_VERSION,
     Action,
     Bag,
     Edition,
@@ -26,6 +28,7 @@ from domain.cathedral.data import (
     Space,
     Workshop,
 )
+from domain.codec import added
 
 SYSTEM: Final = "system"
 E = TypeVar("E", bound=Enum)
@@ -66,6 +69,7 @@ class Target(str, Enum):
 class Config:
     players: int
     edition: Edition = Edition.STANDARD
+    rules_version: int = added(LEGACY_RULES_VERSION)  # recorded by the engine (data.RULES_VERSION)
 
 
 @dataclass(frozen=True)
@@ -220,6 +224,15 @@ class PutMonk:
 
 
 @dataclass(frozen=True)
+class MakeRoom:
+    """Rules 2: a gift filled this seat's knapsack past its 5 slots; one item goes back (the gift
+    itself, or another), a good to the black bag, a rosette to the supply (C-rules l.173-180)."""
+
+    seat: int
+    item: Item
+
+
+@dataclass(frozen=True)
 class Forgo:
     """Leave a rosette reward when the knapsack is full (C-rules l.173-180)."""
 
@@ -243,7 +256,7 @@ class EndTurn:
 SYSTEM_COMMANDS: Final = (ApplyTimeout,)
 SEAT_COMMANDS: Final = (
     DrawFollower, PlaceFollower, Travel, TakeItem, Deliver, MakeGlass, PaintGlass, FinishAction,
-    GiveRosette, PutMonk, Forgo, Rest, EndTurn,
+    GiveRosette, PutMonk, Forgo, Rest, EndTurn, MakeRoom,
 )
 COMMANDS: Final = SYSTEM_COMMANDS + SEAT_COMMANDS
 
@@ -489,3 +502,12 @@ EVENTS: Final = (
     SectionBuilt, RosetteGiven, MonkAdded, RewardForgone, RewardLost, Rested, ActionFinished, RoundEnded,
     FollowerRemoved, FollowersReturned, HourGlassExpired, TimeoutApplied, GameEnded,
 )
+
+
+def owing_room(state: State) -> int | None:
+    """Rules 2: the seat whose knapsack a gift filled past its slots, which must put an item back
+    before anyone else acts (C-rules l.173-180); None when every knapsack fits."""
+    for seat, knapsack in enumerate(state.knapsacks):
+        if len(knapsack) > KNAPSACK_SLOTS:
+            return seat
+    return None

@@ -21,6 +21,7 @@ from domain.cathedral.model import (
     Forgo,
     GiveRosette,
     MakeGlass,
+    MakeRoom,
     PaintGlass,
     PlaceFollower,
     PutMonk,
@@ -29,6 +30,7 @@ from domain.cathedral.model import (
     Step,
     TakeItem,
     Travel,
+    owing_room,
 )
 from domain.engine import CommandRule
 
@@ -38,6 +40,7 @@ Candidates = Callable[[State, int], Iterable[Any]]
 class Stage(str, Enum):
     """What the seat to act is deciding (the turn's step, or a reward that needs a choice)."""
 
+    MAKE_ROOM = "make_room"  # rules 2: a receiver puts an item back from an over-full knapsack
     DRAW = "draw"
     PLACE = "place"
     ACTION = "action"
@@ -49,6 +52,8 @@ class Stage(str, Enum):
 def stage(state: State) -> Stage:
     if state.outcome is not None:
         return Stage.FINISHED
+    if owing_room(state) is not None:
+        return Stage.MAKE_ROOM
     if state.rewards:
         return Stage.REWARD
     return {Step.DRAW: Stage.DRAW, Step.PLACE: Stage.PLACE, Step.ACTION: Stage.ACTION,
@@ -85,6 +90,7 @@ COMMAND_RULES: dict[type, CommandRule[State, Tx, Any]] = {
     Forgo: CommandRule(rewards.validate_forgo, rewards.apply_forgo, _single(Forgo)),
     Rest: CommandRule(turn.validate_rest, turn.apply_rest, _single(Rest)),
     EndTurn: CommandRule(turn.validate_end_turn, turn.apply_end_turn, _single(EndTurn)),
+    MakeRoom: CommandRule(rewards.validate_make_room, rewards.apply_make_room, rewards.candidates_make_room),
 }
 
 # What carrying out each refusable action takes (Festival Ground and Bell Tower happen at once).
@@ -106,6 +112,8 @@ def allowed_types(state: State) -> tuple[type, ...]:
     now = stage(state)
     if now is Stage.FINISHED:
         return ()
+    if now is Stage.MAKE_ROOM:
+        return (MakeRoom,)
     if now is Stage.REWARD:
         return REWARD_COMMANDS.get(state.rewards[0], ()) + (Rest,)
     if now is Stage.ACTION:

@@ -22,6 +22,7 @@ from domain.cathedral.model import (
     GameEnded,
     GiveRosette,
     ItemPutBack,
+    MakeRoom,
     MonkAdded,
     Outcome,
     PutMonk,
@@ -30,6 +31,7 @@ from domain.cathedral.model import (
     RosetteGiven,
     SectionBuilt,
     State,
+    owing_room,
 )
 
 
@@ -93,7 +95,7 @@ def validate_give_rosette(state: State, c: GiveRosette) -> Why:
         return check_put_back(state, c.seat, c.put_back)
     if c.put_back is not None:
         return "put_back is only for your own full knapsack"
-    if D.GIFT_NEEDS_ROOM and is_full(state, c.to):
+    if D.GIFT_NEEDS_ROOM and state.config.rules_version < 2 and is_full(state, c.to):
         return f"seat {c.to}'s knapsack is full"
     return None
 
@@ -132,3 +134,20 @@ def validate_forgo(state: State, c: Forgo) -> Why:
 
 def apply_forgo(tx: Tx, c: Forgo) -> None:
     tx.emit(RewardForgone(c.seat, Reward.ROSETTE))
+
+
+# --- rules 2: a gift into a full knapsack (C-rules l.173-180) ----------------------------------------------
+
+
+def validate_make_room(state: State, c: MakeRoom) -> Why:
+    if owing_room(state) != c.seat:
+        return "your knapsack is not over full: nothing needs to go back"
+    return None if c.item in state.knapsacks[c.seat] else f"you have no {c.item.value} to put back"
+
+
+def apply_make_room(tx: Tx, c: MakeRoom) -> None:
+    tx.emit(ItemPutBack(c.seat, c.item))
+
+
+def candidates_make_room(state: State, seat: int) -> Iterator[MakeRoom]:
+    return (MakeRoom(seat, item) for item in dict.fromkeys(state.knapsacks[seat]))

@@ -68,7 +68,8 @@ PENDING = obj({
 SEAT_VIEW = obj({
     "seat": SEAT,
     "builder": {**PLACE, "description": "where the seat's Master Builder stands"},
-    "knapsack": {**array(ITEM), "maxItems": D.KNAPSACK_SLOTS},
+    "knapsack": {**array(ITEM), "maxItems": D.KNAPSACK_SLOTS + 1,
+                 "description": "at most 5 items; 6 while a gift waits for its owner to make room (rules 2)"},
 })
 
 VIEW = obj({
@@ -101,6 +102,8 @@ VIEW = obj({
     "sections": obj({"built": SECTIONS, "needed": enum([D.SECTIONS])}),
     "removed": {**array(FOLLOWER), "description": "Bell Tower tiles out of the game"},
     "result": nullable(RESULT),
+    "reconstructed": {**array(enum(["board", "workshops", "hour_glass", "events", "blueprints"])),
+                      "description": "keys of this view whose values are reconstructions, not printed data"},
 })
 
 SCHEMA = ApiSchema(moves=SEAT_COMMANDS, config=Config, view=VIEW, result=RESULT)

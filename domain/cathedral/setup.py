@@ -28,11 +28,13 @@ from domain.cathedral.model import (
 )
 from domain.core import Rejected, RejectKind
 
-CONFIG_FIELDS = frozenset({"edition", "players"})
+CONFIG_FIELDS = frozenset({"edition", "players", "rules_version"})
 EDITIONS = ", ".join(repr(e.value) for e in D.Edition)
 
 
-def config_from_json(data: Any) -> Config:
+def config_from_json(data: Any, rules_version: int = D.RULES_VERSION) -> Config:
+    """A validated config for a game played by ``rules_version``; a ``rules_version`` field in
+    ``data`` (recorded by ``config_to_json``) must name that same version."""
     if not isinstance(data, dict):
         raise Rejected(RejectKind.INVALID_CONFIG, "config must be an object")
     unknown = sorted(set(data) - CONFIG_FIELDS)
@@ -46,7 +48,10 @@ def config_from_json(data: Any) -> Config:
     if not isinstance(players, int) or isinstance(players, bool) or players not in D.PLAYERS:
         raise Rejected(RejectKind.INVALID_CONFIG,
                        f"The Cathedral of Orléans is for {D.PLAYERS[0]}–{D.PLAYERS[-1]} players")
-    return Config(players=players, edition=edition)
+    recorded = data.get("rules_version", rules_version)
+    if isinstance(recorded, bool) or recorded != rules_version:
+        raise Rejected(RejectKind.INVALID_CONFIG, f"rules_version is recorded by the engine: this one plays {rules_version}")
+    return Config(players=players, edition=edition, rules_version=rules_version)
 
 
 def config_to_json(config: Config) -> dict[str, Any]:

@@ -26,7 +26,8 @@ export function draw(root, view, ctx) {
       scoreBoard(view, ctx),
       el("h3", { text: "Market" }), market(view, ctx),
       piles(view, ctx),
-      el("h3", { text: "Bank prices" }), prices(view, ctx)),
+      el("h3", { text: (view.reconstructed || []).includes("prices") ? "Bank prices (reconstructed)" : "Bank prices" }),
+      prices(view, ctx)),
     el("div", { class: "a-seats" }, ...view.seats.map((p) => seat(p, view, ctx)))));
 }
 
@@ -58,7 +59,7 @@ function piles(view, ctx) {
   return el("p", { class: "piles", "data-testid": "piles" },
     el("span", {}, "draw pile ", el("b", { "data-testid": "deck-count", text: view.deck_count })),
     " · ", el("span", {}, "discard pile ", el("b", { "data-testid": "discard-count", text: (view.discard || []).length }), top),
-    " · ", el("span", { title: "tokens left in the bank; below zero, stand-in tokens are in use" }, "bank ",
+    " · ", el("span", { title: view.bank_limit ? `tokens left in the bank (the box holds ${view.bank_limit})` : "tokens left in the bank; below zero, stand-in tokens are in use" }, "bank ",
       el("b", { "data-testid": "bank", text: view.bank })),
     view.resolving?.length ? ` · resolving next: ${listing(view.resolving.map(ctx.name))}` : "");
 }
@@ -193,6 +194,8 @@ export function legend(ctx) {
     legendEntry(el("svg:rect", { x: -9, y: -9, width: 18, height: 18, rx: 2, class: "bonus-icon" }),
       "bonus space: reaching or passing it pays that resource", "bonus"),
     ...resources,
+    ...((ctx.reference.reconstructed || []).length ? [el("span", { class: "legend-entry note", "data-legend": "reconstruction" },
+      "Prices, levels, bonus spaces and the bank's limit are the project's reconstruction (docs/artificium-data.md).")] : []),
   ];
 }
 

@@ -108,3 +108,8 @@ def resolving(players: int, seat: int, card: Card, hand: Iterable[Card] = (), **
     players_ = tuple(replace(p, passed=i != seat) for i, p in enumerate(state.players))
     state = replace(state, players=players_, turn=1, phase=Phase.RESOLVE, step=1, queue=(seat,))
     return give(state, seat, hand=hand, revealed=card, **changes)
+
+
+def under_rules(state: State, version: int) -> State:
+    """The same state in a game played by rules ``version`` (its config records the version)."""
+    return replace(state, config=replace(state.config, rules_version=version))

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 
 from domain.artificium import data as D
-from domain.artificium.model import Phase, State, sort_cards
+from domain.artificium.model import Phase, State, sort_cards, tables
 
 FULL = Counter(D.FULL_DECK)
 
@@ -21,6 +21,8 @@ def check(state: State) -> None:
     assert cards_everywhere(state) == FULL, "every card is in exactly one place"
     held = sum(p.coins + sum(p.resources) for p in state.players)
     assert state.bank + held == D.TOKEN_POOL, "tokens are conserved between the bank and the seats"
+    if tables(state).bank_is_limited:  # rules 2: the box holds 100 tokens (A-rules l.22, A§5.1)
+        assert state.bank >= 0, f"the bank shows {state.bank} tokens"
     for i, p in enumerate(state.players):
         assert p.coins >= 0 and min(p.resources) >= 0, (i, p.coins, p.resources)
         assert p.vp >= 0, f"seat {i} has negative VP"

@@ -19,13 +19,23 @@ from domain.artificium.model import (
     ResolveCard,
     ResourceStolen,
     SellResource,
+    State,
     TakeCardBack,
 )
 from domain.core import RejectKind
-from tests.artificium.helpers import give, have, of_type, play, rejected, resolving, resources
+from tests.artificium.helpers import give, have, of_type, play, rejected, resolving, resources, under_rules
 
 R = Resource
 PRODUCERS = [c for c in Card if D.CARDS[c].effect is Effect.PRODUCE]
+
+SEVEN = D.TABLES[1].bonus_spaces  # rules 1's board, a bonus space every 7th space
+
+
+def seven(state: State) -> State:
+    """The bonus-space scenarios below play on rules 1's board, the same state in a game recorded
+    under rules 1 (rules 2 has the same rule, A-rules l.219-223, on every 20th space)."""
+    return under_rules(state, 1)
+
 
 
 @pytest.mark.parametrize("card", PRODUCERS)
@@ -52,15 +62,15 @@ def test_a_building_without_its_inputs_cannot_resolve(card: Card) -> None:
 
 def test_passing_a_bonus_space_pays_its_resource() -> None:
     """A-rules l.219-221: moving over or stopping on a resource space takes that resource free."""
-    state = resolving(3, 0, Card.CHARCOAL_BURNERS_HOUSE, resources=resources(wood=1), vp=5, farthest=5)
+    state = seven(resolving(3, 0, Card.CHARCOAL_BURNERS_HOUSE, resources=resources(wood=1), vp=5, farthest=5))
     state, events = play(state, ResolveCard(0))
-    assert of_type(events, BonusCollected) == [BonusCollected(0, 7, D.BONUS_SPACES[7])]
-    assert state.players[0].vp == 7 and have(state, 0, D.BONUS_SPACES[7]) == 1
+    assert of_type(events, BonusCollected) == [BonusCollected(0, 7, SEVEN[7])]
+    assert state.players[0].vp == 7 and have(state, 0, SEVEN[7]) == 1
 
 
 def test_passing_several_bonus_spaces_pays_each() -> None:
     """A-rules l.221-223: several resource spaces in one move pay one resource each."""
-    state = resolving(3, 0, Card.CASTLE, resources=resources(beer=1, sword=1), vp=6, farthest=6)
+    state = seven(resolving(3, 0, Card.CASTLE, resources=resources(beer=1, sword=1), vp=6, farthest=6))
     state, events = play(state, ResolveCard(0, target=1))
     assert [e.space for e in of_type(events, BonusCollected)] == [7, 14]
     assert state.players[0].vp == 14
@@ -68,10 +78,10 @@ def test_passing_several_bonus_spaces_pays_each() -> None:
 
 def test_the_score_board_wraps_after_space_99() -> None:
     """A§4 score_board: spaces 0-99; a marker past 99 goes on from 0 and keeps its total."""
-    state = resolving(3, 0, Card.SAWMILL, vp=97, farthest=97)
+    state = seven(resolving(3, 0, Card.SAWMILL, vp=97, farthest=97))
     state, events = play(state, ResolveCard(0))
     assert state.players[0].vp == 98 and [e.space for e in of_type(events, BonusCollected)] == [98]
-    state = resolving(3, 0, Card.CASTLE, resources=resources(beer=1, sword=1), vp=99, farthest=99)
+    state = seven(resolving(3, 0, Card.CASTLE, resources=resources(beer=1, sword=1), vp=99, farthest=99))
     state, events = play(state, ResolveCard(0, target=1))
     assert state.players[0].vp == 107 and [e.space for e in of_type(events, BonusCollected)] == [7]
     assert RULES.view(state, None)["seats"][0]["space"] == 7
@@ -80,7 +90,7 @@ def test_the_score_board_wraps_after_space_99() -> None:
 def test_castle_makes_a_knight_and_pushes_an_opponent_back_four_without_bonus() -> None:
     """A-rules l.61-64, l.239-244: 1 Beer, 1 Sword, 1 Coin -> 8 VP and an opponent 4 spaces back;
     A§4 bonus_on_forward_move_only: the push-back pays nothing."""
-    state = resolving(3, 0, Card.CASTLE, resources=resources(beer=1, sword=1))
+    state = seven(resolving(3, 0, Card.CASTLE, resources=resources(beer=1, sword=1)))
     state = give(state, 2, vp=16, farthest=16)
     state, events = play(state, ResolveCard(0, target=2))
     assert of_type(events, MarkerPushedBack) == [MarkerPushedBack(2, 0, 4)]
@@ -108,7 +118,7 @@ def test_castle_needs_an_opponent_and_its_coin() -> None:
 
 def test_recrossing_a_bonus_space_after_a_push_back_pays_again() -> None:
     """A§4 bonus_repays_on_recross: moving over the space again pays again."""
-    state = resolving(3, 0, Card.SAWMILL, vp=6, farthest=10)
+    state = seven(resolving(3, 0, Card.SAWMILL, vp=6, farthest=10))
     state, events = play(state, ResolveCard(0))
     assert [e.space for e in of_type(events, BonusCollected)] == [7]
 

@@ -29,7 +29,7 @@ from tests.artificium.helpers import fresh, give, play, rejected, resolving, res
 
 def test_registered_under_its_name_with_its_engine_version() -> None:
     rules: GameRules = get_game("artificium")
-    assert rules is RULES and RULES.name == "artificium" and RULES.engine_version == "artificium-1"
+    assert rules is RULES and RULES.name == "artificium" and RULES.engine_version == "artificium-2"
     assert isinstance(RULES, GamePlugin)
 
 

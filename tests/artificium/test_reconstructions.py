@@ -24,18 +24,23 @@ from domain.artificium.model import (
     MarkerPushedBack,
     Produced,
     ResolveCard,
-    SellResource,
 )
 from domain.artificium.turn import next_first_player
-from tests.artificium.helpers import fresh, give, have, of_type, play, rejected, resolving, resources
+from tests.artificium.helpers import fresh, give, of_type, play, rejected, resolving, resources
 from tests.artificium.test_market import market_state
 
 R = Resource
 
 
+def patch_tables(monkeypatch: pytest.MonkeyPatch, **changes: object) -> None:
+    """Play the current rules version with some reconstructed tables changed."""
+    current = replace(D.TABLES[D.RULES_VERSION], **changes)
+    monkeypatch.setattr(D, "TABLES", MappingProxyType({**D.TABLES, D.RULES_VERSION: current}))
+
+
 def test_bonus_spaces_are_data(monkeypatch: pytest.MonkeyPatch) -> None:
     """A§4 score_board.bonus_spaces: another layout pays on its own spaces."""
-    monkeypatch.setattr(D, "BONUS_SPACES", MappingProxyType({3: R.BEER}))
+    patch_tables(monkeypatch, bonus_spaces=MappingProxyType({3: R.BEER}))
     state = resolving(3, 0, Card.CHARCOAL_BURNERS_HOUSE, resources=resources(wood=1), vp=1, farthest=1)
     state, events = play(state, ResolveCard(0))
     assert of_type(events, BonusCollected) == [BonusCollected(0, 3, R.BEER)]
@@ -44,6 +49,7 @@ def test_bonus_spaces_are_data(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_board_that_does_not_repay_recrossed_spaces(monkeypatch: pytest.MonkeyPatch) -> None:
     """A§4 bonus_repays_on_recross false: a space already reached pays nothing the second time."""
     monkeypatch.setattr(D, "BONUS_REPAYS_ON_RECROSS", False)
+    patch_tables(monkeypatch, bonus_spaces=D.TABLES[1].bonus_spaces)  # spaces 7 and 14
     state = resolving(3, 0, Card.SAWMILL, vp=6, farthest=10)
     state, events = play(state, ResolveCard(0))
     assert not of_type(events, BonusCollected) and state.players[0].vp == 7
@@ -55,10 +61,11 @@ def test_a_board_that_does_not_repay_recrossed_spaces(monkeypatch: pytest.Monkey
 def test_a_push_back_that_pays_the_spaces_it_passes(monkeypatch: pytest.MonkeyPatch) -> None:
     """A§4 bonus_on_forward_move_only false: the Castle's victim collects what it passes backwards."""
     monkeypatch.setattr(D, "BONUS_ON_FORWARD_MOVE_ONLY", False)
+    patch_tables(monkeypatch, bonus_spaces=MappingProxyType({14: R.COAL}))
     state = give(resolving(3, 0, Card.CASTLE, resources=resources(beer=1, sword=1)), 2, vp=16, farthest=16)
     state, events = play(state, ResolveCard(0, target=2))
     assert of_type(events, MarkerPushedBack) == [MarkerPushedBack(2, 0, 4)]
-    assert [e for e in of_type(events, BonusCollected) if e.seat == 2] == [BonusCollected(2, 14, D.BONUS_SPACES[14])]
+    assert [e for e in of_type(events, BonusCollected) if e.seat == 2] == [BonusCollected(2, 14, R.COAL)]
 
 
 def test_castle_push_back_and_floor_are_data(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -74,7 +81,7 @@ def test_castle_push_back_and_floor_are_data(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_prices_are_data(monkeypatch: pytest.MonkeyPatch) -> None:
     """A§4 resources buy/sell: another price list is charged as written."""
-    monkeypatch.setattr(D, "BUY_PRICES", MappingProxyType({**D.BUY_PRICES, R.WHEAT: 4}))
+    patch_tables(monkeypatch, buy=MappingProxyType({**D.BUY_PRICES, R.WHEAT: 4}))
     state = resolving(3, 0, Card.MILL_BAKERY)
     state, _ = play(state, BuyResource(0, R.WHEAT))
     assert state.players[0].coins == 1
@@ -137,16 +144,11 @@ def test_a_tied_previous_first_player_may_be_skipped(monkeypatch: pytest.MonkeyP
     assert next_first_player(state) == 3
 
 
-def test_a_limited_bank(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A§4 token_pool: with BANK_IS_LIMITED the 100 tokens are a hard limit: a bank with one token
-    left pays one Wood of a Sawmill's two and no bonus; buying still works from an empty bank (the
-    coins paid are tokens), selling needs the bank to hold the change."""
-    monkeypatch.setattr(D, "BANK_IS_LIMITED", True)
+def test_an_unlimited_bank(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A§4 token_pool, rules 1's value: with the bank unlimited a bank of one token pays both Wood
+    of a Sawmill and the bonus space, and shows a negative count (stand-in tokens in use)."""
+    patch_tables(monkeypatch, bank_is_limited=False, bonus_spaces=MappingProxyType({7: R.WHEAT}))
     state = replace(resolving(3, 0, Card.SAWMILL, vp=6, farthest=6), bank=1)
     state, events = play(state, ResolveCard(0))
-    assert of_type(events, Produced)[0].made == (R.WOOD,) and not of_type(events, BonusCollected)
-    assert have(state, 0, R.WOOD) == 1 and state.bank == 0
-    empty = replace(resolving(3, 0, Card.MILL_BAKERY, resources=resources(sword=1)), bank=0)
-    rejected(empty, SellResource(0, R.SWORD))
-    bought, _ = play(empty, BuyResource(0, R.WHEAT))
-    assert bought.bank == D.BUY_PRICES[R.WHEAT] - 1 and have(bought, 0, R.WHEAT) == 1
+    assert of_type(events, Produced)[0].made == (R.WOOD, R.WOOD) and of_type(events, BonusCollected)
+    assert state.bank == -2

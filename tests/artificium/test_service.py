@@ -62,7 +62,7 @@ def test_create_an_artificium_game(svc: GameService) -> None:
     assert out["game"] == "artificium" and out["edition"] == "standard" and out["version"] == 1
     assert [bool(s.get("token")) for s in out["seats"]] == [True, False, False, True]
     game = svc.load(out["id"])
-    assert game.to_act == {SYSTEM} and game.info.engine_version == "artificium-1"
+    assert game.to_act == {SYSTEM} and game.info.engine_version == "artificium-2"
 
 
 def test_bad_configs_are_refused(svc: GameService) -> None:

@@ -16,7 +16,8 @@ from tests.artificium.helpers import fresh, of_type, step
 def test_two_to_six_players(players: int) -> None:
     """A-rules l.2: for 2-6 players."""
     config = RULES.config_from_json({"edition": "standard", "players": players})
-    assert config.players == players and RULES.config_to_json(config) == {"edition": "standard", "players": players}
+    assert config.players == players and RULES.config_to_json(config) == {"edition": "standard", "players": players,
+                                                                            "rules_version": D.RULES_VERSION}
 
 
 @pytest.mark.parametrize("bad", [

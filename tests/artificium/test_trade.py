@@ -35,7 +35,7 @@ def test_no_buying_without_the_coins_and_no_selling_what_is_not_there() -> None:
 
 
 def test_trading_only_by_the_resolving_seat_and_never_after_resolving() -> None:
-    """A-rules l.211, l.215-216: trade before resolving your card; not after it; only with the bank."""
+    """A-rules l.211, l.214-216: trade before resolving your card; not after it; only with the bank."""
     state = resolving(3, 0, Card.FARM)
     state = replace(state, players=tuple(replace(p, passed=False) for p in state.players))
     state = give(state, 1, revealed=Card.SAWMILL)

@@ -193,3 +193,8 @@ def next_blueprints(state: State, *tiles: D.Reward) -> State:
 
 def drawing(state: State, seat: int | None = None) -> DrawFollower:
     return DrawFollower(state.active if seat is None else seat, Bag.RED)
+
+
+def under_rules(state: State, version: int) -> State:
+    """The same state in a game played by rules ``version`` (its config records the version)."""
+    return replace(state, config=replace(state.config, rules_version=version))

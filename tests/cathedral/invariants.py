@@ -45,7 +45,9 @@ def check(state: State) -> None:
     assert len(state.hour_glass_gone) + (state.hour_glass is not None) <= D.HOUR_GLASSES_IN_PLAY
     workshops = [w.tile for w in state.workshops] + list(state.workshop_box)
     assert sorted(workshops) == sorted(D.Workshop), "every Workshop tile is in exactly one place"
-    assert all(len(k) <= D.KNAPSACK_SLOTS for k in state.knapsacks), "knapsacks hold at most 5"
+    over = [len(k) - D.KNAPSACK_SLOTS for k in state.knapsacks if len(k) > D.KNAPSACK_SLOTS]
+    assert not over or (over == [1] and state.config.rules_version >= 2), \
+        "knapsacks hold at most 5; under rules 2 one gift may fill one knapsack to 6 until its owner makes room"
     for pile in (state.red_bag, state.blue_bag, state.black_bag, state.event_pool, state.hour_glass_pool,
                  state.blueprint_pool, *state.knapsacks):
         assert pile == sort_tiles(pile), "bags, piles and knapsacks are kept sorted"

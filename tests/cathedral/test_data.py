@@ -122,3 +122,20 @@ def test_the_line_index_cites_real_lines_in_order() -> None:
     assert entries and all(int(b or a) >= int(a) for a, b in entries)
     assert [int(a) for a, _ in entries] == sorted(int(a) for a, _ in entries)
     assert max(int(b or a) for a, b in entries) <= 374  # the rulebook text has 374 lines
+
+
+def test_every_view_names_its_reconstructed_keys() -> None:
+    """C§4: the map, the action spaces and the tiles' printed contents are reconstructions; every
+    view (a seat's and a spectator's) says which of its keys carry them, as the reference API
+    lists the tables (data.RECONSTRUCTED)."""
+    from domain.cathedral import RULES
+    from domain.games import fold
+    from domain.rng import Rng
+
+    config = RULES.config_from_json({"players": 3})
+    state = fold(RULES, RULES.setup(config, Rng(b"labels", "labels", 0)))
+    for seat in (0, None):
+        view = RULES.view(state, seat)
+        assert view["reconstructed"] == ["board", "workshops", "hour_glass", "events", "blueprints"]
+        assert all(key in view for key in view["reconstructed"])
+    assert RULES.reference()["reconstructed"] == sorted(D.RECONSTRUCTED)

@@ -1,5 +1,9 @@
 """Golden playthrough: a fixed seed and bots must give exactly the recorded 3-seat game.
 
+``cathedral-3p.jsonl`` was recorded by cathedral-1 and replays with the rules that engine's games keep
+(rules 1, ``for_engine``); ``cathedral-2-3p.jsonl`` is the same game under rules 2 (a gift into a
+full knapsack makes room). Regeneration rewrites only the current engine's file.
+
 The greedy team plays, so the transcript runs through Workshops, Hour Glasses, Events, Blueprints
 and rests. Regenerate on purpose only (after a deliberate change to the rules or to the greedy bot)
 with:
@@ -10,16 +14,23 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+from typing import Any
+
+import pytest
 
 from domain.canonical import canonical_json
-from domain.cathedral import RULES
+from domain.cathedral import LEGACY_RULES, RULES
+from domain.games import get_game
 from domain.selfplay import play
 
 GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
 NAME = "cathedral-3p.jsonl"
+NAME_2 = "cathedral-2-3p.jsonl"
+CASES = [(NAME, LEGACY_RULES), (NAME_2, RULES)]
 
 
-def transcript() -> list[str]:
+def transcript(rules: Any = RULES) -> list[str]:
+    RULES = rules  # noqa: N806 (the rules of the recorded engine)
     config = RULES.config_from_json({"edition": "standard", "players": 3})
     game = play(RULES, config, b"golden-seed", "golden-cathedral-3", ["greedy"])
     lines = [canonical_json({"config": RULES.config_to_json(config), "seed": "golden-seed",
@@ -33,20 +44,23 @@ def transcript() -> list[str]:
     return lines
 
 
-def test_playthrough_matches_golden_file() -> None:
-    path = GOLDEN / NAME
-    lines = transcript()
-    if os.environ.get("HOURGLASS_REGENERATE_GOLDEN"):
+@pytest.mark.parametrize("name,rules", CASES)
+def test_playthrough_matches_golden_file(name: str, rules: Any) -> None:
+    path = GOLDEN / name
+    lines = transcript(rules)
+    if os.environ.get("HOURGLASS_REGENERATE_GOLDEN") and rules is RULES:  # an old engine's file stays
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     recorded = path.read_text(encoding="utf-8").splitlines()
+    assert get_game("cathedral", json.loads(recorded[0])["engine_version"]) is rules
     assert len(recorded) == len(lines)
     for i, (want, got) in enumerate(zip(recorded, lines)):
-        assert got == want, f"{NAME} line {i + 1} differs"
+        assert got == want, f"{name} line {i + 1} differs"
 
 
-def test_golden_file_replays_through_the_fold() -> None:
+@pytest.mark.parametrize("name", [NAME, NAME_2])
+def test_golden_file_replays_through_the_fold(name: str) -> None:
     """The recorded events alone rebuild the recorded result (no seed, no rules run)."""
-    recorded = (GOLDEN / NAME).read_text(encoding="utf-8").splitlines()
+    recorded = (GOLDEN / name).read_text(encoding="utf-8").splitlines()
     state = None
     for line in recorded[1:-1]:
         for data in json.loads(line)["events"]:

@@ -89,7 +89,8 @@ def test_every_event_is_the_same_for_every_viewer(players: int, edition: str, se
 def test_the_opening_events_carry_no_pile() -> None:
     """GameStarted names the configuration only: bags and stacks follow from the edition's data."""
     events = RULES.setup(RULES.config_from_json({"players": 4, "edition": "expert"}), Rng(b"s", "g", 0))
-    assert RULES.event_to_json(events[0]) == {"type": "GameStarted", "config": {"players": 4, "edition": "expert"}}
+    assert RULES.event_to_json(events[0]) == {"type": "GameStarted", "config": {"players": 4, "edition": "expert",
+                                                                           "rules_version": 2}}
 
 
 @pytest.mark.parametrize("players,edition,seed_index", CONFIGS[2:])

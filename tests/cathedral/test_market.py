@@ -4,18 +4,38 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+import pytest
+
 from domain.cathedral import RULES
 from domain.cathedral.data import Follower, HourGlass, Item, Place, Reward, Space, Workshop
 from domain.cathedral.model import (
+    SYSTEM,
+    ApplyTimeout,
     Deliver,
     FinishAction,
     HourGlassCompleted,
+    ItemPutBack,
+    MakeRoom,
     RewardsEarned,
     SectionBuilt,
     Target,
     WorkshopCompleted,
 )
-from tests.cathedral.helpers import at, fresh, hour_glass, knapsack, of_type, placed, play, rejected, workshops
+from domain.cathedral.moves import Stage, stage
+from domain.core import Rejected, RejectKind
+from tests.cathedral.helpers import (
+    at,
+    fresh,
+    hour_glass,
+    knapsack,
+    of_type,
+    placed,
+    play,
+    rejected,
+    rng,
+    under_rules,
+    workshops,
+)
 
 MARKET = Space.R4  # a Trader space (C§4.3)
 HG, WS, PL = Target.HOUR_GLASS, Target.WORKSHOP, Target.PLAYER
@@ -67,11 +87,43 @@ def test_items_may_go_to_other_players_and_to_two_different_places() -> None:
     assert after.workshops[0].delivered == (Item.STONE,) and Item.ROSETTE in after.knapsacks[2]
 
 
-def test_a_gift_needs_room_in_the_other_knapsack() -> None:
-    """C§4.8 gifts_respect_knapsack_capacity."""
-    state = knapsack(market(Item.WOOD), 1, Item.WOOD, Item.WOOD, Item.STONE, Item.STONE, Item.BREAD)
+def test_under_rules_1_a_gift_needs_room_in_the_other_knapsack() -> None:
+    """C§4.8 gifts_respect_knapsack_capacity, the rules of games recorded by cathedral-1."""
+    state = under_rules(knapsack(market(Item.WOOD), 1, Item.WOOD, Item.WOOD, Item.STONE, Item.STONE, Item.BREAD), 1)
     rejected(state, Deliver(0, Item.WOOD, PL, 1))
     play(state, Deliver(0, Item.WOOD, PL, 2))
+
+
+def test_a_gift_into_a_full_knapsack_waits_for_its_receiver_to_make_room() -> None:
+    """Rules 2, the knapsack rule as written (C-rules l.173-180) for a Market gift (l.196-201): the
+    gift goes in, and before anyone else acts the receiver puts one item back: another good (to
+    the black bag) or the gift itself."""
+    full = (Item.WOOD, Item.WOOD, Item.STONE, Item.STONE, Item.BREAD)
+    state = knapsack(market(Item.BREAD, Item.WOOD), 1, *full)
+    given, _ = play(state, Deliver(0, Item.BREAD, PL, 1))
+    assert len(given.knapsacks[1]) == 6 and RULES.to_act(given) == {1} and stage(given) is Stage.MAKE_ROOM
+    assert RULES.legal_moves(given, 0) == [] and RULES.legal_moves(given, 1) == [
+        MakeRoom(1, Item.WOOD), MakeRoom(1, Item.STONE), MakeRoom(1, Item.BREAD)]
+    rejected(given, MakeRoom(1, Item.ROSETTE))
+    with pytest.raises(Rejected) as info:
+        RULES.decide(given, Deliver(0, Item.BREAD, PL, 2), rng(given))
+    assert info.value.kind is RejectKind.NOT_YOUR_TURN
+    bag = len(given.black_bag)
+    room, events = play(given, MakeRoom(1, Item.STONE))
+    assert of_type(events, ItemPutBack) == [ItemPutBack(1, Item.STONE)]
+    assert room.knapsacks[1] == (Item.WOOD, Item.WOOD, Item.STONE, Item.BREAD, Item.BREAD)
+    assert len(room.black_bag) == bag + 1 and RULES.to_act(room) == {0}, "the giver's turn goes on"
+    assert Deliver(0, Item.WOOD, PL, 2) in RULES.legal_moves(room, 0), "with its second delivery"
+    refused, _ = play(given, MakeRoom(1, Item.BREAD))
+    assert refused.knapsacks[1] == full, "putting the gift itself back is forgoing it"
+
+
+def test_a_timeout_of_the_receiver_puts_an_item_back() -> None:
+    full = (Item.WOOD, Item.WOOD, Item.STONE, Item.STONE, Item.BREAD)
+    given, _ = play(knapsack(market(Item.BREAD), 1, *full), Deliver(0, Item.BREAD, PL, 1))
+    assert RULES.legal_moves(given, SYSTEM) == [ApplyTimeout(1)]
+    after, events = play(given, ApplyTimeout(1))
+    assert of_type(events, ItemPutBack) and len(after.knapsacks[1]) == 5
 
 
 def test_bad_gift_targets_are_refused() -> None:

@@ -15,6 +15,7 @@ from domain.cathedral.model import (
     GameEnded,
     GiveRosette,
     ItemPutBack,
+    MakeRoom,
     Outcome,
     PutMonk,
     Rest,
@@ -25,7 +26,7 @@ from domain.cathedral.model import (
 )
 from domain.cathedral.moves import Stage, stage
 from domain.core import RejectKind
-from tests.cathedral.helpers import fresh, holding, knapsack, next_blueprints, of_type, play, rejected
+from tests.cathedral.helpers import fresh, holding, knapsack, next_blueprints, of_type, play, rejected, under_rules
 
 FULL = (Item.WOOD, Item.WOOD, Item.STONE, Item.BREAD, Item.BREAD)
 
@@ -87,10 +88,10 @@ def test_a_rosette_goes_into_ones_own_knapsack_or_another_players() -> None:
 
 
 def test_a_rosette_into_a_full_knapsack_puts_an_item_back_or_is_left() -> None:
-    """C-rules l.173-180 apply to rewards too; C§4.8: another seat's full knapsack takes no gift."""
+    """C-rules l.173-180 apply to rewards too; C§4.8 (rules 1): another seat's full knapsack takes no gift."""
     state = knapsack(owed(Reward.ROSETTE, *FULL), 1, *FULL)
     rejected(state, GiveRosette(0, 0))
-    rejected(state, GiveRosette(0, 1))
+    rejected(under_rules(state, 1), GiveRosette(0, 1))
     rejected(state, GiveRosette(0, 2, Item.WOOD))
     after, events = play(state, GiveRosette(0, 0, Item.STONE))
     assert of_type(events, ItemPutBack) == [ItemPutBack(0, Item.STONE)] and Item.ROSETTE in after.knapsacks[0]
@@ -133,3 +134,15 @@ def test_a_blueprint_with_none_left_is_lost() -> None:
     state = replace(state, blueprint_pool=(), blueprints_turned=state.blueprint_pool)
     after, events = play(state, Rest(0))
     assert of_type(events, RewardLost) == [RewardLost(Reward.BLUEPRINT)] and after.sections == 0
+
+
+def test_a_rosette_given_to_a_full_knapsack_waits_for_its_receiver() -> None:
+    """Rules 2 (C-rules l.173-180, l.294-296): the rosette goes into the other seat's full knapsack,
+    and that seat puts one item back (a rosette goes to the supply) before the turn goes on."""
+    state = knapsack(owed(Reward.ROSETTE, *FULL), 1, *FULL)
+    given, events = play(state, GiveRosette(0, 1))
+    assert of_type(events, RosetteGiven) == [RosetteGiven(0, 1)] and RULES.to_act(given) == {1}
+    supply = given.supply_rosettes
+    back, events = play(given, MakeRoom(1, Item.ROSETTE))
+    assert of_type(events, ItemPutBack) == [ItemPutBack(1, Item.ROSETTE)]
+    assert back.knapsacks[1] == FULL and back.supply_rosettes == supply + 1 and RULES.to_act(back) == {0}

@@ -71,6 +71,6 @@ def test_views_and_results_of_whole_games_fit_the_schema() -> None:
 def test_the_schema_publishes_every_seat_move_and_the_config() -> None:
     assert {cls.__name__ for cls in SCHEMA.moves} == {
         "DrawFollower", "PlaceFollower", "Travel", "TakeItem", "Deliver", "MakeGlass", "PaintGlass", "FinishAction",
-        "GiveRosette", "PutMonk", "Forgo", "Rest", "EndTurn"}
+        "GiveRosette", "PutMonk", "Forgo", "Rest", "EndTurn", "MakeRoom"}
     assert "ApplyTimeout" not in {cls.__name__ for cls in SCHEMA.moves}  # the service's own step, never posted
     assert SCHEMA.config is type(RULES.config_from_json({"players": 2}))

@@ -21,7 +21,7 @@ from tests.cathedral.invariants import check
 def test_two_to_four_players_in_either_variant(players: int, edition: str) -> None:
     """C-rules l.36-38 (4 Knapsacks and Master Builders), C§1 (2-4 players), l.83-86 (experts)."""
     config = RULES.config_from_json({"edition": edition, "players": players})
-    assert RULES.config_to_json(config) == {"edition": edition, "players": players}
+    assert RULES.config_to_json(config) == {"edition": edition, "players": players, "rules_version": D.RULES_VERSION}
     check(fresh(players, edition))
 
 
