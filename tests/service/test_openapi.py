@@ -52,8 +52,10 @@ def test_errors_are_problem_json_with_their_headers(spec: dict[str, Any]) -> Non
             assert responses[status]["headers"]["Retry-After"]["required"] is True
         for status, response in responses.items():
             assert "RateLimit-Remaining" in response["headers"], (path, method, status)
-            if (path, status) == ("/games/{game_id}", "404"):  # the viewer: a page for people, or the problem
+            if (path, status) == ("/games/{game_id}", "404"):  # the viewer: a page for people, a problem for programs
                 assert set(response["content"]) == {"text/html", "application/problem+json"}
+                assert response["content"]["application/problem+json"]["schema"] == {
+                    "$ref": "#/components/schemas/Problem"}
             elif int(status) >= 400:
                 assert list(response["content"]) == ["application/problem+json"], (path, method, status)
                 assert response["content"]["application/problem+json"]["schema"] == {
@@ -80,6 +82,27 @@ def test_security_says_which_operations_read_a_token(spec: dict[str, Any]) -> No
     assert {"postMove", "getState", "streamEvents"} <= by_scheme["bearerAuth"]
     assert {"signUp"}.isdisjoint(by_scheme["accountKey"] | by_scheme["bearerAuth"])
     assert {"registerBot", "createTournament", "streamAccountEvents", "createGame"} <= by_scheme["accountKey"]
+
+
+def test_request_only_schemas_say_their_defaults_in_words(spec: dict[str, Any]) -> None:
+    """openapi-typescript types a property with a default as always present: right for answers,
+    wrong for requests. Request-only schemas keep the server's default in the description."""
+    kind = spec["components"]["schemas"]["SeatSpec"]["properties"]["kind"]
+    assert "default" not in kind and kind["description"].endswith('(default: "human")')
+    assert "kind" not in spec["components"]["schemas"]["SeatSpec"].get("required", [])
+    assert spec["components"]["schemas"]["OrleansConfig"]["properties"]["exclusion"]["default"] is False  # an answer's
+
+
+def test_stream_bodies_are_strings_whose_lines_are_named_components(spec: dict[str, Any]) -> None:
+    stream = spec["paths"]["/api/v1/games/{game_id}/events/stream"]["get"]["responses"]["200"]["content"]
+    for media in stream.values():  # SSE: one event's schema (as OpenAPI 3.1 tools read it) or the raw text
+        assert "string" in [option.get("type") for option in media["schema"].get("anyOf", [media["schema"]])]
+        assert media["x-itemSchema"] == {"$ref": "#/components/schemas/StreamLine"}
+    line = spec["components"]["schemas"]["StreamLine"]
+    kinds = {"snapshot", "event", "clocks", "moves", "end", "resync"}
+    assert set(line["discriminator"]["mapping"]) == kinds and all("$ref" in option for option in line["oneOf"])
+    for kind, ref in line["discriminator"]["mapping"].items():
+        assert spec["components"]["schemas"][ref.rsplit("/", 1)[1]]["properties"]["kind"]["enum"] == [kind]
 
 
 def test_headers_and_streams_are_declared(spec: dict[str, Any]) -> None:
@@ -121,7 +144,7 @@ def test_every_game_has_typed_moves_config_view_and_result(spec: dict[str, Any])
         assert create["required"] == ["game", "seats"] and "edition" in create["properties"], create["required"]
     orleans = schemas["OrleansPlaceFollower"]
     assert orleans["properties"]["tile"]["enum"][:2] == ["farmer", "boatman"] and orleans["additionalProperties"] is False
-    assert schemas["OrleansOptions"]["properties"]["exclusion"] == {"type": "boolean", "default": False}
+    assert schemas["OrleansOptions"]["properties"]["exclusion"] == {"type": "boolean", "description": "default: false"}
     assert schemas["State"]["properties"]["view"]["$ref"] == "#/components/schemas/GameView"
     assert schemas["Moves"]["properties"]["moves"]["items"] == {"$ref": "#/components/schemas/Move"}
 
@@ -133,6 +156,8 @@ def test_redoc_and_swagger_ui_are_served_from_the_package(client: Any) -> None:
     assert b"http" not in page.data.lower().replace(b'http-equiv', b'')  # nothing from another origin
     script = client.get("/redoc/redoc.standalone.js")
     assert script.status_code == 200 and len(script.data) > 500_000
+    assert b"cdn.redoc.ly" not in script.data  # the attribution logo is ours, served here
+    assert b"`/redoc/logo.svg`" in script.data and client.get("/redoc/logo.svg").mimetype == "image/svg+xml"
     assert client.get("/docs/").status_code == 200
 
 
@@ -150,8 +175,11 @@ def test_redoc_renders_offline_in_a_browser(conn: redis.Redis) -> None:
         with sync_api.sync_playwright() as pw:
             browser = launch(pw)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            offsite: list[str] = []  # answered requests to any other origin (the CSP blocks them)
-            page.on("response", lambda r: offsite.append(r.url) if not r.url.startswith((base, "data:", "blob:")) else None)
+            offsite: list[str] = []  # requests to any other origin, even those the CSP would block
+            page.on("request", lambda r: offsite.append(r.url) if not r.url.startswith((base, "data:", "blob:")) else None)
+            page.on("console", lambda m: offsite.append(m.text) if "Content Security Policy" in m.text else None)
+            logo: list[int] = []
+            page.on("response", lambda r: logo.append(r.status) if r.url == f"{base}/redoc/logo.svg" else None)
             page.goto(f"{base}/redoc")
             page.get_by_text("Legal moves and submitting a move").first.wait_for(timeout=PATIENCE_S * 1000)
             ARTIFACTS.mkdir(exist_ok=True)
@@ -159,4 +187,16 @@ def test_redoc_renders_offline_in_a_browser(conn: redis.Redis) -> None:
             browser.close()
     finally:
         httpd.shutdown()
-    assert offsite == []
+    assert offsite == [] and logo == [200]  # ReDoc's attribution logo came from here
+
+
+def test_unknown_pages_under_games_are_a_problem_for_programs_and_a_page_for_people(client: Any) -> None:
+    """Issue 25: what the document declares for /games/{game_id}'s 404, for both kinds of client."""
+    for path in ("/games/0000000000000000", "/games/0000000000000000/nothing", "/games/%3Cb%3E"):
+        program = client.get(path, headers={"Accept": "application/json"})
+        assert program.status_code == 404 and program.mimetype == "application/problem+json", path
+        assert program.json["kind"] == "NOT_FOUND" and set(program.json) == {"type", "title", "status", "detail", "kind"}
+        assert client.get(path, headers={"Accept": "application/problem+json"}).json["status"] == 404
+        assert client.get(path).mimetype == "application/problem+json"  # no preference (curl's */*): the problem
+        person = client.get(path, headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+        assert person.status_code == 404 and person.mimetype == "text/html" and b"<b>" not in person.data
