@@ -99,11 +99,13 @@ export async function* follow(base: string, path: string, token: string, options
           for await (const message of sseMessages(response.body, last)) {
             const event = { id: message.id, event: message.event, data: JSON.parse(message.data) as Record<string, unknown> };
             if (event.id !== null) last = event.id;
+            reconnects = 0; // the connection worked: the next drop starts the backoff afresh
             yield event;
           }
         } else {
           for await (const line of ndjsonValues<FeedEvent>(response.body)) {
             if (line.id !== null && line.id !== undefined) last = line.id;
+            reconnects = 0;
             yield { id: line.id ?? null, event: line.event, data: line.data };
           }
         }
