@@ -14,10 +14,13 @@ install: $(BIN)/python
 
 # tests/typescript: openapi-typescript, openapi-fetch and tsc for the generated TypeScript client's
 # test (pinned in its package-lock.json), installed once; without npm (or offline) that test skips.
+# clients/typescript: the TypeScript starter's packages (its package-lock.json), the same way.
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,research]' -e ./clients/python
 	@if command -v npm >/dev/null && [ ! -d tests/typescript/node_modules ]; then \
 		npm ci --silent --no-audit --no-fund --prefix tests/typescript || echo "tests/typescript: npm ci failed; its test skips"; fi
+	@if command -v npm >/dev/null && [ ! -d clients/typescript/node_modules ]; then \
+		npm ci --silent --no-audit --no-fund --prefix clients/typescript || echo "clients/typescript: npm ci failed; its tests skip"; fi
 
 run: install
 	$(BIN)/hourglass serve
