@@ -1416,6 +1416,8 @@ export interface components {
              * @enum {string}
              */
             edition: "standard";
+            /** @default 1 */
+            rules_version: number;
         };
         /** @description artificium's options (the config without edition and players) */
         ArtificiumOptions: Record<string, never>;
@@ -1425,8 +1427,11 @@ export interface components {
              * @enum {string}
              */
             game: "artificium";
-            /** @enum {string} */
-            edition: "standard";
+            /**
+             * @description the game's edition; left out: the game's default (the first listed)
+             * @enum {string}
+             */
+            edition?: "standard";
             seats: components["schemas"]["SeatSpec"][];
             options?: components["schemas"]["ArtificiumOptions"];
             /** @description a seed of your own; only for games without a human seat */
@@ -1458,7 +1463,10 @@ export interface components {
             market_turn: number | null;
             deck_count: number;
             discard: ("sawmill" | "farm" | "charcoal_burners_house" | "mill_bakery" | "brewery" | "hunter_hut" | "foundry" | "crystal_mine" | "swordsmith" | "laboratory" | "castle" | "wizards_tower" | "exploration" | "reconstruction" | "fair" | "theft")[];
+            /** @description tokens in the bank; under rules 2 never below 0 */
             bank: number;
+            /** @description the tokens in the box (rules 2); null: no limit (rules 1) */
+            bank_limit: number | null;
             score_board: {
                 length: number;
                 bonus_spaces: {
@@ -1562,6 +1570,9 @@ export interface components {
                     total: number;
                 }[];
             } | null;
+            rules_version: number;
+            /** @description keys of this view whose values are reconstructions, not printed data */
+            reconstructed: ("bank_limit" | "prices" | "score_board")[];
         };
         ArtificiumResult: {
             scores: number[];
@@ -1699,7 +1710,16 @@ export interface components {
              */
             type: "EndTurn";
         };
-        CathedralMove: components["schemas"]["CathedralDrawFollower"] | components["schemas"]["CathedralPlaceFollower"] | components["schemas"]["CathedralTravel"] | components["schemas"]["CathedralTakeItem"] | components["schemas"]["CathedralDeliver"] | components["schemas"]["CathedralMakeGlass"] | components["schemas"]["CathedralPaintGlass"] | components["schemas"]["CathedralFinishAction"] | components["schemas"]["CathedralGiveRosette"] | components["schemas"]["CathedralPutMonk"] | components["schemas"]["CathedralForgo"] | components["schemas"]["CathedralRest"] | components["schemas"]["CathedralEndTurn"];
+        CathedralMakeRoom: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "MakeRoom";
+            /** @enum {string} */
+            item: "wood" | "stone" | "bread" | "rosette";
+        };
+        CathedralMove: components["schemas"]["CathedralDrawFollower"] | components["schemas"]["CathedralPlaceFollower"] | components["schemas"]["CathedralTravel"] | components["schemas"]["CathedralTakeItem"] | components["schemas"]["CathedralDeliver"] | components["schemas"]["CathedralMakeGlass"] | components["schemas"]["CathedralPaintGlass"] | components["schemas"]["CathedralFinishAction"] | components["schemas"]["CathedralGiveRosette"] | components["schemas"]["CathedralPutMonk"] | components["schemas"]["CathedralForgo"] | components["schemas"]["CathedralRest"] | components["schemas"]["CathedralEndTurn"] | components["schemas"]["CathedralMakeRoom"];
         CathedralConfig: {
             players: number;
             /**
@@ -1707,6 +1727,8 @@ export interface components {
              * @enum {string}
              */
             edition: "standard" | "expert";
+            /** @default 1 */
+            rules_version: number;
         };
         /** @description cathedral's options (the config without edition and players) */
         CathedralOptions: Record<string, never>;
@@ -1716,8 +1738,11 @@ export interface components {
              * @enum {string}
              */
             game: "cathedral";
-            /** @enum {string} */
-            edition: "standard" | "expert";
+            /**
+             * @description the game's edition; left out: the game's default (the first listed)
+             * @enum {string}
+             */
+            edition?: "standard" | "expert";
             seats: components["schemas"]["SeatSpec"][];
             options?: components["schemas"]["CathedralOptions"];
             /** @description a seed of your own; only for games without a human seat */
@@ -1741,7 +1766,7 @@ export interface components {
             /** @description the seat whose turn it is */
             active: number;
             /** @enum {string} */
-            stage: "draw" | "place" | "action" | "reward" | "turn_end" | "finished";
+            stage: "make_room" | "draw" | "place" | "action" | "reward" | "turn_end" | "finished";
             to_act: (number | "system")[];
             /** @description the tile drawn this turn and not yet placed */
             drawn: ("knight" | "fisherman" | "farmer" | "trader" | "monk") | null;
@@ -1814,6 +1839,7 @@ export interface components {
                  * @enum {string}
                  */
                 builder: "orleans" | "chartres" | "montargis" | "sancerre" | "bourges" | "vierzon" | "blois" | "tours";
+                /** @description at most 5 items; 6 while a gift waits for its owner to make room (rules 2) */
                 knapsack: ("wood" | "stone" | "bread" | "rosette")[];
             }[];
             /** @description how many tiles; never which */
@@ -1908,6 +1934,8 @@ export interface components {
                     score: number;
                 }[];
             } | null;
+            /** @description keys of this view whose values are reconstructions, not printed data */
+            reconstructed: ("board" | "workshops" | "hour_glass" | "events" | "blueprints")[];
         };
         CathedralResult: {
             /**
@@ -2170,8 +2198,11 @@ export interface components {
              * @enum {string}
              */
             game: "orleans";
-            /** @enum {string} */
-            edition: "classic" | "2023";
+            /**
+             * @description the game's edition; left out: the game's default (the first listed)
+             * @enum {string}
+             */
+            edition?: "classic" | "2023";
             seats: components["schemas"]["SeatSpec"][];
             options?: components["schemas"]["OrleansOptions"];
             /** @description a seed of your own; only for games without a human seat */
