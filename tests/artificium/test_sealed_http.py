@@ -74,7 +74,7 @@ def scrub(value: Any, gid: str) -> Any:
 
 def _drop_times(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _drop_times(v) for k, v in value.items() if k not in ("time", "created")}
+        return {k: _drop_times(v) for k, v in value.items() if k not in ("time", "created", "opens_ms")}
     if isinstance(value, list):
         return [_drop_times(v) for v in value]
     return value
