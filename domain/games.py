@@ -21,17 +21,19 @@ from domain.core import GamePlugin, GameRules, Rejected, RejectKind
 
 # The one list of games: each package declares ``RULES = GamePlugin(...)`` in its __init__.py.
 # Bots, reference data, the events page, the benches and the viewer's renderers derive from it.
-PACKAGES: tuple[str, ...] = (
+# A game is named after its package (``domain.<name>``), so the names, and which games the public
+# API offers, are known here without importing any game: a package is imported on the first use of
+# its game (``get_game``), and checked then against the tuple it is listed in.
+LISTED_PACKAGES: tuple[str, ...] = (
     "domain.orleans",
     "domain.artificium",
     "domain.cathedral",
+)
+# Registered but kept out of the public API (``GamePlugin.listed`` False; see ``show``).
+UNLISTED_PACKAGES: tuple[str, ...] = (
     "domain.toy",
 )
-
-# The registered games that stay out of the public API (``GamePlugin.listed`` False), by package:
-# known here so that the games a process offers are known without importing any game. Loading a
-# plugin checks that it agrees.
-UNLISTED: frozenset[str] = frozenset({"domain.toy"})
+PACKAGES: tuple[str, ...] = LISTED_PACKAGES + UNLISTED_PACKAGES
 
 _shown: set[str] = set()  # unlisted games this process offers all the same (see ``show``)
 
@@ -55,8 +57,8 @@ def _load(package: str) -> GameRules:
         raise TypeError(f"{package}.RULES is not a domain.core.GamePlugin")
     if plugin.name != _name(package):
         raise TypeError(f"{package}.RULES is named {plugin.name!r}, not {_name(package)!r}")
-    if plugin.listed == (package in UNLISTED):
-        raise TypeError(f"{package}.RULES.listed is {plugin.listed}, but UNLISTED says otherwise")
+    if plugin.listed != (package in LISTED_PACKAGES):
+        raise TypeError(f"{package}.RULES.listed is {plugin.listed}, yet the registry lists it otherwise")
     return plugin
 
 
@@ -68,7 +70,7 @@ def plugins() -> tuple[GameRules, ...]:
 
 def _offered(name: str) -> bool:
     package = _PACKAGE_OF.get(name)
-    return package is not None and (package not in UNLISTED or name in _shown)
+    return package is not None and (package in LISTED_PACKAGES or name in _shown)
 
 
 def show(name: str) -> None:
