@@ -24,12 +24,20 @@ output), and over seeded games of ``--artificium-players`` greedy seats the bank
 (min and median over games), the share of games whose bank ran dry (rules 2) or below zero (rules
 1, whose final sale is paid out of the bank) with its 95% interval, and the bonus tokens paid a game.
 Usage: python bench/selfplay.py --game artificium [--games N] [--artificium-players N]
+
+``--whole-process`` measures `hourglass selfplay` as a command: the same random games as a whole
+process (``python -m service.cli selfplay``: interpreter start, imports, play, final hashes, printed
+lines), next to the same lines made in-process in the same run, and the start-up alone (the imports
+of one game against every game's). Prints games/s of each; the lines must be identical.
+Usage: python bench/selfplay.py --whole-process [--games N] [--players N] [--repeat N]
 """
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -40,7 +48,7 @@ sys.path.insert(0, str(ROOT))  # this checkout's packages, not an installed copy
 from domain.core import SYSTEM  # noqa: E402
 from domain.games import fold, get_game  # noqa: E402
 from domain.rng import Rng  # noqa: E402
-from domain.selfplay import Playthrough, play  # noqa: E402
+from domain.selfplay import Playthrough, lines, play  # noqa: E402
 
 RULES = get_game("orleans")  # the plugins come from the one registry, domain/games.py
 ARTIFICIUM = get_game("artificium")
@@ -57,7 +65,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3,
                         help="play the random Orléans games (and measure the floor) this many times; the best counts")
     parser.add_argument("--game", default="orleans", choices=("orleans", "cathedral", "artificium"))
+    parser.add_argument("--whole-process", action="store_true",
+                        help="time `hourglass selfplay` as a process beside the same games in-process")
     args = parser.parse_args()
+    if args.whole_process:
+        whole_process(args.game, args.players, args.games, args.repeat)
+        return
     if args.game == "cathedral":
         edition = "standard" if args.edition == "classic" else args.edition
         if edition == "both":
@@ -100,6 +113,39 @@ def main() -> None:
     for bots in ("random", "greedy"):
         artificium(args.artificium_players, args.games, bots)
     print(f"  baseline: one rng draw (HMAC-SHA256) {draw_time * 1e6:.2f} µs")
+
+
+def whole_process(game: str, players: int, count: int, repeat: int) -> None:
+    """`hourglass selfplay` as a whole process against the same lines made in this process."""
+    argv = ["--game", game, "--players", str(players), "--games", str(count), "--bots", "random"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout, not an installed copy
+
+    def run(*command: str) -> tuple[float, str]:
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, *command], env=env, cwd=ROOT, capture_output=True, text=True,
+                              check=True)
+        return time.perf_counter() - start, done.stdout
+
+    whole, startup_one, startup_all, inside = (float("inf"),) * 4
+    printed = expected = ""
+    for _ in range(max(1, repeat)):  # the best pass is the one least disturbed
+        elapsed, printed = run("-m", "service.cli", "selfplay", *argv)
+        whole = min(whole, elapsed)
+        startup_one = min(startup_one, run("-c", f"from domain.selfplay import lines; from domain.games import "
+                                                 f"get_game; get_game({game!r})")[0])
+        startup_all = min(startup_all, run("-c", "from domain.selfplay import lines; from domain.games import "
+                                                 "plugins; plugins()")[0])
+        start = time.perf_counter()
+        expected = "".join(f"{line}\n" for line in lines(argv))
+        inside = min(inside, time.perf_counter() - start)
+    if printed != expected:
+        raise SystemExit("the process printed other lines than the same games in-process")
+    print(f"hourglass selfplay --game {game} --players {players} --games {count} --bots random"
+          f" (best of {max(1, repeat)})")
+    print(f"  whole process games/s   {count / whole:8.2f}   ({whole:.2f} s, start-up included)")
+    print(f"  in-process games/s      {count / inside:8.2f}   ({inside:.2f} s, same lines; baseline)")
+    print(f"  start-up, {game} only  {startup_one:8.3f} s   (interpreter + self-play + one game)")
+    print(f"  start-up, every game    {startup_all:8.3f} s   (interpreter + self-play + every game's package)")
 
 
 def floor_per_game(games: list[Playthrough]) -> float:

@@ -53,7 +53,12 @@ def _encoded(cls: type) -> tuple[tuple[str, Any], ...]:
     return tuple((f.name, f.default if f.metadata.get(ADDED) else _ALWAYS) for f in dataclasses.fields(cls))
 
 
+_PLAIN = frozenset({int, str, bool, float, type(None)})  # JSON as they are (not their subclasses: enums)
+
+
 def to_json(value: Any) -> Any:
+    if type(value) in _PLAIN:  # most fields: skips the enum and dataclass checks (self-play's final_hash)
+        return value
     if isinstance(value, Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):

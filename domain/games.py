@@ -21,49 +21,73 @@ from domain.core import GamePlugin, GameRules, Rejected, RejectKind
 
 # The one list of games: each package declares ``RULES = GamePlugin(...)`` in its __init__.py.
 # Bots, reference data, the events page, the benches and the viewer's renderers derive from it.
-PACKAGES: tuple[str, ...] = (
+# A game is named after its package (``domain.<name>``), so the names, and which games the public
+# API offers, are known here without importing any game: a package is imported on the first use of
+# its game (``get_game``), and checked then against the tuple it is listed in.
+LISTED_PACKAGES: tuple[str, ...] = (
     "domain.orleans",
     "domain.artificium",
     "domain.cathedral",
+)
+# Registered but kept out of the public API (``GamePlugin.listed`` False; see ``show``).
+UNLISTED_PACKAGES: tuple[str, ...] = (
     "domain.toy",
 )
+PACKAGES: tuple[str, ...] = LISTED_PACKAGES + UNLISTED_PACKAGES
 
 _shown: set[str] = set()  # unlisted games this process offers all the same (see ``show``)
 
 
+def _name(package: str) -> str:
+    """A game's name from its package: ``domain.<name>`` (tests/contract/test_registry.py)."""
+    return package.rsplit(".", 1)[-1]
+
+
+_PACKAGE_OF: dict[str, str] = {_name(package): package for package in PACKAGES}
+if len(_PACKAGE_OF) != len(PACKAGES):
+    raise TypeError(f"two registered games share a name: {PACKAGES}")
+
+
+@cache
+def _load(package: str) -> GameRules:
+    """The plugin of one registered package, imported on its first use (a process that plays one
+    game imports that game's package alone)."""
+    plugin = importlib.import_module(package).RULES
+    if not isinstance(plugin, GamePlugin):
+        raise TypeError(f"{package}.RULES is not a domain.core.GamePlugin")
+    if plugin.name != _name(package):
+        raise TypeError(f"{package}.RULES is named {plugin.name!r}, not {_name(package)!r}")
+    if plugin.listed != (package in LISTED_PACKAGES):
+        raise TypeError(f"{package}.RULES.listed is {plugin.listed}, yet the registry lists it otherwise")
+    return plugin
+
+
 @cache
 def plugins() -> tuple[GameRules, ...]:
-    """Every registered plugin, listed or not, in the order of ``PACKAGES``."""
-    found: list[GameRules] = []
-    for package in PACKAGES:
-        plugin = importlib.import_module(package).RULES
-        if not isinstance(plugin, GamePlugin):
-            raise TypeError(f"{package}.RULES is not a domain.core.GamePlugin")
-        found.append(plugin)
-    names = [p.name for p in found]
-    if len(set(names)) != len(names):
-        raise TypeError(f"two registered games share a name: {names}")
-    return tuple(found)
+    """Every registered plugin, listed or not, in the order of ``PACKAGES`` (imports them all)."""
+    return tuple(_load(package) for package in PACKAGES)
+
+
+def _offered(name: str) -> bool:
+    package = _PACKAGE_OF.get(name)
+    return package is not None and (package in LISTED_PACKAGES or name in _shown)
 
 
 def show(name: str) -> None:
     """Offer the unlisted game ``name`` in this process (the service tests play the toy game)."""
-    if name not in {p.name for p in plugins()}:
+    if name not in _PACKAGE_OF:
         raise KeyError(name)
     _shown.add(name)
 
 
 def game_names() -> tuple[str, ...]:
-    """The games the service offers: the listed ones and any shown in this process."""
-    return tuple(sorted(p.name for p in plugins() if p.listed or p.name in _shown))
+    """The games the service offers: the listed ones and any shown in this process (imports none)."""
+    return tuple(sorted(name for name in _PACKAGE_OF if _offered(name)))
 
 
 def find_game(name: str) -> GameRules | None:
-    """The plugin of game ``name`` if the service offers it, else None."""
-    for plugin in plugins():
-        if plugin.name == name and (plugin.listed or name in _shown):
-            return plugin
-    return None
+    """The plugin of game ``name`` if the service offers it, else None (imports that game alone)."""
+    return _load(_PACKAGE_OF[name]) if _offered(name) else None
 
 
 def get_game(name: str, engine_version: str | None = None) -> GameRules:
@@ -90,13 +114,13 @@ def by_reference(name: str, engine_version: str) -> GameRules:
     """The registered plugin a pickle names (``GamePlugin.__reduce__``): a plugin is pickled as
     its game's name and engine version, never as its functions, and unpickles to the very object
     this process registered (listed or not)."""
-    for rules in plugins():
-        if rules.name == name:
-            found = for_engine(rules, engine_version)
-            if found.engine_version != engine_version:
-                raise ValueError(f"{name}: no plugin for engine version {engine_version!r} here")
-            return found
-    raise ValueError(f"no registered game {name!r}")
+    package = _PACKAGE_OF.get(name)
+    if package is None:
+        raise ValueError(f"no registered game {name!r}")
+    found = for_engine(_load(package), engine_version)
+    if found.engine_version != engine_version:
+        raise ValueError(f"{name}: no plugin for engine version {engine_version!r} here")
+    return found
 
 
 def provisional(rules: GameRules) -> frozenset[str]:

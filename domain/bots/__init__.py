@@ -25,20 +25,26 @@ def _generic() -> dict[str, Policy]:
     return {"random": random_bot.choose}
 
 
+def _game_bots(game: str) -> dict[str, Policy]:
+    """The policies game ``game`` declares (``GamePlugin.bots``), by bot name; none for a game the
+    service does not offer. Imports that game alone."""
+    plugin = find_game(game)
+    return dict(plugin.bots()) if plugin is not None else {}
+
+
 def _per_game() -> dict[str, dict[str, Policy]]:
     """Policies that exist once per game, as each plugin declares them: bot name -> game name -> policy."""
     out: dict[str, dict[str, Policy]] = {}
     for game in game_names():
-        plugin = find_game(game)
-        for name, policy in (plugin.bots() if plugin is not None else {}).items():
+        for name, policy in _game_bots(game).items():
             out.setdefault(name, {})[game] = policy
     return out
 
 
 def bot_names(game: str | None = None) -> tuple[str, ...]:
     """Every built-in bot, or (with ``game``) those that play that game."""
-    per_game = _per_game()
-    return tuple(sorted([*_generic(), *(name for name, games in per_game.items() if game is None or game in games)]))
+    per_game = _game_bots(game) if game is not None else _per_game()
+    return tuple(sorted([*_generic(), *per_game]))
 
 
 def get_bot(name: str, game: str | None = None) -> Policy:
@@ -47,10 +53,9 @@ def get_bot(name: str, game: str | None = None) -> Policy:
     generic = _generic()
     if name in generic:
         return generic[name]
-    games = _per_game().get(name)
-    if games is None:
+    policy = _game_bots(game or "orleans").get(name)
+    if policy is not None:
+        return policy
+    if name not in _per_game():
         raise KeyError(f"unknown bot {name!r}; known: {', '.join(bot_names())}")
-    policy = games.get(game or "orleans")
-    if policy is None:
-        raise KeyError(f"bot {name!r} does not play {game}; bots for {game}: {', '.join(bot_names(game))}")
-    return policy
+    raise KeyError(f"bot {name!r} does not play {game}; bots for {game}: {', '.join(bot_names(game))}")

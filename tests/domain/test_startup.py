@@ -1,0 +1,105 @@
+"""Light start-up (issue 27): the registry imports a game's package only when that game is used,
+and `hourglass selfplay` prints exactly the lines it printed before it did."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from domain.selfplay import lines
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# `hourglass selfplay --game orleans --players 4 --games 3 --bots random` on main before the
+# registry became lazy (seeds hourglass-0..2): the lines, final_hash included, must not change.
+BEFORE = [
+    {"decisions": 781,
+     "edition": "classic",
+     "events": 1008,
+     "final_hash": "336f04dafb91505f4329ea746d772643b533d15b9ce34ed81d28d29fc718c33c",
+     "players": 4,
+     "rounds": 18,
+     "scores": [1, 0, 3, 3],
+     "seed": "hourglass-0",
+     "winners": [2, 3]},
+    {"decisions": 885,
+     "edition": "classic",
+     "events": 1097,
+     "final_hash": "690b5182580ca72f0385a8a29924b8601522cc05fe4af89baa17071940b88aba",
+     "players": 4,
+     "rounds": 18,
+     "scores": [0, 0, 0, 0],
+     "seed": "hourglass-1",
+     "winners": [0, 1, 2, 3]},
+    {"decisions": 797,
+     "edition": "classic",
+     "events": 1005,
+     "final_hash": "89804c91f7cc007df7f7c03daf61c8d88bf0343e5a44e045c99cd1a1694e46bb",
+     "players": 4,
+     "rounds": 18,
+     "scores": [0, 0, 0, 0],
+     "seed": "hourglass-2",
+     "winners": [0, 1, 2, 3]},
+]
+
+
+def _modules_after(code: str) -> set[str]:
+    """The modules of ours a fresh interpreter holds after running ``code``."""
+    probe = f"{code}\nimport sys, json\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith('domain.'))))"
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True,
+                          env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def _games(modules: set[str]) -> set[str]:
+    return {m.split(".")[1] for m in modules if m.split(".")[1] in {"orleans", "artificium", "cathedral", "toy"}}
+
+
+def test_game_names_import_no_game() -> None:
+    modules = _modules_after("from domain.games import game_names\nassert game_names() == "
+                             "('artificium', 'cathedral', 'orleans')")
+    assert _games(modules) == set()
+
+
+def test_get_game_imports_that_game_alone() -> None:
+    modules = _modules_after("from domain.games import get_game\nget_game('orleans')")
+    assert "domain.orleans" in modules
+    assert "domain.artificium" not in modules
+    assert _games(modules) == {"orleans"}
+
+
+def test_selfplay_of_one_game_imports_that_game_alone() -> None:
+    code = ("from service.cli import main\nimport contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['selfplay', '--game', 'artificium', '--players', '3', '--games', '1', '--bots', 'greedy'])")
+    assert _games(_modules_after(code)) == {"artificium"}
+
+
+def test_by_reference_unpickles_a_plugin_importing_only_its_game() -> None:
+    code = ("import pickle\nfrom domain.games import get_game\n"
+            "data = pickle.dumps(get_game('cathedral'))\nimport sys\n"
+            "assert pickle.loads(data) is get_game('cathedral')")
+    assert _games(_modules_after(code)) == {"cathedral"}
+
+
+def test_plugins_still_imports_every_game() -> None:
+    assert _games(_modules_after("from domain.games import plugins\nplugins()")) == {
+        "orleans", "artificium", "cathedral", "toy"}
+
+
+def test_selfplay_lines_are_unchanged() -> None:
+    printed = list(lines(["--game", "orleans", "--players", "4", "--games", "3", "--bots", "random"]))
+    assert printed == [json.dumps(row, sort_keys=True) for row in BEFORE]
+
+
+def test_unknown_game_and_bot_still_say_what_is_known() -> None:
+    from domain.bots import get_bot
+    from domain.core import Rejected
+    from domain.games import get_game
+
+    with pytest.raises(Rejected, match="known: artificium, cathedral, orleans"):
+        get_game("chess")
+    with pytest.raises(KeyError, match="unknown bot 'nobody'"):
+        get_bot("nobody", "orleans")
+    with pytest.raises(KeyError, match="does not play cathedral; bots for cathedral: greedy, random"):
+        get_bot("search", "cathedral")
