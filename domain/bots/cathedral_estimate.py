@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Final
 
 from domain.cathedral import data as D
-from domain.cathedral.data import Condition, Item, Place, Reward
+from domain.cathedral.data import Condition, HourGlass, Item, Place, Reward, Workshop
 from domain.cathedral.model import Outcome, State
 
 SECTION_VALUE: Final = 100.0
@@ -77,13 +77,36 @@ class Order:
 
 
 def open_orders(state: State) -> list[Order]:
-    orders = [Order(D.WORKSHOPS[w.tile].needs, w.delivered, D.WORKSHOPS[w.tile].rewards, w.place)
-              for w in state.workshops if not w.done]
+    orders = [_workshop_order(w.tile, w.delivered, w.place) for w in state.workshops if not w.done]
     glass = state.hour_glass
     if glass is not None:
-        spec = D.HOUR_GLASSES[glass.tile]
-        orders.append(Order(spec.needs, glass.delivered, spec.rewards, None, HOUR_GLASS_RISK))
+        orders.append(_glass_order(glass.tile, glass.delivered))
     return orders
+
+
+# An Order is read-only once made (knapsack_value counts down copies of ``lacks``), so each
+# distinct (tile, delivered, place) is built once: the lookahead asks for thousands a game. The
+# keys are finite (a tile and a part of what it needs), so the tables stay small.
+_WORKSHOP_ORDERS: dict[tuple[Workshop, tuple[Item, ...], Place], Order] = {}
+_GLASS_ORDERS: dict[tuple[HourGlass, tuple[Item, ...]], Order] = {}
+
+
+def _workshop_order(tile: Workshop, delivered: tuple[Item, ...], place: Place) -> Order:
+    key = (tile, delivered, place)
+    order = _WORKSHOP_ORDERS.get(key)
+    if order is None:
+        spec = D.WORKSHOPS[tile]
+        order = _WORKSHOP_ORDERS[key] = Order(spec.needs, delivered, spec.rewards, place)
+    return order
+
+
+def _glass_order(tile: HourGlass, delivered: tuple[Item, ...]) -> Order:
+    key = (tile, delivered)
+    order = _GLASS_ORDERS.get(key)
+    if order is None:
+        spec = D.HOUR_GLASSES[tile]
+        order = _GLASS_ORDERS[key] = Order(spec.needs, delivered, spec.rewards, None, HOUR_GLASS_RISK)
+    return order
 
 
 def estimate(state: State) -> float:
