@@ -15,11 +15,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain import games
-from domain.bots.cathedral_estimate import estimate
+from domain.bots.cathedral_estimate import Carried, estimate
 from domain.cathedral import data as D
+from domain.cathedral import dispatch
+from domain.cathedral.common import Tx
 from domain.cathedral.data import Space
 from domain.cathedral.evolve import evolve
+from domain.cathedral.flow import settle
 from domain.cathedral.model import DrawFollower, FollowerDrawn, PlaceFollower, State, Step
+from domain.cathedral.moves import COMMAND_RULES
 from domain.core import Rejected
 from domain.rng import Rng
 
@@ -61,7 +65,7 @@ class Search:
     (the beam's quick look and the deeper search share their first step). Positions are keyed
     by identity and kept alive by the caches, so an id is never reused within the decision."""
 
-    __slots__ = ("rules", "seat", "rng", "looks", "steps", "estimates", "moves", "to_act")
+    __slots__ = ("rules", "seat", "rng", "looks", "steps", "estimates", "moves", "to_act", "carried")
 
     def __init__(self, rules: Any, seat: int, rng: Rng) -> None:
         self.rules, self.seat, self.rng = rules, seat, rng
@@ -70,6 +74,7 @@ class Search:
         self.estimates: dict[int, tuple[State, float]] = {}
         self.moves: dict[int, tuple[State, list[Any]]] = {}
         self.to_act: dict[int, bool] = {}
+        self.carried: Carried = {}
 
     def value_of(self, state: State, move: Any, depth: int) -> float:
         """The expected value of ``move`` followed by the seat's best continuation of its turn."""
@@ -103,7 +108,7 @@ class Search:
     def estimate(self, state: State) -> float:
         hit = self.estimates.get(id(state))
         if hit is None:
-            hit = self.estimates[id(state)] = (state, estimate(state))
+            hit = self.estimates[id(state)] = (state, estimate(state, self.carried))
         return hit[1]
 
     def quick_value(self, state: State, move: Any) -> float:
@@ -145,8 +150,18 @@ def drawn(state: State, seat: int, move: DrawFollower) -> list[tuple[float, Stat
 
 
 def simulate(rules: Any, state: State, move: Any, look: Rng) -> State | None:
-    """The move on ``look``, one of the bot's own rng streams (never the game's)."""
+    """The move on ``look``, one of the bot's own rng streams (never the game's).
+
+    Every move the search tries comes from ``legal_moves`` (the caller's or its own), so with
+    the current rules the checks ``decide`` runs first (``dispatch.guard``: whose turn, which
+    command types, the validator) are skipped: the command is applied and the automatic steps
+    run, exactly what ``decide`` does after its checks."""
     try:
+        if rules.step is dispatch.step:
+            tx = Tx(state, look)
+            COMMAND_RULES[type(move)].apply(tx, move)
+            settle(tx)
+            return tx.state
         result: State = games.step(rules, state, move, look)[1]
     except Rejected:
         return None
