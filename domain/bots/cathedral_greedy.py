@@ -137,9 +137,15 @@ class Search:
         return hit[1]
 
     def look(self, sample: int) -> Rng:
-        """A fresh lookahead stream for ``sample``, at the decision's counter (simulate moves it)."""
-        rng = self.rng
-        return Rng(rng.seed, f"{rng.game_id}:lookahead:{sample}", rng.counter)
+        """The lookahead stream for ``sample``, set back to the decision's counter (a simulation
+        moves it); keyed once per decision rather than once per simulated move."""
+        look = self.looks.get(sample)
+        if look is None:
+            rng = self.rng
+            look = self.looks[sample] = Rng(rng.seed, f"{rng.game_id}:lookahead:{sample}", rng.counter)
+        else:
+            look.counter = self.rng.counter
+        return look
 
 
 def drawn(state: State, seat: int, move: DrawFollower) -> list[tuple[float, State]]:
