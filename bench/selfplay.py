@@ -14,7 +14,8 @@ as before the orleans-3 rule fixes, to compare speed across that change.)
 
 ``--game cathedral`` instead measures the cooperative Cathedral of Orléans: the share of seeded
 games the greedy team wins with 2, 3 and 4 seats, next to an all-random team on the same seeds
-as the baseline, with the sections built and the time per game; with ``--edition both`` it also
+as the baseline, with the sections built, the time per game and per decision, and the game's floor
+(fold + rng draws of the same games, measured right after); with ``--edition both`` it also
 prints the greedy team's win rate per edition over all seat counts with its 95% interval (Wilson).
 Usage: python bench/selfplay.py --game cathedral [--games N] [--edition standard|expert|both]
 
