@@ -14,7 +14,8 @@ as before the orleans-3 rule fixes, to compare speed across that change.)
 
 ``--game cathedral`` instead measures the cooperative Cathedral of Orléans: the share of seeded
 games the greedy team wins with 2, 3 and 4 seats, next to an all-random team on the same seeds
-as the baseline, with the sections built and the time per game; with ``--edition both`` it also
+as the baseline, with the sections built, the time per game and per decision, and the game's floor
+(fold + rng draws of the same games, measured right after); with ``--edition both`` it also
 prints the greedy team's win rate per edition over all seat counts with its 95% interval (Wilson).
 Usage: python bench/selfplay.py --game cathedral [--games N] [--edition standard|expert|both]
 
@@ -148,15 +149,15 @@ def whole_process(game: str, players: int, count: int, repeat: int) -> None:
     print(f"  start-up, every game    {startup_all:8.3f} s   (interpreter + self-play + every game's package)")
 
 
-def floor_per_game(games: list[Playthrough]) -> float:
+def floor_per_game(games: list[Playthrough], rules: object = RULES) -> float:
     """Seconds per game to fold each game's events and make as many rng draws as it made: its
     own draws (the state's counter) plus one per seat decision (the bot's pick)."""
     start = time.perf_counter()
     for g in games:
-        state = fold(RULES, (e for _, batch in g.batches for e in batch))
+        state = fold(rules, (e for _, batch in g.batches for e in batch))
         seat_decisions = sum(1 for command, _ in g.batches if command is not None and command.seat != SYSTEM)
         rng = Rng(g.seed, g.game_id)
-        for _ in range(RULES.draw_counter(state) + seat_decisions):
+        for _ in range(rules.draw_counter(state) + seat_decisions):  # type: ignore[attr-defined]
             rng.below(1000)
     return (time.perf_counter() - start) / len(games)
 
@@ -193,21 +194,26 @@ def artificium(players: int, count: int, bots: str) -> None:
 
 
 def cathedral(games: int, edition: str) -> None:
-    """Greedy and random teams on the same seeds: share of games won, sections built, s/game."""
+    """Greedy and random teams on the same seeds: share of games won, sections built, s/game, ms
+    per decision, and the game's floor (fold + rng draws of the same games) measured beside them."""
     CATHEDRAL = get_game("cathedral")
     print(f"The Cathedral of Orléans ({edition}), {games} seeded games per seat count")
     for players in (2, 3, 4):
         config = CATHEDRAL.config_from_json({"edition": edition, "players": players})
         for bot in ("greedy", "random"):
             start = time.perf_counter()
-            results = [CATHEDRAL.result(play(CATHEDRAL, config, f"cathedral-bench-{i}".encode(),
-                                             f"cathedral-bench-{players}-{i}", [bot]).state) for i in range(games)]
+            played = [play(CATHEDRAL, config, f"cathedral-bench-{i}".encode(), f"cathedral-bench-{players}-{i}", [bot])
+                      for i in range(games)]
             elapsed = time.perf_counter() - start
+            results = [CATHEDRAL.result(g.state) for g in played]
+            decisions = sum(g.decisions for g in played)
+            floor = floor_per_game(played, CATHEDRAL)
             won = sum(r["outcome"] == "won" for r in results)
             built = sum(r["sections_built"] for r in results) / games
             label = f"{players} seats, {bot}" + (" (baseline)" if bot == "random" else "")
             print(f"  {label:26} won {won:3}/{games} = {won / games:5.0%}   sections {built:4.1f}/8"
-                  f"   {elapsed / games:6.2f} s/game")
+                  f"   {elapsed / games:6.2f} s/game   {elapsed / decisions * 1000:6.2f} ms/decision"
+                  f"   floor {floor * 1000:6.2f} ms/game ({elapsed / games / floor:5.0f}x)")
 
 
 def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:

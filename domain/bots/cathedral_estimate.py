@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Final
 
 from domain.cathedral import data as D
-from domain.cathedral.data import Condition, Item, Place, Reward
+from domain.cathedral.data import Condition, HourGlass, Item, Place, Reward, Workshop
 from domain.cathedral.model import Outcome, State
 
 SECTION_VALUE: Final = 100.0
@@ -66,7 +66,7 @@ DISTANCE: Final = _distances()
 class Order:
     """An order on the board as the estimate sees it: what it lacks and what each item is worth."""
 
-    __slots__ = ("place", "lacks", "per_item", "delivered")
+    __slots__ = ("place", "lacks", "per_item", "delivered", "worths")
 
     def __init__(self, needs: tuple[Item, ...], delivered: tuple[Item, ...], rewards: Iterable[Reward],
                  place: Place | None, risk: float = 1.0) -> None:
@@ -74,37 +74,87 @@ class Order:
         self.lacks = Counter(needs) - Counter(delivered)
         self.per_item = sum(REWARD_VALUE[r] for r in rewards) / len(needs) * risk
         self.delivered = len(delivered)
+        self.worths: dict[Place, float] = {}  # worth_at, filled as asked
+
+    def worth_at(self, here: Place) -> float:
+        """What one lacking item is worth to this order, carried by a builder at ``here``."""
+        worth = self.worths.get(here)
+        if worth is None:
+            far = 0 if self.place is None else DISTANCE[self.place][here]
+            worth = self.worths[here] = self.per_item * held_share(far)
+        return worth
 
 
 def open_orders(state: State) -> list[Order]:
-    orders = [Order(D.WORKSHOPS[w.tile].needs, w.delivered, D.WORKSHOPS[w.tile].rewards, w.place)
-              for w in state.workshops if not w.done]
+    orders = [_workshop_order(w.tile, w.delivered, w.place) for w in state.workshops if not w.done]
     glass = state.hour_glass
     if glass is not None:
-        spec = D.HOUR_GLASSES[glass.tile]
-        orders.append(Order(spec.needs, glass.delivered, spec.rewards, None, HOUR_GLASS_RISK))
+        orders.append(_glass_order(glass.tile, glass.delivered))
     return orders
 
 
-def estimate(state: State) -> float:
+# An Order is read-only once made (knapsack_value counts down copies of ``lacks``), so each
+# distinct (tile, delivered, place) is built once: the lookahead asks for thousands a game. The
+# keys are finite (a tile and a part of what it needs), so the tables stay small.
+_WORKSHOP_ORDERS: dict[tuple[Workshop, tuple[Item, ...], Place], Order] = {}
+_GLASS_ORDERS: dict[tuple[HourGlass, tuple[Item, ...]], Order] = {}
+
+
+def _workshop_order(tile: Workshop, delivered: tuple[Item, ...], place: Place) -> Order:
+    key = (tile, delivered, place)
+    order = _WORKSHOP_ORDERS.get(key)
+    if order is None:
+        spec = D.WORKSHOPS[tile]
+        order = _WORKSHOP_ORDERS[key] = Order(spec.needs, delivered, spec.rewards, place)
+    return order
+
+
+def _glass_order(tile: HourGlass, delivered: tuple[Item, ...]) -> Order:
+    key = (tile, delivered)
+    order = _GLASS_ORDERS.get(key)
+    if order is None:
+        spec = D.HOUR_GLASSES[tile]
+        order = _GLASS_ORDERS[key] = Order(spec.needs, delivered, spec.rewards, None, HOUR_GLASS_RISK)
+    return order
+
+
+Carried = dict[tuple[tuple[tuple[Item, ...], ...], tuple[Place, ...], tuple[int, ...]], tuple[float, float]]
+
+
+def estimate(state: State, carried: Carried | None = None) -> float:
+    """The position's worth. ``carried`` (optional, the caller's) remembers the knapsack value
+    and idle cost, which depend only on the knapsacks, the builders and the open orders: the
+    leaves of one search share them about ten to one."""
     if state.outcome is Outcome.WON:
         return WIN_VALUE + SECTION_VALUE * state.sections
     value = SECTION_VALUE * state.sections
     orders = open_orders(state)
     value += sum(o.per_item * o.delivered * DELIVERED_SHARE for o in orders)
-    value += knapsack_value(state, orders)
-    value -= idle_cost(state, orders)
+    if carried is None:
+        held, idle = knapsack_value(state, orders), idle_cost(state, orders)
+    else:
+        # orders live in the tables above for good, so their ids name them
+        key = (state.knapsacks, state.builders, tuple(map(id, orders)))
+        hit = carried.get(key)
+        if hit is None:
+            hit = carried[key] = (knapsack_value(state, orders), idle_cost(state, orders))
+        held, idle = hit
+    value += held
+    value -= idle
     value += order_value(state)
     value += MONK_IN_BAG * (state.red_bag.count(D.Follower.MONK) + state.blue_bag.count(D.Follower.MONK))
     value += ACTION_VALUE * actions_left(state)
     return value
 
 
+BELL_TOWER: Final = D.SPACE_LIST.index(D.Space.BT)
+
+
 def actions_left(state: State) -> int:
     """Free action spaces this round plus full rounds to come: a round ended early loses the rest."""
     if state.outcome is not None:
         return 0
-    free = sum(f is None for space, f in zip(D.SPACE_LIST, state.spaces) if space is not D.Space.BT)
+    free = state.spaces.count(None) - (state.spaces[BELL_TOWER] is None)
     return free + (D.ROUNDS - state.round) * (len(D.SPACE_LIST) - 1)
 
 
@@ -118,25 +168,36 @@ def knapsack_value(state: State, orders: list[Order]) -> float:
     stands to the Workshop (the Hour Glass takes deliveries from anywhere); items are matched to
     the best-paying wants first. The rest count toward a Rest, rosettes toward Glass Painting."""
     offers = []  # (worth, seat, item, order index)
-    for seat, knapsack in enumerate(state.knapsacks):
+    knapsacks = state.knapsacks
+    for seat, knapsack in enumerate(knapsacks):
+        if not knapsack:
+            continue
         here = state.builders[seat]
         for item in set(knapsack):
             for k, order in enumerate(orders):
-                if order.lacks[item]:
-                    far = 0 if order.place is None else DISTANCE[order.place][here]
-                    offers.append((order.per_item * held_share(far), seat, item, k))
-    offers.sort(key=lambda o: -o[0])
-    left = [Counter(k) for k in state.knapsacks]
-    wants = [Counter(o.lacks) for o in orders]
+                if item in order.lacks:  # (a Counter difference keeps only what is still lacking)
+                    offers.append((order.worth_at(here), seat, item, k))
     value = 0.0
-    for worth, seat, item, k in offers:
-        while left[seat][item] and wants[k][item]:
-            left[seat][item] -= 1
-            wants[k][item] -= 1
-            value += worth
+    # what each seat still holds after the matching (plain dicts: this runs for every leaf)
+    left: list[dict[Item, int]] = []
+    for knapsack in knapsacks:
+        counts: dict[Item, int] = {}
+        for item in knapsack:
+            counts[item] = counts.get(item, 0) + 1
+        left.append(counts)
+    if offers:
+        offers.sort(key=lambda o: -o[0])
+        wants = [dict(o.lacks) for o in orders]
+        for worth, seat, item, k in offers:
+            held, wanted = left[seat], wants[k]
+            while held.get(item, 0) and wanted.get(item, 0):
+                held[item] -= 1
+                wanted[item] -= 1
+                value += worth
     for counts in left:
-        loose = counts.total() - counts[Item.ROSETTE]
-        value += counts[Item.ROSETTE] * LOOSE_ROSETTE + rest_value(loose)
+        rosettes = counts.get(Item.ROSETTE, 0)
+        loose = sum(counts.values()) - rosettes
+        value += rosettes * LOOSE_ROSETTE + rest_value(loose)
     return value
 
 

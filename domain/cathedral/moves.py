@@ -135,4 +135,10 @@ def action_possible(state: State) -> bool:
     """Whether the pending action still offers anything beyond stopping."""
     if state.pending is None:
         return False
-    return bool(options(state, state.active, ACTION_COMMANDS.get(state.pending.action, ())))
+    seat = state.active
+    for cls in ACTION_COMMANDS.get(state.pending.action, ()):  # the first valid one is enough
+        rule = COMMAND_RULES[cls]
+        validate = rule.validate
+        if any(validate(state, m) is None for m in rule.candidates(state, seat)):
+            return True
+    return False
