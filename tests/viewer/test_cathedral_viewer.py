@@ -34,7 +34,7 @@ from tests.viewer.helpers import (
 )
 
 # (game id, seed) pairs whose greedy games end each way (found by self-play; the fixtures assert it).
-ENDINGS = {"won": ("viewer-cathedral-6", b"viewer-6"), "lost": ("viewer-cathedral-2", b"viewer-2")}
+ENDINGS = {"won": ("viewer-cathedral-9", b"viewer-9"), "lost": ("viewer-cathedral-2", b"viewer-2")}
 
 
 def _finished(service: GameService, ending: str) -> dict[str, Any]:
