@@ -5,7 +5,7 @@ from marshmallow import Schema, fields, validate
 
 from core.challenges import DEFAULT_EXPIRES_S, MAX_EXPIRES_S, Policy
 from core.ladder import MAX_DEADLINE_S
-from service.platform_schemas import BotRecordSchema, LatencySchema, RecordTournamentSchema
+from service.platform_schemas import BotRecordSchema, CallFiguresSchema, LatencySchema, RecordTournamentSchema
 
 BOT_ID = validate.Length(1, 64)
 
@@ -25,7 +25,8 @@ class LadderMemberSchema(Schema):
     since = fields.String(required=True)
 
 
-class LadderSeatSchema(Schema):
+class LadderSeatSchema(CallFiguresSchema):
+    """A seat of a ladder game: the call figures every bot record has, and its rating change."""
     seat = fields.Integer(required=True)
     bot_id = fields.String(required=True)
     name = fields.String(required=True)
@@ -33,14 +34,9 @@ class LadderSeatSchema(Schema):
     score = fields.Raw(allow_none=True)
     before = fields.Dict(required=True, metadata={"description": "mu, sigma, ordinal before the game"})
     after = fields.Dict(required=True, metadata={"description": "mu, sigma, ordinal after it"})
-    calls = fields.Integer(required=True)
-    ok = fields.Integer(required=True)
-    timeout = fields.Integer(required=True)
-    error = fields.Integer(required=True)
     moves = fields.Integer(required=True)
     timeouts = fields.Integer(required=True, metadata={"description": "clock timeouts (a pull bot's missed turns)"})
     defaults = fields.Integer(required=True)
-    latency_ms = fields.Nested(LatencySchema, required=True)
 
 
 class LadderGameSchema(Schema):

@@ -139,7 +139,7 @@ OUR_KEYS = ("hg:*", "rq:*")
 # the metrics and stats counters (kept for ever, as a service's counters are). The run deletes
 # those it created and says how many; they are not a test's leak.
 TRAFFIC = ("hg:rl:", "hg:budget:", "hg:{live}:by:", "hg:{sse}:", "hg:{verify}:", "hg:metrics", "hg:stats")
-# A key that expires within this is short-lived by design (a lease, RQ's record of a worker that
+# A key that expires within this (TTL 0: in under a second) is short-lived by design (a lease, RQ's record of a worker that
 # stopped, its maintenance lock, the execution record of a worker killed mid-job, which RQ keeps
 # for the job's timeout, workers.enqueue.ADVANCE_TIMEOUT_S = 600 s, plus a minute): deleted and
 # counted too. Without an expiry, or a longer one, it is a leak.
@@ -209,7 +209,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not added:
         return
     traffic = [k for k in added if k.decode(errors="replace").startswith(TRAFFIC)]
-    brief = [k for k in added if k not in traffic and 0 < expiry[k] <= LINGER_S]
+    brief = [k for k in added if k not in traffic and 0 <= expiry[k] <= LINGER_S]
     leaked = [k for k in added if k not in traffic and k not in brief]
     lines = [f"deleted {len(keys)} {what}: {', '.join(_shapes(keys))}" for keys, what in (
         (traffic, "record(s) of this run's traffic"), (brief, f"short-lived key(s), expiring within {LINGER_S} s"))
