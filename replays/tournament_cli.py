@@ -17,16 +17,24 @@ from tqdm import tqdm
 from replays.tournament import ANCHORS, package_from_store, verify_package
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hourglass tournament", description="Tournament audit packages.")
-    sub = parser.add_subparsers(dest="action", required=True)
-    verify = sub.add_parser("verify", help="re-verify a package: every game, the stream and the standings")
+def add_verify_arguments(verify: argparse.ArgumentParser) -> None:
+    """The package, --quiet and one option per anchor (shared with ``hourglass-verify tournament``)."""
     verify.add_argument("package", type=Path)
     verify.add_argument("--quiet", action="store_true", help="no progress bar")
     for anchor in ANCHORS:
         verify.add_argument(f"--{anchor.replace('_', '-')}", dest=anchor, metavar="HEX",
                             help=f"the {anchor.replace('_', ' ')} you saw on the live service: the package must "
                                  "carry it (without one a package proves it is consistent, not whose it is)")
+
+
+def anchors_of(ns: argparse.Namespace) -> dict[str, str]:
+    return {a: getattr(ns, a) for a in ANCHORS if getattr(ns, a)}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hourglass tournament", description="Tournament audit packages.")
+    sub = parser.add_subparsers(dest="action", required=True)
+    add_verify_arguments(sub.add_parser("verify", help="re-verify a package: every game, the stream and the standings"))
     export = sub.add_parser("export", help="write a finished tournament's package")
     export.add_argument("tournament_id")
     export.add_argument("--out", type=Path, required=True)
@@ -71,6 +79,5 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     ns = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     if ns.action == "verify":
-        anchors = {a: getattr(ns, a) for a in ANCHORS if getattr(ns, a)}
-        return verify(ns.package, ns.quiet, stdout, stderr, anchors)
+        return verify(ns.package, ns.quiet, stdout, stderr, anchors_of(ns))
     return export(ns.tournament_id, ns.out, stderr)
