@@ -18,8 +18,8 @@ rating model, every game started, ended, called off or skipped only where the fo
 cancellation or an owner's withdrawal only while the tournament runs, a withdrawal for absence
 exactly after the game that shows the forfeit, the Merkle root and the standings); then every game
 bundle, re-run by ``replays.verify`` with the game seed derived from the revealed tournament seed,
-its result, departures and (tournament rules 2) each seat's record (``replays.seatstats``)
-compared with the stream's.
+its seats (entrants and their names), result, departures and (tournament rules 2) each seat's
+record (``replays.seatstats``) compared with the stream's.
 """
 from __future__ import annotations
 
@@ -191,13 +191,15 @@ def _verify(data: bytes, progress: Progress, model: RatingModel, context: dict[s
         raise _Failed(STANDINGS, "differs from the standings the stream's TournamentFinished event records")
     _check_anchors(anchors, state, entries[-1].hash)
     seed = bytes.fromhex(state.seed or "")
+    registered_at = {e.data["entrant"]: number for number, e in enumerate(entries, start=1)
+                     if e.data.get("type") == "EntrantRegistered"}
     bundled = state.bundled()
     for done, game in enumerate(bundled, start=1):
         assert game.game_id is not None
         path = bundle_path(game.index, game.game_id)
         context["at"] = path
         _check_game(path, members[path], game, seed, s)
-        _check_seating(path, members[path], game, state)
+        _check_seating(path, members[path], game, state, registered_at)
         progress(done, len(bundled))
     return PackageReport(True, s.tournament_id, len(bundled), state.merkle_root, warnings=tuple(warnings))
 
@@ -510,8 +512,11 @@ def _builtin(kind: object) -> bool:
     return policy is not None and policy.played_by is Player.BUILTIN
 
 
-def _check_seating(path: str, data: bytes, game: TournamentGame, state: Tournament) -> None:
-    """The bundle's seats are the entrants the pairing put there, in that order."""
+def _check_seating(path: str, data: bytes, game: TournamentGame, state: Tournament,
+                   registered_at: Mapping[int, int]) -> None:
+    """The bundle's seats are the entrants the pairing put there, in that order, under the names the
+    stream registered them with (a game seats a bot under its name, and a bot is never renamed), so
+    standings that rename an entrant cannot stand beside bundles that keep the old name."""
     seats = json.loads(data.split(b"\n", 1)[0]).get("seats") or []
     expected = [state.entrants[n] for n in game.seats]
     same = len(seats) == len(expected) and all(
@@ -519,6 +524,11 @@ def _check_seating(path: str, data: bytes, game: TournamentGame, state: Tourname
         for seat, e in zip(seats, expected))
     if not same:
         raise _Failed(f"{path} line 1", "the game's seats are not the entrants its pairing names")
+    for number, (seat, e) in enumerate(zip(seats, expected)):
+        if seat.get("name") != e.name:
+            raise _Failed(f"{path} line 1", f"seat {number} is named {seat.get('name')!r}, but the stream registers "
+                                            f"entrant {e.number} as {e.name!r} ({STREAM} line "
+                                            f"{registered_at.get(e.number, '?')})")
 
 
 def _check_header(path: str, data: bytes, s: Settings) -> None:

@@ -272,6 +272,25 @@ def _seed(d: dict[str, Any]) -> None:
     d["seed"] = "11" * 32
 
 
+def entrant_renamed() -> tuple[bytes, str, str]:
+    """An entrant renamed in its registration and in both standings (the stream's and the file), all
+    re-chained and re-hashed, while the bundles keep the name the bot played under."""
+    found = members()
+    entries = stream(found)
+    i = at(entries, "EntrantRegistered", 2)
+    registered = entries[i]
+    old, new = registered["data"]["name"], "a forged name"
+    registered["data"]["name"] = new
+    for row in entries[-1]["data"]["standings"]:
+        row["name"] = new if row["name"] == old else row["name"]
+    rechain(found, entries)
+    table = json.loads(found[STANDINGS])
+    table["standings"] = entries[-1]["data"]["standings"]
+    found[STANDINGS] = line(table)
+    first = next(n for n in games(found) if f'"name":"{old}"'.encode() in found[n].split(b"\n", 1)[0])
+    return write(found, reroot(found)), f"{first} line 1", f"entrant 2 as 'a forged name' ({STREAM} line {i + 1})"
+
+
 CASES: dict[str, Callable[[], tuple[bytes, str, str]]] = {
     **{f"manifest {k} changed": manifest_field(k, v) for k, v in {
         "format": "hourglass-tournament/2", "tournament": "tforged", "name": "a better name", "game": "orleans",
@@ -296,6 +315,7 @@ CASES: dict[str, Callable[[], tuple[bytes, str, str]]] = {
     "revealed seed, re-chained": stream_event_forger("TournamentFinished", _seed),
     "stream line dropped, re-chained": stream_line_dropped,
     "standings file": standings_file,
+    "entrant renamed in the stream and the standings, re-chained": entrant_renamed,
     "game dropped": game_dropped(False),
     "game dropped, root recomputed in the stream": game_dropped(True),
     "game added": game_added,
