@@ -159,6 +159,9 @@ class TournamentSchema(Schema):
                                                     "outcome (standings rows with ranked_by: team) and pairs Swiss "
                                                     "rounds without rematches (docs/tournaments.md)"})
     cancelled = fields.Dict(allow_none=True, metadata={"description": "{by, reason} once the organiser cancelled it"})
+    ranked_by = fields.String(required=True, validate=validate.OneOf(["place", "team"]), metadata={
+        "description": "how the standings rank: place (each game's places) or team (rules 3, a cooperative game: "
+                       "every seat of a table shares its outcome; won games first, then sections built)"})
 
 
 class TournamentListSchema(Schema):

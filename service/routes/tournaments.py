@@ -281,8 +281,23 @@ def summary(loaded: Loaded) -> dict[str, Any]:
             "points": list(s.points), "seed_commitment": s.seed_commitment, "seed": t.seed,
             "merkle_root": t.merkle_root, "version": loaded.version, "entrants": entrants, "games": games,
             "standings": list(t.final_standings) if t.final_standings is not None else standings(t),
-            "created": s.created, "organiser": s.organiser, "rules": s.version,
+            "created": s.created, "organiser": s.organiser, "rules": s.version, "ranked_by": ranked_by(t),
             "cancelled": ({"by": t.cancelled.by, "reason": t.cancelled.reason} if t.cancelled else None)}
+
+
+def ranked_by(t: Tournament) -> str:
+    """``team`` when the standings rank a cooperative game's seats by their team's shared outcome
+    (tournament rules 3, a game whose published result carries one ``outcome`` for every seat, as
+    the Cathedral's does), known before its first game ends; ``place`` otherwise."""
+    from domain.games import find_game
+
+    if not t.settings.teams:
+        return "place"
+    if any(g.outcome is not None for g in t.games):
+        return "team"
+    rules = find_game(t.settings.game)
+    schema = rules.api_schema if rules is not None else None
+    return "team" if schema is not None and "outcome" in schema.result.get("properties", {}) else "place"
 
 
 def _withdrawal(t: Tournament, number: int) -> dict[str, Any] | None:

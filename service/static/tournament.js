@@ -21,7 +21,22 @@ function figure(x) { return x === null || x === undefined ? "–" : String(x); }
 function note(s) {
   if (s.withdrawn === "absent" || s.absent) return "absent (forfeited or never moved)";
   if (s.withdrawn) return "withdrawn by its owner";
-  return s.byes ? `${s.byes} bye${s.byes > 1 ? "s" : ""}` : "";
+  const notes = [];
+  if (s.ranked_by === "team") notes.push(`team ${s.team_won} won, ${s.team_lost} lost`);
+  if (s.byes) notes.push(`${s.byes} bye${s.byes > 1 ? "s" : ""}`);
+  return notes.join(" · ");
+}
+
+// A cooperative game (tournament rules 3): the seats of a table share one outcome, so the table
+// ranks entrants by what their teams did, not by places within a game.
+function drawRankedBy(t) {
+  const label = document.getElementById("ranked-by");
+  label.hidden = t.ranked_by !== "team";
+  label.textContent = t.ranked_by === "team"
+    ? "Ranked by team: every seat of a cooperative game shares its outcome. Won games count first " +
+      "(points and wins), then the sections the teams built (score); a round's games are rated together."
+    : "";
+  document.body.dataset.rankedBy = t.ranked_by;
 }
 
 function drawStandings(t) {
@@ -112,6 +127,7 @@ function draw(t) {
   if (t.merkle_root) document.getElementById("merkle").textContent = t.merkle_root;
   const pkg = document.getElementById("package");
   if (t.seed) { pkg.href = `${api}/package`; pkg.hidden = false; }
+  drawRankedBy(t);
   drawStandings(t);
   drawGames(t);
   document.body.dataset.status = t.status;
