@@ -5,6 +5,18 @@
 See README.md (the bot author's tutorial).
 """
 from hourglass_client.bot import Bot, Turn, sign, verify_signature
-from hourglass_client.client import ApiError, Client, StreamEvent
+from hourglass_client.client import (
+    CHALLENGE_POLICIES,
+    ApiError,
+    Challenge,
+    Client,
+    Ladder,
+    LadderGame,
+    LadderMember,
+    LadderStanding,
+    LadderSummary,
+    StreamEvent,
+)
 
-__all__ = ["ApiError", "Bot", "Client", "StreamEvent", "Turn", "sign", "verify_signature"]
+__all__ = ["CHALLENGE_POLICIES", "ApiError", "Bot", "Challenge", "Client", "Ladder", "LadderGame", "LadderMember",
+           "LadderStanding", "LadderSummary", "StreamEvent", "Turn", "sign", "verify_signature"]

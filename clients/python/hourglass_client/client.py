@@ -123,6 +123,75 @@ class Account(TypedDict, total=False):
     scopes: list[str]
 
 
+class LadderSummary(TypedDict):
+    id: str  # "<game>-<players>", such as "artificium-2"
+    game: str
+    edition: str | None
+    players: int
+    members: int
+    live: int  # its games in play now
+
+
+class LadderStanding(TypedDict):
+    place: int
+    bot_id: str
+    name: str
+    mu: float
+    sigma: float
+    ordinal: float  # openskill's mu - 3 sigma, what the standings sort by
+    games: int
+    opted_in: bool
+    page: str
+
+
+class LadderGame(TypedDict):
+    ladder: str
+    game_id: str
+    rated: bool  # false: aborted, counts for nobody
+    of: int
+    finished: str
+    seats: list[dict[str, Any]]  # seat, bot_id, name, rank, score, before/after ratings, call figures
+    viewer: str
+
+
+class Ladder(LadderSummary):
+    standings: list[LadderStanding]
+    playing: list[str]  # ids of its games in play
+    games: list[LadderGame]  # its latest finished games, newest first
+
+
+class LadderMember(TypedDict):
+    ladder: str
+    bot_id: str
+    name: str
+    owner: str
+    deadline_s: float
+    since: str
+
+
+class Challenge(TypedDict, total=False):
+    id: str
+    status: str  # pending | accepted | declined | expired
+    challenger: dict[str, Any]  # kind (bot/account), name, bot_id, account
+    bot_id: str
+    bot_name: str
+    game: str
+    edition: str | None
+    players: int
+    seat: int  # the challenger's; the challenged bot takes the next one
+    deadline_s: float | None
+    builtin: str | None
+    created: str
+    expires: str
+    answered: str
+    game_id: str | None  # once accepted
+    reason: str | None  # once declined
+    viewer: str | None
+
+
+CHALLENGE_POLICIES = ("ask", "accept_all", "accept_rated_peers", "decline_all")
+
+
 @dataclass(frozen=True)
 class StreamEvent:
     """One Server-Sent Event: its id (resume after it), its event name and its JSON data."""
@@ -387,6 +456,83 @@ class Client:
         params = {"game": game, **({"edition": edition} if edition else {})}
         result: dict[str, Any] = self._json("GET", "/api/v1/leaderboard", params=params)
         return result
+
+    # -- ladders ------------------------------------------------------------------------------------
+
+    def ladders(self) -> list[LadderSummary]:
+        """Every ladder that has (or had) bots: game, players, members, games in play."""
+        found: list[LadderSummary] = self._json("GET", "/api/v1/ladders")["ladders"]
+        return found
+
+    def ladder(self, ladder_id: str) -> Ladder:
+        """One ladder (``<game>-<players>``): standings by rating ordinal, its games in play and its
+        latest finished games with viewer links."""
+        result: Ladder = self._json("GET", f"/api/v1/ladders/{ladder_id}")
+        return result
+
+    def ladder_history(self, ladder_id: str) -> list[dict[str, Any]]:
+        """Every rated game of the ladder (the latest 1,000), oldest first: ``{game, seats}``, each
+        seat with its rating before and after."""
+        found: list[dict[str, Any]] = self._json("GET", f"/api/v1/ladders/{ladder_id}/history")["history"]
+        return found
+
+    def enter_ladder(self, ladder_id: str, bot_id: str, *, deadline_s: float | None = None) -> LadderMember:
+        """Opt a bot of this client's account (key scope ``bots``) into a ladder: the matchmaker
+        starts rated games for it, each drawing one unit of the account's work budget. Entering
+        again changes its ``deadline_s`` (time per decision, default 2 s)."""
+        body: dict[str, Any] = {"bot_id": bot_id, **({"deadline_s": deadline_s} if deadline_s is not None else {})}
+        result: LadderMember = self._json("POST", f"/api/v1/ladders/{ladder_id}/entries", json_body=body)
+        return result
+
+    def leave_ladder(self, ladder_id: str, bot_id: str) -> None:
+        """Opt the bot out: no new game starts for it; a game in play is played out and rated."""
+        self.request("DELETE", f"/api/v1/ladders/{ladder_id}/entries/{bot_id}")
+
+    # -- challenges ----------------------------------------------------------------------------------
+
+    def challenge(self, bot_id: str, game: str, *, players: int = 2, seat: int = 0, edition: str | None = None,
+                  deadline_s: float | None = None, builtin: str | None = None, expires_s: int | None = None,
+                  as_bot: str | None = None) -> Challenge:
+        """Challenge a registered bot, as this client's bot (its token), as ``as_bot`` (a bot of this
+        client's account) or as the account itself (key scope ``play``). Costs one unit of the
+        challenger's work budget. The answer is ``accepted`` (with ``game_id``) or ``declined`` when
+        the bot's owner set a policy, else ``pending`` until the bot answers or it expires."""
+        body: dict[str, Any] = {"bot_id": bot_id, "game": game, "players": players, "seat": seat}
+        for name, value in (("edition", edition), ("deadline_s", deadline_s), ("builtin", builtin),
+                            ("expires_s", expires_s), ("as_bot", as_bot)):
+            if value is not None:
+                body[name] = value
+        result: Challenge = self._json("POST", "/api/v1/challenges", json_body=body)
+        return result
+
+    def get_challenge(self, challenge_id: str) -> Challenge:
+        result: Challenge = self._json("GET", f"/api/v1/challenges/{challenge_id}")
+        return result
+
+    def accept_challenge(self, challenge_id: str) -> Challenge:
+        """Accept as the challenged bot (its token) or its owner (account key, scope ``bots``): the
+        game is created and its id is in the answer's ``game_id``. 409 ``NOT_PENDING`` once answered
+        or expired."""
+        result: Challenge = self._json("POST", f"/api/v1/challenges/{challenge_id}/accept")
+        return result
+
+    def decline_challenge(self, challenge_id: str, reason: str | None = None) -> Challenge:
+        body = {"reason": reason} if reason is not None else {}
+        result: Challenge = self._json("POST", f"/api/v1/challenges/{challenge_id}/decline", json_body=body)
+        return result
+
+    def challenge_policy(self, bot_id: str) -> str:
+        """How the bot answers challenges (public): one of :data:`CHALLENGE_POLICIES`."""
+        policy: str = self._json("GET", f"/api/v1/bots/{bot_id}/challenge-policy")["policy"]
+        return policy
+
+    def set_challenge_policy(self, bot_id: str, policy: str) -> str:
+        """The owner (account key, scope ``bots``) sets how the bot answers: ``ask`` (on its stream,
+        the default), ``accept_all``, ``accept_rated_peers`` or ``decline_all``."""
+        if policy not in CHALLENGE_POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(CHALLENGE_POLICIES)}")
+        found: str = self._json("PUT", f"/api/v1/bots/{bot_id}/challenge-policy", json_body={"policy": policy})["policy"]
+        return found
 
     # -- Server-Sent Events --------------------------------------------------------------------------
 
