@@ -12,6 +12,7 @@ that ended and starts new ones. Everything is kept in Redis, so no process holds
 - ``hg:ladder:{<id>}:rest``     hash bot id -> ms before which it is not paired (its owner's budget ran dry)
 - ``hg:ladder:{<id>}:games``    sorted set of finished game ids by finish time, ``…:game`` hash game id -> its record
 - ``hg:ladder:{<id>}:events``   stream: each rated game, every seat's rating before and after (the history)
+- ``hg:ladder:{<id>}:unrecorded`` sorted set: settled games whose per-bot records are not all written yet
 - ``hg:ladders``                the ladders that have (or had) members
 - per bot, ``hg:bot:{<id>}:ladder:h`` (its rating after each ladder game, newest last) and
   ``hg:bot:{<id>}:ladder:g`` (its latest ladder games with its calls, timeouts and latency),
@@ -23,6 +24,15 @@ played by the workers, replayed and verified like any other. Its id is drawn and
 next pass drops (no game), never a game nobody rates. Settling one is a WATCH/MULTI on the
 ladder's keys that removes it from ``live`` in the same transaction that writes the ratings, so
 two matchmakers racing rate it once.
+
+The bots' own records (``hg:bot:{<id>}:ladder:*``) live under each bot's hash tag, so they cannot
+join that transaction (Redis Cluster keeps a MULTI within one slot). The transaction therefore
+also enters the game in ``unrecorded``, an outbox in the ladder's slot; each bot's record is then
+written by one small script that appends nothing when the bot's games already hold that game
+(idempotent), and the game leaves the outbox once every seat is written. A matchmaker that dies
+in between leaves the game in the outbox, and the next pass writes what is missing
+(:meth:`LadderStore.record_pending`) before it settles anything new, so a bot's page misses no
+game and shows none twice.
 """
 from __future__ import annotations
 
@@ -47,6 +57,26 @@ KEPT_GAMES = 200  # per ladder, and per bot
 KEPT_POINTS = 200  # rating points per bot (all its ladders together): what its page plots
 DEFAULT_DEADLINE_S = 2.0
 MAX_DEADLINE_S = 30.0
+
+
+# One bot's record of one ladder game: its game row and (a rated game) its rating point, unless its
+# latest games already hold that game (a retry after a matchmaker died), nor for a deleted bot.
+# KEYS: the bot's hash, its games list, its history list. ARGV: the game's id as its rows spell it,
+# the game row, the rating point ("" for none), how many games and points to keep.
+_RECORD_BOT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local kept = tonumber(ARGV[4])
+for _, row in ipairs(redis.call('LRANGE', KEYS[2], -kept, -1)) do
+  if string.find(row, ARGV[1], 1, true) then return 0 end
+end
+redis.call('RPUSH', KEYS[2], ARGV[2])
+redis.call('LTRIM', KEYS[2], -kept, -1)
+if ARGV[3] ~= '' then
+  redis.call('RPUSH', KEYS[3], ARGV[3])
+  redis.call('LTRIM', KEYS[3], -tonumber(ARGV[5]), -1)
+end
+return 1
+"""
 
 
 def ladder_key(ladder: str) -> str:
@@ -191,6 +221,7 @@ class LadderStore:
     def __init__(self, conn: redis.Redis, model: RatingModel | None = None) -> None:
         self.conn = conn
         self.model = model or RatingModel()
+        self._record_bot_script = conn.register_script(_RECORD_BOT)
 
     # -- members -------------------------------------------------------------------------------
 
@@ -331,13 +362,33 @@ class LadderStore:
                                   maxlen=10_000, approximate=True)
                     pipe.hset(f"{k}:game", game_id, canonical_json(shown))
                     pipe.zadd(f"{k}:games", {game_id: now_ms()})
+                    pipe.zadd(f"{k}:unrecorded", {game_id: now_ms()})  # until every bot's record is written
                     pipe.execute()
                     break
                 except redis.WatchError:
                     continue
-        self._per_bot(shown)
+        self._record(k, shown)
         self._trim(k)
         return shown
+
+    def record_pending(self, ladder_id: str) -> int:
+        """Write the bots' records of the settled games still in the outbox (a matchmaker died
+        between settling a game and recording it), oldest first; how many games were completed."""
+        k = ladder_key(ladder_id)
+        pending: Any = self.conn.zrange(f"{k}:unrecorded", 0, -1)
+        done = 0
+        for game_id in (_text(g) for g in pending):
+            raw: Any = self.conn.hget(f"{k}:game", game_id)
+            if raw is None:  # trimmed away meanwhile: nothing left to show
+                self.conn.zrem(f"{k}:unrecorded", game_id)
+                continue
+            self._record(k, json.loads(raw))
+            done += 1
+        return done
+
+    def _record(self, k: str, shown: Mapping[str, Any]) -> None:
+        self._per_bot(shown)
+        self.conn.zrem(f"{k}:unrecorded", shown["game_id"])
 
     def _game_record(self, ladder_id: str, game_id: str, seats: Sequence[str], names: Sequence[str],
                      ranking: Sequence[Mapping[str, Any]] | None, records: Sequence[Mapping[str, Any]],
@@ -360,7 +411,9 @@ class LadderStore:
                 "finished": iso(now_ms()), "seats": rows}
 
     def _per_bot(self, shown: Mapping[str, Any]) -> None:
-        pipe = self.conn.pipeline(transaction=False)
+        """Each seat's bot gets the game in its record, once: safe to run again for the same game.
+        A script per bot, atomic in its bot's slot; called one by one, not pipelined, since a
+        Redis Cluster pipeline does not load a script on the node that first runs it."""
         for row in shown["seats"]:
             bot_id = row["bot_id"]
             mine = {"ladder": shown["ladder"], "game_id": shown["game_id"], "finished": shown["finished"],
@@ -368,14 +421,13 @@ class LadderStore:
                     "opponents": [{"bot_id": r["bot_id"], "name": r["name"]} for r in shown["seats"]
                                   if r["bot_id"] != bot_id],
                     **{k: v for k, v in row.items() if k not in ("bot_id", "name")}}
-            pipe.rpush(bot_games_key(bot_id), canonical_json(mine))
-            pipe.ltrim(bot_games_key(bot_id), -KEPT_GAMES, -1)
-            if shown["rated"]:
-                pipe.rpush(bot_history_key(bot_id), canonical_json({
-                    "ladder": shown["ladder"], "game_id": shown["game_id"], "at": shown["finished"],
-                    "rank": row["rank"], "of": shown["of"], **row["after"]}))
-                pipe.ltrim(bot_history_key(bot_id), -KEPT_POINTS, -1)
-        pipe.execute()
+            point = canonical_json({"ladder": shown["ladder"], "game_id": shown["game_id"], "at": shown["finished"],
+                                    "rank": row["rank"], "of": shown["of"], **row["after"]}) if shown["rated"] else ""
+            self._record_bot(bot_id, canonical_json({"game_id": shown["game_id"]})[1:-1], canonical_json(mine), point)
+
+    def _record_bot(self, bot_id: str, marker: str, games_row: str, point: str) -> None:
+        self._record_bot_script(keys=[bot_key(bot_id), bot_games_key(bot_id), bot_history_key(bot_id)],
+                                args=[marker, games_row, point, KEPT_GAMES, KEPT_POINTS])
 
     def _trim(self, k: str) -> None:
         old: Any = self.conn.zrange(f"{k}:games", 0, -(KEPT_GAMES + 1))

@@ -5,7 +5,9 @@ A pass runs in the sweeper's thread of every ``hourglass worker`` (one worker at
 
 1. settles each of its games in play that has ended: the result's ranking rates the seats
    (openskill, ``core.ratings``), each seat's record (calls, timeouts, errors, latency, from the
-   game's log: ``core.seatrecord``) is kept for the bots' pages; an aborted game counts for nobody;
+   game's log: ``core.seatrecord``) is kept for the bots' pages; an aborted game counts for nobody.
+   Before that it writes the bots' records of any game a dead pass settled but did not record
+   (``LadderStore.record_pending``: the ladder's outbox, idempotent per bot);
 2. starts new games while the ladders' cap (``games_total``) allows: a table drawn by
    ``core.ladder.choose_table`` among the opted-in bots that are not playing on this ladder,
    each owner's bots at ``games_per_owner`` live ladder games at most. Each owner with a bot at the
@@ -98,6 +100,7 @@ class Matchmaker:
     # -- settling ------------------------------------------------------------------------------
 
     def settle(self, lid: str) -> int:
+        self.store.record_pending(lid)  # first what a pass that died after settling left unrecorded
         settled = 0
         for game_id in self.store.live(lid):
             try:

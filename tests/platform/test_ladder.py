@@ -12,7 +12,17 @@ import pytest
 import redis
 
 from core.games import GameService
-from core.ladder import Candidate, LadderFull, LadderLimits, LadderStore, choose_table, ladder_key, parse_ladder
+from core.ladder import (
+    Candidate,
+    LadderFull,
+    LadderLimits,
+    LadderStore,
+    bot_games_key,
+    bot_history_key,
+    choose_table,
+    ladder_key,
+    parse_ladder,
+)
 from tests.platform.conftest import auth, new_account, unique
 from tests.platform.ladder_helpers import wipe_ladders
 from tests.platform.tourney_helpers import bot_server, push_bot
@@ -268,6 +278,73 @@ def test_a_pass_that_died_before_creating_its_game_leaves_nothing_to_rate(
     counts = matchmaker(conn).run()
     assert counts["settled"] == 0 and counts["started"] == 1  # the entry is dropped, the bots are free again
     assert "0000deadpass0000" not in store.live(LADDER) and store.recent_games(LADDER) == []
+
+
+class Died(Exception):
+    """A matchmaker killed mid-step (the worker process ended there)."""
+
+
+def test_a_pass_that_died_between_rating_and_recording_leaves_no_gap_on_the_bot_pages(
+        client: Any, conn: redis.Redis, owner: dict[str, Any], made: dict[str, list[str]],
+        bots: Callable[..., dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rating transaction commits, the first bot's record is written, then the worker dies before
+    the second's: the game is in the ladder's outbox, and the next pass writes the missing record
+    once (the first bot's is not written twice), so both pages show the game."""
+    a, b = bots(), bots("/first")
+    for bot in (a, b):
+        opt_in(client, owner["key"], bot["id"])
+    store = LadderStore(conn)
+    assert matchmaker(conn).run()["started"] == 1
+    (game_id,) = play_out(conn, made)
+    first_bot = store.live(LADDER)[game_id]["seats"][0]
+    original = LadderStore._record_bot
+    calls: list[str] = []
+
+    def dies_on_the_second(self: LadderStore, bot_id: str, *args: Any) -> None:
+        calls.append(bot_id)
+        if len(calls) > 1:
+            raise Died(f"killed before recording {bot_id}")
+        original(self, bot_id, *args)  # the first bot's record is written
+
+    monkeypatch.setattr(LadderStore, "_record_bot", dies_on_the_second)
+    with pytest.raises(Died):
+        matchmaker(conn).run()
+    ratings = store.ratings(LADDER)
+    assert {r["games"] for r in ratings.values()} == {1} and game_id not in store.live(LADDER)  # rated once
+    second_bot = next(x for x in (a["id"], b["id"]) if x != first_bot)
+    assert [g["game_id"] for g in store.bot_games(first_bot)] == [game_id]
+    assert store.bot_games(second_bot) == [] and store.bot_history(second_bot) == []  # the gap
+    assert conn.zscore(f"{ladder_key(LADDER)}:unrecorded", game_id) is not None
+
+    monkeypatch.setattr(LadderStore, "_record_bot", original)
+    counts = matchmaker(conn).run()  # the next pass, by any worker
+    assert counts["settled"] == 0  # nothing is rated twice
+    assert store.ratings(LADDER) == ratings
+    for bot_id in (a["id"], b["id"]):
+        assert [g["game_id"] for g in store.bot_games(bot_id)] == [game_id]  # once each
+        assert [p["game_id"] for p in store.bot_history(bot_id)] == [game_id]
+        record = client.get(f"/api/v1/bots/{bot_id}/record").json
+        assert [g["game_id"] for g in record["ladder_games"]] == [game_id]
+        assert [len(row["history"]) for row in record["ladders"]] == [1]
+    assert conn.zcard(f"{ladder_key(LADDER)}:unrecorded") == 0
+    store.record_pending(LADDER)  # running the outbox again, or the same record twice, adds nothing
+    store._per_bot(store.recent_games(LADDER)[0])
+    assert all(len(store.bot_games(x)) == 1 and len(store.bot_history(x)) == 1 for x in (a["id"], b["id"]))
+
+
+def test_a_deleted_bot_is_not_recreated_by_a_late_record(
+        client: Any, conn: redis.Redis, owner: dict[str, Any], made: dict[str, list[str]],
+        bots: Callable[..., dict[str, Any]]) -> None:
+    a, b = bots(), bots()
+    for bot in (a, b):
+        opt_in(client, owner["key"], bot["id"])
+    store = LadderStore(conn)
+    matchmaker(conn).run()
+    play_out(conn, made)
+    assert client.delete(f"/api/v1/bots/{b['id']}", headers=auth(owner["key"])).status_code == 204
+    matchmaker(conn).run()
+    assert len(store.bot_games(a["id"])) == 1
+    assert not conn.exists(bot_games_key(b["id"]), bot_history_key(b["id"]))
 
 
 def test_racing_opt_ins_never_pass_the_per_owner_cap(conn: redis.Redis, owner: dict[str, Any]) -> None:
