@@ -33,6 +33,7 @@ lint: install-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict domain core replays workers adapters
 	$(BIN)/mypy service
+	$(BIN)/mypy --strict clients/python/hourglass_client
 
 # The proof suites at full size (make test runs each in a quick, bounded form): >= 10,000 chaos
 # operations with worker and Redis kills, schemathesis with more cases per operation, more

@@ -81,3 +81,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     if ns.action == "verify":
         return verify(ns.package, ns.quiet, stdout, stderr, anchors_of(ns))
     return export(ns.tournament_id, ns.out, stderr)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

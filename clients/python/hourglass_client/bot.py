@@ -129,6 +129,7 @@ class PushServer:
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET server's address
         return f"http://{host}:{port}/move"
 
     def start(self) -> PushServer:

@@ -556,7 +556,7 @@ class Client:
                             reconnects += 1
                             continue
                         raise ApiError(response.status_code, _problem(response), asked)
-                    for message in sseclient.SSEClient(response).events():
+                    for message in sseclient.SSEClient(iter(response)).events():
                         if not message.data:
                             continue
                         event = StreamEvent(message.id or None, message.event or "message", json.loads(message.data))
