@@ -175,7 +175,7 @@ def tournament_rows() -> list[dict[str, Any]]:
             continue
         rows.append({"id": tid, "name": t.settings.name, "game": t.settings.game, "edition": t.settings.edition,
                      "status": t.status, "entrants": len(t.entrants), "games": len(t.games),
-                     "created": t.settings.created, "page": f"/tournaments/{tid}",
+                     "created": t.settings.created, "page": f"/tournaments/{tid}", "ranked_by": ranked_by(t),
                      "package": f"/api/v1/tournaments/{tid}/package" if t.finished else None})
     return rows
 

@@ -86,3 +86,9 @@ def test_a_cooperative_tournament_page_says_it_ranks_by_team(
         assert rows.nth(i).locator("td.note").inner_text() == f"team {row['team_won']} won, {row['team_lost']} lost"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "tournament-cooperative.png"), full_page=True)
+
+    listed = requests.get(f"{server}/api/v1/tournaments", timeout=PATIENCE_S).json()["tournaments"]
+    assert next(row for row in listed if row["id"] == tid)["ranked_by"] == "team"
+    page.goto(f"{server}/tournaments")
+    row = page.locator("tr", has=page.locator(f"a[href='/tournaments/{tid}']"))
+    assert row.locator("[data-testid=ranked-by-team]").inner_text() == "· ranked by team"
