@@ -9,8 +9,10 @@ Without node or the starter's packages (``make install-test`` runs npm ci) these
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,11 +47,29 @@ def build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+PUSH_PORT = free_port()  # the push starter's port: the allow-list names host *and* port
+
+
 @pytest.fixture(scope="module")
 def stack(conn: redis.Redis) -> Iterator[Stack]:
-    live = Stack(conn, REDIS_URL, RUN_QUEUE, {}).start(workers=1)
-    yield live
-    live.stop()
+    hosts = f"127.0.0.1:{PUSH_PORT}"
+    saved = os.environ.get("HOURGLASS_BOT_HOSTS")
+    os.environ["HOURGLASS_BOT_HOSTS"] = hosts  # the in-process web app checks a new game's push seat against it
+    live = Stack(conn, REDIS_URL, RUN_QUEUE, {"HOURGLASS_BOT_HOSTS": hosts}).start(workers=1)
+    try:
+        yield live
+    finally:
+        live.stop()
+        if saved is None:
+            os.environ.pop("HOURGLASS_BOT_HOSTS", None)
+        else:
+            os.environ["HOURGLASS_BOT_HOSTS"] = saved
 
 
 def node(build: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
@@ -57,7 +77,7 @@ def node(build: Path, *args: str, timeout: float = 240) -> subprocess.CompletedP
 
 
 def forget_what_the_starter_made(conn: redis.Redis, stdout: str) -> None:
-    BotRegistry(conn).delete(re.findall(r"registered pull bot \S+ \((\w+)\)", stdout))
+    BotRegistry(conn).delete(re.findall(r"registered (?:pull|push) bot \S+ \((\w+)\)", stdout))
     forget_games(conn, re.findall(r"created game (\w+)", stdout))
     registry = Accounts(conn)
     registry.delete([registry.find(name).account_id for name in re.findall(r"signed up account (\S+);", stdout)])
@@ -104,6 +124,29 @@ def test_the_typescript_starter_plays_a_whole_game_of_each_game_against_a_built_
         moves = [e for e in Client(stack.url).events(gid, 0)["events"] if e["actor"] == 0]
         assert moves, "the TypeScript bot's seat made no move"
         assert all(m["actor"] == 0 for m in moves)
+    finally:
+        forget_what_the_starter_made(conn, done.stdout)
+
+
+@pytest.mark.parametrize("game", ["orleans", "artificium", "cathedral"])
+def test_the_typescript_push_starter_is_called_for_every_move_of_a_whole_game(
+        build: Path, stack: Stack, conn: redis.Redis, game: str) -> None:
+    """Push mode: the starter serves its ``choose`` on the allow-listed port, registers an http bot
+    with a secret of its own, and the worker calls it, signed, for every decision of a whole game
+    against a built-in, and no call is refused."""
+    done = node(build, "build/starter.js", "--mode", "push", "--port", str(PUSH_PORT), "--server", stack.url,
+                "--game", game, "--players", "2", "--opponent", "greedy", "--deadline", "10")
+    try:
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+        assert f"at http://127.0.0.1:{PUSH_PORT}/move" in done.stdout, done.stdout
+        answered = re.search(r"(\d+) calls answered, (\d+) refused", done.stdout)
+        assert answered is not None and int(answered.group(1)) > 0 and answered.group(2) == "0", done.stdout
+        [gid] = re.findall(r"created game (\w+)", done.stdout)
+        [key] = re.findall(r"export HOURGLASS_KEY=\.\.\.\): (\S+)", done.stdout)
+        summary = Client(stack.url, key).game(gid)
+        assert summary["status"] == "finished" and summary["game"] == game
+        ours = [e for e in Client(stack.url).events(gid, 0)["events"] if e["actor"] == 0]
+        assert ours, "the push bot's seat made no move"
     finally:
         forget_what_the_starter_made(conn, done.stdout)
 

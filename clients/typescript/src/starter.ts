@@ -8,6 +8,8 @@
 //     node build/starter.js --game cathedral                  # pull: register, play one game vs built-ins
 //     node build/starter.js --server http://host:8000 --games 3 --players 2 --opponent random
 //     node build/starter.js --game-id ID --token TOKEN        # play one seat you hold, by its token
+//     node build/starter.js --mode push --port 9000           # push: the service calls you (allow-list it:
+//                                                             #   HOURGLASS_BOT_HOSTS=127.0.0.1:9000 make run)
 //
 // A bot belongs to an account: with HOURGLASS_KEY (or --key; an account key, hga_…) the bot is
 // registered to that account; without one the starter signs up a fresh account and prints its key.
@@ -15,7 +17,9 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { playPull, playSeat, type Turn } from "./bot.js";
-import { connect, ok, type Api, type Move, type Schemas } from "./client.js";
+import { ApiError, connect, ok, type Api, type Move, type Schemas } from "./client.js";
+import { servePush } from "./push.js";
+import { ndjsonValues } from "./stream.js";
 import { Random } from "./random.js";
 
 const RELUCTANT = ["Pass", "GiveUp", "Recall", "Decline", "TakeCardBack", "Finish"]; // words in move types
@@ -43,10 +47,13 @@ interface Args {
   key: string | undefined;
   gameId: string | undefined;
   token: string | undefined;
+  host: string;
+  port: number;
 }
 
 const USAGE = `usage: node build/starter.js [--server URL] [--game ${GAMES.join("|")}] [--edition E] [--players N]
        [--opponent random|greedy|…] [--games N] [--name NAME] [--deadline SECONDS] [--key hga_…]
+       node build/starter.js --mode push [--host 127.0.0.1] [--port 9000] [the options above]
        node build/starter.js --game-id ID --token TOKEN [--server URL]`;
 
 function options(argv: string[]): Args {
@@ -65,6 +72,8 @@ function options(argv: string[]): Args {
       key: { type: "string" },
       "game-id": { type: "string" },
       token: { type: "string" },
+      host: { type: "string", default: "127.0.0.1" },
+      port: { type: "string", default: "9000" },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -78,9 +87,7 @@ function options(argv: string[]): Args {
     if (!Number.isFinite(n) || n < min) throw new Error(`--${name} must be a number ≥ ${min}, not ${text}\n${USAGE}`);
     return n;
   };
-  if (values.mode !== "pull") {
-    throw new Error("--mode: the TypeScript starter plays pull bots only (push bots: examples/ in Python)");
-  }
+  if (values.mode !== "pull" && values.mode !== "push") throw new Error(`--mode is pull or push, not ${values.mode}\n${USAGE}`);
   if (!GAMES.includes(values.game)) throw new Error(`--game is one of ${GAMES.join(", ")}, not ${values.game}`);
   if ((values["game-id"] === undefined) !== (values.token === undefined)) {
     throw new Error(`--game-id and --token go together\n${USAGE}`);
@@ -90,7 +97,8 @@ function options(argv: string[]): Args {
     players: Math.trunc(number("players", values.players, 1)), opponent: values.opponent,
     games: Math.trunc(number("games", values.games, 1)), name: values.name,
     deadline: number("deadline", values.deadline, 0.1), key: values.key ?? process.env["HOURGLASS_KEY"],
-    gameId: values["game-id"], token: values.token,
+    gameId: values["game-id"], token: values.token, host: values.host,
+    port: Math.trunc(number("port", values.port, 0)),
   };
 }
 
@@ -153,10 +161,47 @@ async function playPullBot(args: Args): Promise<number> {
   return ended === args.games ? 0 : 1;
 }
 
+/** Read the game's NDJSON stream until its `end` line: the game is over. */
+async function waitForEnd(api: Api, game: string): Promise<void> {
+  const { response } = await api.GET("/api/v1/games/{game_id}/events/stream", {
+    params: { path: { game_id: game } }, headers: { Accept: "application/x-ndjson" }, parseAs: "stream",
+  });
+  if (!response.ok || response.body === null) {
+    throw new ApiError(response.status, await response.json().catch(() => ({})) as Record<string, unknown>, null);
+  }
+  for await (const line of ndjsonValues<Schemas["StreamLine"]>(response.body)) {
+    if (line.kind === "end") return;
+  }
+}
+
+async function playPushBot(args: Args): Promise<number> {
+  const key = await accountKey(args);
+  const api = connect(args.server, { token: key });
+  const secret = randomBytes(32).toString("hex"); // the service signs every call with it; it never travels back
+  const push = await servePush(choose, secret, { host: args.host, port: args.port });
+  try {
+    const name = args.name ?? `starter-${args.game}-${randomBytes(3).toString("hex")}`;
+    const bot = ok(await api.POST("/api/v1/bots", { body: { name, kind: "http", url: push.url, secret } }));
+    console.log(`registered push bot ${name} (${bot.id}) at ${push.url}`);
+    let ended = 0;
+    for (let i = 0; i < args.games; i++) {
+      const created = ok(await api.POST("/api/v1/games", { body: createBody(args, bot.id) }));
+      console.log(`created game ${created.id}; the service calls ${push.url} for every move`);
+      await waitForEnd(api, created.id);
+      await report(api, args.server, created.id, 0);
+      ended++;
+    }
+    console.log(`${push.calls} calls answered, ${push.refused} refused (bad signature)`);
+    return ended === args.games ? 0 : 1;
+  } finally {
+    await push.close();
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const args = options(argv);
   if (args.gameId !== undefined && args.token !== undefined) return playOneSeat(args, args.gameId, args.token);
-  return playPullBot(args);
+  return args.mode === "push" ? playPushBot(args) : playPullBot(args);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
