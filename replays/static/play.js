@@ -24,7 +24,7 @@ export function startPlay(hub) {
   const ui = bindPanel();
   const state = {
     you: null, status: "", latest: null, moves: null, view: null, toAct: [], drawn: null,
-    syncing: null, again: false, sending: false, filter: null, waiters: [], refocus: false,
+    syncing: null, again: false, sending: false, filter: null, waiters: [], refocus: false, left: false,
   };
 
   const ctxFor = (version) => ({ ...hub.context(version, state.toAct), you: state.you });
@@ -164,6 +164,7 @@ export function startPlay(hub) {
         Authorization: `Bearer ${hub.api.token}` } }).catch(() => null);
     if (!response) showRefusal("The server could not be reached; you have not resigned.");
     else if (!response.ok) showRefusal(refusal(response, await response.json().catch(() => ({}))));
+    else state.left = true;  // with three or more seats the game goes on without this one
     if (!hub.refresh()) sync();
   }
 
@@ -178,9 +179,12 @@ export function startPlay(hub) {
     const yours = list.length > 0;
     const seats = state.toAct.filter((a) => typeof a === "number");
     const together = seats.length > 1;
+    const mine = (ctx.seats || [])[state.you];
+    const gone = state.left || ["resigned", "abandoned", "forfeited"].includes(mine && mine.status);
     let mode;
     let text;
     if (over) [mode, text] = ["over", state.status === "aborted" ? "The game was called off." : "The game is over."];
+    else if (gone) [mode, text] = ["left", "You have left this game; it goes on without you."];
     else if (state.sending) [mode, text] = ["sending", "Sending your move…"];
     else if (!moves) [mode, text] = ["loading", "Loading your moves…"];
     else if (state.status === "waiting") [mode, text] = ["waiting", "Waiting for players to join."];
@@ -196,7 +200,7 @@ export function startPlay(hub) {
     ui.status.textContent = text;
     drawSimultaneous(ctx, over);
     drawMoves(list, ctx, mode === "your-turn");
-    ui.resign.hidden = over || !moves;
+    ui.resign.hidden = over || gone || !moves;
     decorateBoard(list, ctx, mode === "your-turn");
     if (state.refocus && ["your-turn", "waiting", "over"].includes(mode)) {
       state.refocus = false;

@@ -386,6 +386,28 @@ def test_resigning_asks_first(service: GameService, play_server: str, open_page:
     assert api_state(play_server, created["id"])["status"] == "finished"
 
 
+def test_a_seat_that_resigned_a_three_seat_game_is_told_it_goes_on_without_it(
+        service: GameService, play_server: str, open_page: Any) -> None:
+    """With three seats a resignation leaves the game running for the others: the seat that left is
+    told so (not "Waiting for …"), has no Resign button, and is told so again after a reload, when
+    the page learns it from the seat's status alone."""
+    seats = [{"name": n, "kind": "human"} for n in ("Ann", "Bob", "Cy")]
+    created = new_game(service, play_server, "orleans", seed="play-resign-three", seats=seats)
+    table = two_seats(open_page, play_server, created)
+    ann = table.pages[0]
+    ann.click("[data-testid=play-resign]")
+    ann.click("[data-testid=play-confirm] [data-answer=yes]")
+    ann.wait_for_function("() => document.body.dataset.play === 'left'", timeout=20_000)
+    assert ann.inner_text("[data-testid=play-status]") == "You have left this game; it goes on without you."
+    assert ann.locator("[data-testid=play-resign]").is_hidden()
+    assert api_state(play_server, created["id"])["status"] != "finished"
+    ann.reload()
+    ann.wait_for_function("() => document.body.dataset.play === 'left'", timeout=20_000)
+    assert ann.locator("[data-testid=play-resign]").is_hidden()
+    summary = requests.get(f"{play_server}/api/v1/games/{created['id']}", timeout=10).json()
+    assert summary["seats"][0]["status"] == "resigned"
+
+
 def test_cards_and_places_on_the_board_are_moves(service: GameService, play_server: str, open_page: Any) -> None:
     """Artificium: a card in the hand is the button that plays it. Orléans' planning: a place on
     the seat's own board stands for several moves (which follower, which space), so clicking it
