@@ -191,7 +191,9 @@ class BotFeed(Feed):
 
 class AccountFeed(Feed):
     """Each account's stream: every seat bound to it, and the invitations it receives; and the
-    account's games (``hg:acct:{<id>}:games``, by creation time) for ``GET /api/v1/account/games``."""
+    account's games (``hg:acct:{<id>}:games``, by creation time, the newest
+    :data:`ACCOUNT_GAMES_KEPT`) for ``GET /api/v1/account/games``; the listing drops entries of
+    games that expired."""
 
     def __init__(self, conn: redis.Redis) -> None:
         super().__init__(conn, account_key)
@@ -199,7 +201,10 @@ class AccountFeed(Feed):
     def after_append(self, before: Game | None, after: Game, entries: Sequence[StoredEntry]) -> None:
         for seat, account_id in sorted(after.info.accounts.items()):
             if before is None or before.info.accounts.get(seat) != account_id:
-                self.conn.zadd(games_key(account_id), {f"{after.game_id}:{seat}": entry_ms(after.info.created)})
+                pipe = self.conn.pipeline(transaction=False)
+                pipe.zadd(games_key(account_id), {f"{after.game_id}:{seat}": entry_ms(after.info.created)})
+                pipe.zremrangebyrank(games_key(account_id), 0, -(ACCOUNT_GAMES_KEPT + 1))  # the newest only
+                pipe.execute()
             self.seat_events(account_id, seat, True, before, after, entries)
 
     def invite(self, account_id: str, game: Game, seat: int, sender: str) -> None:
@@ -217,6 +222,15 @@ class AccountFeed(Feed):
             game_id, _, seat = _text(member).rpartition(":")
             found.append((game_id, int(seat), int(score)))
         return found
+
+
+    def forget_games(self, account_id: str, gone: Sequence[tuple[str, int]]) -> None:
+        """Drop index entries (game id, seat) whose game has expired and is gone."""
+        if gone:
+            self.conn.zrem(games_key(account_id), *(f"{game_id}:{seat}" for game_id, seat in gone))
+
+
+ACCOUNT_GAMES_KEPT = 1000  # an account's game index keeps its newest seats; older ones are in no listing
 
 
 def games_key(account_id: str) -> str:

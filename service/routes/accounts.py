@@ -158,7 +158,9 @@ def account_games(query: dict[str, Any]) -> dict[str, Any]:
         found = svc.account_feed.games(caller.account_id, cursor, limit)
         if not found:
             return {"games": rows, "next": None}
-        for (_game, _seat, created_ms), row in zip(found, _rows(found)):
+        listed = _rows(found)
+        svc.account_feed.forget_games(caller.account_id, [(g, s) for (g, s, _), row in zip(found, listed) if row is None])
+        for (_game, _seat, created_ms), row in zip(found, listed):
             cursor = created_ms
             if row is not None and wanted in (None, row["status"]):
                 rows.append(row)

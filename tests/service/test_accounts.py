@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -15,6 +16,7 @@ from conftest import auth, run_worker
 
 from core.accounts import ALL_KEY, INVITES_KEY, KEYS_KEY, Accounts, account_key, digest, keys_key
 from service.app import create_app
+from tests.conftest import forget_games
 
 BODY = {"game": "toy", "edition": "classic", "seats": [{"name": "Ann"}, {"kind": "open"}]}
 
@@ -224,6 +226,34 @@ def test_listing_the_accounts_games_folds_only_the_live_ones(
     assert len(listed) == 8 and {g["status"] for g in listed} == {"active", "aborted"}
     assert [g["to_act"] for g in listed if g["status"] == "active"] == [True, True]
     assert trips.count("XRANGE") == 1, trips  # the one live game, folded once for both of its seats
+
+
+def test_the_accounts_game_index_keeps_its_newest_seats_and_drops_expired_games(
+        conn: redis.Redis, accounts: list[str], created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index of an account's seats is bounded: a script that plays for years keeps only the newest
+    ``ACCOUNT_GAMES_KEPT`` entries, and a listing that meets a game gone from Redis (expired) removes
+    its entry, so the index never points at nothing for long."""
+    import core.botfeed
+    from core.botfeed import games_key
+
+    monkeypatch.setattr(core.botfeed, "ACCOUNT_GAMES_KEPT", 3)
+    client = _app(conn)
+    who = sign_up(client, accounts).json
+    games = []
+    for _ in range(3):
+        game = client.post("/api/v1/games", json=BODY, headers=auth(who["key"])).json
+        created.append(game["id"])
+        games.append(game["id"])
+        time.sleep(0.002)  # distinct creation times: the index is ordered by them
+    assert conn.zcard(games_key(who["id"])) == 3
+    newest = client.post("/api/v1/games", json=BODY, headers=auth(who["key"])).json["id"]
+    created.append(newest)
+    kept = {m.decode().rpartition(":")[0] for m in conn.zrange(games_key(who["id"]), 0, -1)}
+    assert kept == {*games[1:], newest}  # the oldest seat fell out of the index
+    forget_games(conn, [games[1]])  # as if it had expired: every key of it gone
+    listed = client.get("/api/v1/account/games", headers=auth(who["key"])).json["games"]
+    assert [g["id"] for g in listed] == [newest, games[2]]
+    assert conn.zcard(games_key(who["id"])) == 2  # the listing removed the dangling entry
 
 
 def test_a_listing_leaves_out_an_account_or_bot_removed_while_it_reads(conn: redis.Redis) -> None:
