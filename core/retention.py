@@ -9,9 +9,9 @@ the ``{live}`` hash tag, so :data:`_RESERVE` checks the caps and adds a new game
 
 Retention (:class:`Retention`, env ``HOURGLASS_<NAME>``):
 
-- ``FINISHED_TTL_S`` (30 days): when a game ends, every key of it (events, meta, the stored
-  replay bundle or its packed form) gets this TTL; 0 keeps finished games for ever. Its
-  idempotency keys, clocks and tries go at once, in the same round trip.
+- ``FINISHED_TTL_S`` (30 days): when a game ends, every key of it (events, meta, snapshot,
+  final clocks, the stored replay bundle or its packed form) gets this TTL; 0 keeps finished
+  games for ever. Its idempotency keys and tries go at once, in the same round trip.
 - ``COMPACT_AFTER_S`` (0): a game that ended is put on ``hg:{sweep}:compact`` (by the time it
   ended) and a sweeper pass this many seconds later compacts it (``replays.compaction``: the
   stream becomes the compressed bundle); -1 never compacts.
@@ -60,8 +60,10 @@ def game_keys(game_id: str) -> list[str]:
 
 def done_with_keys(game_id: str) -> list[str]:
     """The keys of a game that has ended which no reader needs: a retried move gets the game's
-    end, not its stored result (docs/api.md); no clock runs; no worker retries."""
-    return [idem_key(game_id), f"hg:{{{game_id}}}:clock", f"hg:{{{game_id}}}:tries"]
+    end, not its stored result (docs/api.md); no worker retries. (The folded clocks stay: they
+    are the final clocks every state read shows, a few hundred bytes that spare a fold of the
+    whole log per read.)"""
+    return [idem_key(game_id), f"hg:{{{game_id}}}:tries"]
 
 
 class TooManyGames(Exception):
@@ -139,7 +141,7 @@ class LiveGames:
         self.conn.zadd(LIVE_KEY, {game_id: int(time.time() * 1000)}, xx=True)
 
     def finished(self, game_id: str) -> None:
-        """Off the live index; its idempotency keys, clock and tries gone; every other key of
+        """Off the live index; its idempotency keys and tries gone; every other key of
         the game kept ``finished_ttl_s`` more; on the compaction list (unless that is off)."""
         pipe = self.conn.pipeline(transaction=False)
         pipe.zrem(LIVE_KEY, game_id)

@@ -71,11 +71,12 @@ def packed_key(game_id: str) -> str:
 PACKED_FIELD = "packed"  # meta field set by the compaction: the version the packed form holds
 UNPACKED_CACHE = 8  # opened packed games kept per process (a 4-player Orléans game: ~2 MB of objects)
 
-# The compaction's swap (KEYS: events, meta, packed, idem, snap, bundle, clock, tries; ARGV: the
+# The compaction's swap (KEYS: events, meta, packed, idem, snap, bundle, tries; ARGV: the
 # version the packed form ends at). The packed bytes were written first, by a command of their
 # own: a crash before this script leaves the stream whole and the game readable from it. The
 # snapshot stays: it is the final state (core.snapshots writes one at the end), so a cold load
-# reads it and the tail entry, and opens the packed form only to travel back or list events.
+# reads it and the tail entry, and opens the packed form only to travel back or list events; so
+# do the folded clocks (hg:{<id>}:clock, core.clocks), the final clocks a state read shows.
 _COMPACT = """
 if redis.call("HGET", KEYS[2], ARGV[2]) then return "already" end
 local status = redis.call("HGET", KEYS[2], "status")
@@ -84,7 +85,7 @@ if redis.call("EXISTS", KEYS[3]) == 0 then return "unpacked" end
 local last = redis.call("XREVRANGE", KEYS[1], "+", "-", "COUNT", 1)
 if #last == 0 or last[1][1] ~= ARGV[1] .. "-0" then return "moved" end
 redis.call("XTRIM", KEYS[1], "MINID", ARGV[1] .. "-0")
-redis.call("DEL", KEYS[4], KEYS[6], KEYS[7], KEYS[8])
+redis.call("DEL", KEYS[4], KEYS[6], KEYS[7])
 redis.call("HSET", KEYS[2], ARGV[2], ARGV[1])
 local ttl = redis.call("PTTL", KEYS[2])
 if ttl > 0 then redis.call("PEXPIRE", KEYS[3], ttl) else redis.call("PERSIST", KEYS[3]) end
@@ -472,12 +473,12 @@ class EventStore:
 
     def compact(self, game_id: str, version: int) -> str:
         """Swap the packed form (written first, ending at ``version``) in for the stream, in one
-        script: the stream is trimmed to its last entry; idempotency keys, whole bundle, clocks
-        and tries go (the final snapshot stays); the meta gets ``packed``. Returns ``ok``, or why nothing changed:
-        ``already`` (compacted before), ``live`` (not over), ``unpacked`` (no packed form was
-        written), ``moved`` (the stream does not end at ``version``)."""
+        script: the stream is trimmed to its last entry; idempotency keys, whole bundle and tries
+        go (the final snapshot and clocks stay); the meta gets ``packed``. Returns ``ok``, or why
+        nothing changed: ``already`` (compacted before), ``live`` (not over), ``unpacked`` (no
+        packed form was written), ``moved`` (the stream does not end at ``version``)."""
         keys = [events_key(game_id), meta_key(game_id), packed_key(game_id), idem_key(game_id), snap_key(game_id),
-                bundle_key(game_id), f"hg:{{{game_id}}}:clock", f"hg:{{{game_id}}}:tries"]
+                bundle_key(game_id), f"hg:{{{game_id}}}:tries"]
         return _text(self._compact(keys=keys, args=[version, PACKED_FIELD]))
 
     def forget_opened(self) -> None:

@@ -60,9 +60,7 @@ def current(svc: GameService, game: Game, cached: clocks.Clocks | None = _UNREAD
     if start.version == game.version:
         return start
     folded = clocks.fold_batches(start, _batches(svc, game, start.version), tc)
-    # never store an older fold over a newer one; nor any once the game is over: its clocks went
-    # with its end (core.retention.done_with_keys) and a finished game's are folded when read
-    if (cached is None or cached.version < folded.version) and not game.finished:
+    if cached is None or cached.version < folded.version:  # never store an older fold over a newer one
         clocks.save(conn, game.game_id, folded)
     return folded
 

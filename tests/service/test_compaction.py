@@ -21,11 +21,14 @@ from tests.service.conftest import auth
 from workers.sweeper import sweep_once
 
 API = "/api/v1/games"
-GAMES = [("orleans", "classic", 4), ("artificium", "standard", 2), ("cathedral", "standard", 2)]
+GAMES = [("orleans", "classic", 4, False), ("artificium", "standard", 2, False), ("cathedral", "standard", 2, False),
+         ("artificium", "standard", 2, True)]
 
 
-def _create(client: Any, created: list[str], game: str, edition: str, players: int, seed: str) -> dict[str, Any]:
-    body = {"game": game, "edition": edition, "seed": seed, "seats": [{"name": f"P{i}"} for i in range(players)]}
+def _create(client: Any, created: list[str], game: str, edition: str, players: int, seed: str,
+            clocked: bool = False) -> dict[str, Any]:
+    clock = {"clock": {"move_s": 3600}} if clocked else {}  # a clock nobody runs out of in a test
+    body = {"game": game, "edition": edition, "seed": seed, "seats": [{"name": f"P{i}", **clock} for i in range(players)]}
     response = client.post(API, json=body)
     assert response.status_code == 201, response.get_data(as_text=True)
     created.append(response.json["id"])
@@ -86,17 +89,19 @@ def _keys(conn: redis.Redis, game_id: str) -> dict[str, int]:
             for k in conn.scan_iter(match=f"hg:{{{game_id}}}:*")}
 
 
-@pytest.mark.parametrize("game,edition,players", GAMES)
+@pytest.mark.parametrize("game,edition,players,clocked", GAMES)
 def test_every_read_answers_the_same_from_the_packed_form(client: Any, svc: GameService, conn: redis.Redis,
                                                           created: list[str], game: str, edition: str,
-                                                          players: int) -> None:
+                                                          players: int, clocked: bool) -> None:
     seed = f"compact-{game}"
-    out = _create(client, created, game, edition, players, seed)
+    out = _create(client, created, game, edition, players, seed, clocked)
     gid, token = out["id"], out["seats"][0]["token"]
     _play(svc, gid, seed)
     before = _reads(client, gid, token)
     assert before["replay"][0] == 200 and before["viewer"] == 200 and before["state spectator"][0] == 200
-    assert set(_keys(conn, gid)) == {"events", "meta", "snap", "bundle"}  # idempotency keys went at the end
+    assert (before["state spectator"][2]["clocks"] is not None) == clocked
+    clock = {"clock"} if clocked else set()  # the final clocks stay, a state read shows them
+    assert set(_keys(conn, gid)) == {"events", "meta", "snap", "bundle", *clock}  # idempotency keys went at the end
 
     done = compact(svc.store, gid)
     assert done.outcome == "ok" and done.packed_bytes < done.bundle_bytes / 5
@@ -105,8 +110,8 @@ def test_every_read_answers_the_same_from_the_packed_form(client: Any, svc: Game
     assert after == before
     _forget(svc)
     assert verify_bundle(after["replay"][1]).ok
-    assert {k.decode() for k in conn.scan_iter(match=f"hg:{{{gid}}}:*")} == {
-        events_key(gid), meta_key(gid), packed_key(gid), snap_key(gid)}  # the final snapshot stays
+    assert {k.decode().rsplit(":", 1)[1] for k in conn.scan_iter(match=f"hg:{{{gid}}}:*")} == {
+        "events", "meta", "packed", "snap", *clock}  # the final snapshot and clocks stay
     assert conn.xlen(events_key(gid)) == 1 and svc.store.version(gid) == before["state spectator"][2]["version"]
     assert conn.hget(meta_key(gid), PACKED_FIELD) == str(svc.store.version(gid)).encode()
     assert conn.ttl(packed_key(gid)) > 0 and abs(conn.ttl(packed_key(gid)) - conn.ttl(meta_key(gid))) <= 1
