@@ -91,6 +91,14 @@ local ttl = redis.call("PTTL", KEYS[2])
 if ttl > 0 then redis.call("PEXPIRE", KEYS[3], ttl) else redis.call("PERSIST", KEYS[3]) end
 return "ok"
 """
+# The compaction's first step: the packed bytes, with the meta hash's TTL, unless the game is gone
+# (deleted or expired while it was being packed: a key written then would outlive it for ever).
+_WRITE_PACKED = """
+local ttl = redis.call("PTTL", KEYS[1])
+if ttl == -2 then return 0 end
+if ttl > 0 then redis.call("SET", KEYS[2], ARGV[1], "PX", ttl) else redis.call("SET", KEYS[2], ARGV[1]) end
+return 1
+"""
 # Keep a built bundle unless the game is compacted already (its bundle is in the packed form).
 _STORE_BUNDLE = """
 if redis.call("HEXISTS", KEYS[1], ARGV[2]) == 1 then return 0 end
@@ -267,6 +275,7 @@ class EventStore:
         self._append = conn.register_script(source)
         self._compact = conn.register_script(_COMPACT)
         self._store_bundle = conn.register_script(_STORE_BUNDLE)
+        self._write_packed = conn.register_script(_WRITE_PACKED)
         self._opened: OrderedDict[tuple[str, int], Unpacked] = OrderedDict()
         self._opened_lock = threading.Lock()
 
@@ -465,11 +474,11 @@ class EventStore:
         raw: bytes | None = self.conn.get(packed_key(game_id))  # type: ignore[assignment]
         return raw
 
-    def write_packed(self, game_id: str, packed: bytes) -> None:
+    def write_packed(self, game_id: str, packed: bytes) -> bool:
         """The compaction's first step: the packed form, beside the whole stream (no reader uses
-        it until :meth:`compact` swaps it in)."""
-        ttl_ms = int(self.conn.pttl(meta_key(game_id)))  # type: ignore[arg-type]
-        self.conn.set(packed_key(game_id), packed, px=ttl_ms if ttl_ms > 0 else None)
+        it until :meth:`compact` swaps it in), kept as long as the meta hash; False (nothing
+        written) when the game is gone."""
+        return bool(self._write_packed(keys=[meta_key(game_id), packed_key(game_id)], args=[packed]))
 
     def compact(self, game_id: str, version: int) -> str:
         """Swap the packed form (written first, ending at ``version``) in for the stream, in one

@@ -70,7 +70,8 @@ def archive_from_env(env: Mapping[str, str] | None = None) -> Archive | None:
 @dataclass(frozen=True)
 class Compacted:
     """What :func:`compact` did: ``outcome`` as :meth:`EventStore.compact` answers (``ok``,
-    ``already``, ``live``, ``moved``), or ``gone``; the bundle's and the packed form's sizes."""
+    ``already``, ``live``, ``moved``, ``unpacked``), or ``gone`` (no such game, or it went while
+    it was packed); the bundle's and the packed form's sizes."""
 
     outcome: str
     bundle_bytes: int = 0
@@ -100,7 +101,8 @@ def compact(store: EventStore, game_id: str, archive: Archive | None = None) -> 
         raise ValueError(f"game {game_id}: the packed bundle does not give back the stored entries")
     if archive is not None:
         archive.put(game_id, text)
-    store.write_packed(game_id, packed)
+    if not store.write_packed(game_id, packed):
+        return Compacted("gone")  # deleted or expired while it was packed
     outcome = store.compact(game_id, opened.version)
     return Compacted(outcome, len(text.encode("utf-8")), len(packed))
 

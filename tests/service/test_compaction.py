@@ -16,6 +16,7 @@ from core.store import PACKED_FIELD, events_key, idem_key, meta_key, packed_key,
 from domain.core import SYSTEM, Rejected, RejectKind
 from replays.compaction import DirectoryArchive, archive_from_env, compact
 from replays.verify import verify_bundle
+from tests.conftest import forget_games
 from tests.replays.replay_helpers import pick
 from tests.service.conftest import auth
 from workers.sweeper import sweep_once
@@ -154,6 +155,24 @@ def test_compaction_is_idempotent_and_a_crash_half_way_leaves_a_whole_game(
     assert svc.store.compact(gid, svc.store.version(gid)) == "already"
     _forget(svc)
     assert _reads(client, gid, token) == before
+
+
+def test_a_game_deleted_while_it_is_packed_leaves_no_key(client: Any, svc: GameService, conn: redis.Redis,
+                                                         created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker's compaction racing the game's deletion (or expiry) writes nothing that would
+    outlive the game."""
+    out = _create(client, created, "artificium", "standard", 2, "compact-gone")
+    gid = out["id"]
+    _play(svc, gid, "compact-gone")
+    write = svc.store.write_packed
+
+    def deleted_first(game_id: str, packed: bytes) -> bool:
+        forget_games(conn, [game_id])
+        return write(game_id, packed)
+
+    monkeypatch.setattr(svc.store, "write_packed", deleted_first)
+    assert compact(svc.store, gid).outcome == "gone"
+    assert list(conn.scan_iter(match=f"hg:{{{gid}}}:*")) == []
 
 
 def test_the_swap_refuses_a_live_game_and_a_moved_stream(client: Any, svc: GameService, conn: redis.Redis,
