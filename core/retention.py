@@ -161,6 +161,14 @@ class LiveGames:
         found = self.conn.zrangebyscore(COMPACT_KEY, "-inf", cutoff, start=0, num=limit)
         return [g.decode() if isinstance(g, bytes) else str(g) for g in found]  # type: ignore[union-attr]
 
+    def queue_compaction(self, game_ids: list[str]) -> int:
+        """Put games that ended before compaction existed on the list (those already on it keep
+        their place); how many were added."""
+        if not game_ids:
+            return 0
+        added = self.conn.zadd(COMPACT_KEY, dict.fromkeys(game_ids, int(time.time() * 1000)), nx=True)
+        return int(added)  # type: ignore[arg-type]
+
     def compact_later(self, game_id: str, after_s: int = 600) -> None:
         """A compaction failed: try this game again ``after_s`` from now, not every pass."""
         self.conn.zadd(COMPACT_KEY, {game_id: int((time.time() + after_s) * 1000)}, xx=True)

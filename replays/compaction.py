@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from core.lobby import PREFIX as LOBBY
 from core.packed import pack, unpack
 from core.retention import LiveGames
 from core.store import PACKED_FIELD, EventStore
@@ -105,6 +106,22 @@ def compact(store: EventStore, game_id: str, archive: Archive | None = None) -> 
         return Compacted("gone")  # deleted or expired while it was packed
     outcome = store.compact(game_id, opened.version)
     return Compacted(outcome, len(text.encode("utf-8")), len(packed))
+
+
+def queue_over(store: EventStore, live: LiveGames, chunk: int = 1000) -> int:
+    """Put every finished or aborted game the lobby lists (``hg:lobby:status:<status>``) on the
+    compaction list, for the sweeper: the games that ended before this deploy. Those compacted
+    already cost the sweeper one ``HGET`` each. How many were added."""
+    added = 0
+    for status in OVER:
+        key, start = f"{LOBBY}:status:{status}", 0
+        while True:
+            found: list[bytes] = store.conn.zrange(key, start, start + chunk - 1)  # type: ignore[assignment]
+            added += live.queue_compaction([g.decode() if isinstance(g, bytes) else str(g) for g in found])
+            if len(found) < chunk:
+                break
+            start += chunk
+    return added
 
 
 def compact_due(store: EventStore, live: LiveGames, limit: int = 100, archive: Archive | None = None) -> int:

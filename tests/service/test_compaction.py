@@ -2,6 +2,7 @@
 packed bundle (``replays.compaction``, ``core.packed``), and every read answers as before."""
 from __future__ import annotations
 
+import io
 import random
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from core.packed import ELIDED, pack, unpack
 from core.retention import COMPACT_KEY, Retention
 from core.store import PACKED_FIELD, events_key, idem_key, meta_key, packed_key, snap_key
 from domain.core import SYSTEM, Rejected, RejectKind
+from replays.cli import main as replay_cli
 from replays.compaction import DirectoryArchive, archive_from_env, compact
 from replays.verify import verify_bundle
 from tests.conftest import forget_games
@@ -253,3 +255,23 @@ def test_pack_keeps_the_bundle_byte_for_byte_and_falls_back_to_whole() -> None:
         '{"batches":1,"kind":"footer"}\n'])
     packed = pack(text)  # a chain hash that does not follow from its entries: kept as it is
     assert not packed.startswith(ELIDED) and unpack(packed).text == text
+
+
+def test_the_cli_compacts_named_games_and_queues_those_that_ended_before(
+        client: Any, svc: GameService, conn: redis.Redis, created: list[str]) -> None:
+    out = _create(client, created, "artificium", "standard", 2, "compact-cli")
+    gid = out["id"]
+    _play(svc, gid, "compact-cli")
+    conn.zrem(COMPACT_KEY, gid)  # as a game that ended before compaction was deployed
+    said, errors = io.StringIO(), io.StringIO()
+    assert replay_cli(["compact", "--over"], stdout=said, stderr=errors, conn=conn) == 0
+    assert conn.zscore(COMPACT_KEY, gid) is not None and "put on the compaction list" in said.getvalue()
+
+    said = io.StringIO()
+    assert replay_cli(["compact", gid], stdout=said, stderr=errors, conn=conn) == 0
+    assert said.getvalue().startswith(f"{gid}: compacted, bundle ")
+    assert replay_cli(["replay", "compact", gid], stdout=said, stderr=errors, conn=conn) == 0
+    assert said.getvalue().endswith(f"{gid}: compacted already\n")
+    assert replay_cli(["compact", "no-such-game"], stdout=said, stderr=errors, conn=conn) == 1
+    assert errors.getvalue() == "no-such-game: not compacted (gone)\n"
+    assert replay_cli(["compact"], stdout=said, stderr=errors, conn=conn) == 2
