@@ -75,6 +75,9 @@ def _reads(client: Any, game_id: str, token: str) -> dict[str, Any]:
         out[f"events {who}"] = pages
         stream = client.get(f"{API}/{game_id}/events/stream", headers={**headers, "Accept": "application/x-ndjson"})
         out[f"stream {who}"] = stream.get_data(as_text=True)
+        resumed = client.get(f"{API}/{game_id}/events/stream?after={picked[1]}",
+                             headers={**headers, "Accept": "application/x-ndjson"})
+        out[f"resumed stream {who}"] = resumed.get_data(as_text=True)
     replay = client.get(f"{API}/{game_id}/replay")
     out["replay"] = (replay.status_code, replay.get_data())
     out["viewer"] = client.get(f"/games/{game_id}").status_code
@@ -102,6 +105,7 @@ def test_every_read_answers_the_same_from_the_packed_form(client: Any, svc: Game
     _play(svc, gid, seed)
     before = _reads(client, gid, token)
     assert before["replay"][0] == 200 and before["viewer"] == 200 and before["state spectator"][0] == 200
+    assert f'"seq": {before["timeline"]["steps"][-1]["version"]}' in before["resumed stream spectator"]
     assert (before["state spectator"][2]["clocks"] is not None) == clocked
     clock = {"clock"} if clocked else set()  # the final clocks stay, a state read shows them
     assert set(_keys(conn, gid)) == {"events", "meta", "snap", "bundle", *clock}  # idempotency keys went at the end
