@@ -9,8 +9,12 @@ the ``{live}`` hash tag, so :data:`_RESERVE` checks the caps and adds a new game
 
 Retention (:class:`Retention`, env ``HOURGLASS_<NAME>``):
 
-- ``FINISHED_TTL_S`` (30 days): when a game ends, every key of it (events, meta, idempotency
-  keys, clocks, the stored replay bundle) gets this TTL; 0 keeps finished games for ever.
+- ``FINISHED_TTL_S`` (30 days): when a game ends, every key of it (events, meta, snapshot,
+  final clocks, the stored replay bundle or its packed form) gets this TTL; 0 keeps finished
+  games for ever. Its idempotency keys and tries go at once, in the same round trip.
+- ``COMPACT_AFTER_S`` (0): a game that ended is put on ``hg:{sweep}:compact`` (by the time it
+  ended) and a sweeper pass this many seconds later compacts it (``replays.compaction``: the
+  stream becomes the compressed bundle); -1 never compacts.
 - ``ABANDON_AFTER_S`` (7 days): a live game with no append for this long is expired by the
   sweeper: its meta ``status`` becomes ``expired`` (no move is accepted any more; the summary
   says so) and its keys get ``EXPIRED_TTL_S`` (7 days); 0 never expires games.
@@ -24,9 +28,10 @@ from dataclasses import dataclass
 
 import redis
 
-from core.store import bundle_key, events_key, idem_key, meta_key, snap_key
+from core.store import bundle_key, events_key, idem_key, meta_key, packed_key, snap_key
 
 LIVE_KEY = "hg:{live}:games"
+COMPACT_KEY = "hg:{sweep}:compact"  # finished games to compact, by the epoch ms they ended
 DAY_S = 86_400
 _RESERVE = """
 local members = redis.call("ZRANGE", KEYS[2], 0, -1)
@@ -50,7 +55,15 @@ def creator_key(address: str) -> str:
 def game_keys(game_id: str) -> list[str]:
     """Every key a game owns (the lease and rate-limit windows expire by themselves)."""
     return [events_key(game_id), meta_key(game_id), idem_key(game_id), bundle_key(game_id), snap_key(game_id),
-            f"hg:{{{game_id}}}:clock", f"hg:{{{game_id}}}:tries"]
+            packed_key(game_id), f"hg:{{{game_id}}}:clock", f"hg:{{{game_id}}}:tries"]
+
+
+def done_with_keys(game_id: str) -> list[str]:
+    """The keys of a game that has ended which no reader needs: a retried move gets the game's
+    end, not its stored result (docs/api.md); no worker retries. (The folded clocks stay: they
+    are the final clocks every state read shows, a few hundred bytes that spare a fold of the
+    whole log per read.)"""
+    return [idem_key(game_id), f"hg:{{{game_id}}}:tries"]
 
 
 class TooManyGames(Exception):
@@ -69,13 +82,14 @@ class Retention:
     finished_ttl_s: int = 30 * DAY_S
     abandon_after_s: int = 7 * DAY_S
     expired_ttl_s: int = 7 * DAY_S
+    compact_after_s: int = 0  # -1: finished games are never compacted
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Retention:
         source = os.environ if env is None else env
         defaults = cls()
         return cls(*(int(source.get(f"HOURGLASS_{name.upper()}") or getattr(defaults, name))
-                     for name in ("finished_ttl_s", "abandon_after_s", "expired_ttl_s")))
+                     for name in ("finished_ttl_s", "abandon_after_s", "expired_ttl_s", "compact_after_s")))
 
 
 @dataclass(frozen=True)
@@ -127,13 +141,41 @@ class LiveGames:
         self.conn.zadd(LIVE_KEY, {game_id: int(time.time() * 1000)}, xx=True)
 
     def finished(self, game_id: str) -> None:
-        """Off the live index; every key of the game kept ``finished_ttl_s`` more."""
+        """Off the live index; its idempotency keys and tries gone; every other key of
+        the game kept ``finished_ttl_s`` more; on the compaction list (unless that is off)."""
         pipe = self.conn.pipeline(transaction=False)
         pipe.zrem(LIVE_KEY, game_id)
+        pipe.delete(*done_with_keys(game_id))
         if self.retention.finished_ttl_s > 0:
             for key in game_keys(game_id):
                 pipe.expire(key, self.retention.finished_ttl_s)
+        if self.retention.compact_after_s >= 0:
+            pipe.zadd(COMPACT_KEY, {game_id: int(time.time() * 1000)}, nx=True)
         pipe.execute()
+
+    def to_compact(self, limit: int = 100) -> list[str]:
+        """Finished games whose ``compact_after_s`` has passed, oldest first."""
+        if self.retention.compact_after_s < 0:
+            return []
+        cutoff = int((time.time() - self.retention.compact_after_s) * 1000)
+        found = self.conn.zrangebyscore(COMPACT_KEY, "-inf", cutoff, start=0, num=limit)
+        return [g.decode() if isinstance(g, bytes) else str(g) for g in found]  # type: ignore[union-attr]
+
+    def queue_compaction(self, game_ids: list[str]) -> int:
+        """Put games that ended before compaction existed on the list (those already on it keep
+        their place); how many were added."""
+        if not game_ids:
+            return 0
+        added = self.conn.zadd(COMPACT_KEY, dict.fromkeys(game_ids, int(time.time() * 1000)), nx=True)
+        return int(added)  # type: ignore[arg-type]
+
+    def compact_later(self, game_id: str, after_s: int = 600) -> None:
+        """A compaction failed: try this game again ``after_s`` from now, not every pass."""
+        self.conn.zadd(COMPACT_KEY, {game_id: int((time.time() + after_s) * 1000)}, xx=True)
+
+    def compacted(self, game_id: str) -> None:
+        """Off the compaction list (done, or nothing left to compact)."""
+        self.conn.zrem(COMPACT_KEY, game_id)
 
     def idle(self, limit: int = 100) -> list[str]:
         """Live games with no append for ``abandon_after_s`` (none when expiry is off)."""

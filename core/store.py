@@ -6,7 +6,11 @@ share the ``{<id>}`` hash tag so a game lives on one Redis Cluster slot:
 - ``hg:{<id>}:meta``  hash: game, config, seats, seed, seed_commitment, created, status, and one
   ``token:<sha256 of token>`` field per human seat (value: the seat number);
 - ``hg:{<id>}:idem``  hash: idempotency key -> ``<fingerprint>\\n<result JSON>``, kept for the
-  life of the game (``core.retention`` sets every key's TTL once a game is over or expired).
+  life of the game (``core.retention`` sets every key's TTL once a game is over or expired, and
+  drops this one when the game ends);
+- ``hg:{<id>}:packed`` a finished game's compacted form (``core.packed``): its bundle, compressed.
+  :meth:`EventStore.compact` swaps it in for the stream, keeping only the stream's last entry
+  (the tail): every read below answers from the packed form where the stream has been trimmed.
 
 Each stream entry has two fields: ``entry``, the canonical JSON of
 ``{seq, type, data, actor, time, command, meta}``, and ``hash`` =
@@ -20,11 +24,15 @@ stream. This module has no Flask import; workers use it directly.
 from __future__ import annotations
 
 import json
+import threading
+import zlib
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.packed import Unpacked, unpack
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
 
 if TYPE_CHECKING:  # redis is imported where it is used: an offline verifier reads entries without it
@@ -53,6 +61,53 @@ def idem_key(game_id: str) -> str:
 def snap_key(game_id: str) -> str:
     """The game's latest state snapshot (``core.snapshots``): a cache, never the record."""
     return f"hg:{{{game_id}}}:snap"
+
+
+def packed_key(game_id: str) -> str:
+    """A compacted finished game: its bundle, compressed (``core.packed``)."""
+    return f"hg:{{{game_id}}}:packed"
+
+
+PACKED_FIELD = "packed"  # meta field set by the compaction: the version the packed form holds
+UNPACKED_CACHE = 8  # opened packed games kept per process (a 4-player Orléans game: 1.7 MB, tracemalloc)
+
+# The compaction's swap (KEYS: events, meta, packed, idem, snap, bundle, tries; ARGV: the
+# version the packed form ends at). The packed bytes were written first, by a command of their
+# own: a crash before this script leaves the stream whole and the game readable from it. The
+# snapshot stays: it is the final state (core.snapshots writes one at the end), so a cold load
+# reads it and the tail entry, and opens the packed form only to travel back or list events; so
+# do the folded clocks (hg:{<id>}:clock, core.clocks), the final clocks a state read shows.
+_COMPACT = """
+if redis.call("HGET", KEYS[2], ARGV[2]) then return "already" end
+local status = redis.call("HGET", KEYS[2], "status")
+if status ~= "finished" and status ~= "aborted" then return "live" end
+if redis.call("EXISTS", KEYS[3]) == 0 then return "unpacked" end
+local last = redis.call("XREVRANGE", KEYS[1], "+", "-", "COUNT", 1)
+if #last == 0 or last[1][1] ~= ARGV[1] .. "-0" then return "moved" end
+redis.call("XTRIM", KEYS[1], "MINID", ARGV[1] .. "-0")
+redis.call("DEL", KEYS[4], KEYS[6], KEYS[7])
+redis.call("HSET", KEYS[2], ARGV[2], ARGV[1])
+local ttl = redis.call("PTTL", KEYS[2])
+if ttl > 0 then redis.call("PEXPIRE", KEYS[3], ttl) else redis.call("PERSIST", KEYS[3]) end
+return "ok"
+"""
+# The compaction's first step: the packed bytes, with the meta hash's TTL, unless the game is gone
+# (deleted or expired while it was being packed: a key written then would outlive it for ever).
+_WRITE_PACKED = """
+local ttl = redis.call("PTTL", KEYS[1])
+if ttl == -2 then return 0 end
+if ttl > 0 then redis.call("SET", KEYS[2], ARGV[1], "PX", ttl) else redis.call("SET", KEYS[2], ARGV[1]) end
+return 1
+"""
+# Keep a built bundle unless the game is compacted already (its bundle is in the packed form).
+_STORE_BUNDLE = """
+if redis.call("HEXISTS", KEYS[1], ARGV[2]) == 1 then return 0 end
+local ttl = redis.call("PTTL", KEYS[1])
+if ttl > 0 then
+  return redis.call("SET", KEYS[2], ARGV[1], "NX", "PX", ttl) and 1 or 0
+end
+return redis.call("SET", KEYS[2], ARGV[1], "NX") and 1 or 0
+"""
 
 
 class StoreError(Exception):
@@ -210,12 +265,19 @@ def _text(value: bytes | str) -> str:
 
 
 class EventStore:
-    """Reads and appends game streams on one Redis connection (any ``decode_responses``)."""
+    """Reads and appends game streams on one Redis connection (any ``decode_responses`` for the
+    streams; a compacted game's packed form is binary, read with ``decode_responses=False`` as
+    every client of ``core.connection`` is)."""
 
     def __init__(self, conn: redis.Redis) -> None:
         self.conn = conn
         source = (Path(__file__).parent / "append.lua").read_text("utf-8")
         self._append = conn.register_script(source)
+        self._compact = conn.register_script(_COMPACT)
+        self._store_bundle = conn.register_script(_STORE_BUNDLE)
+        self._write_packed = conn.register_script(_WRITE_PACKED)
+        self._opened: OrderedDict[tuple[str, int], Unpacked] = OrderedDict()
+        self._opened_lock = threading.Lock()
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -336,7 +398,20 @@ class EventStore:
             return []
         rows: list[tuple[bytes, dict[bytes, bytes]]] = self.conn.xrange(  # type: ignore[assignment]
             events_key(game_id), f"{after + 1}-0", upper)
-        return [self._decode(entry_id, fields) for entry_id, fields in rows]
+        found = [self._decode(entry_id, fields) for entry_id, fields in rows]
+        if found[:1] and found[0].seq == after + 1:
+            return found
+        # A gap before the first entry, or nothing in a bounded range: the stream may have been
+        # trimmed to its tail by the compaction (a live stream never has either). Unbounded and
+        # empty needs no look: a compacted stream keeps its last entry, so nothing is newer.
+        if not found and until is None:
+            return found
+        opened = self._open(game_id)
+        if opened is None:
+            return found
+        older = [StoredEntry(int(entry["seq"]), entry, digest) for entry, digest in opened.entries
+                 if after < entry["seq"] and (until is None or entry["seq"] <= until)]
+        return older + [e for e in found if e.seq > opened.version]
 
     def last(self, game_id: str) -> StoredEntry | None:
         rows: list[tuple[bytes, dict[bytes, bytes]]] = self.conn.xrevrange(  # type: ignore[assignment]
@@ -379,14 +454,66 @@ class EventStore:
         return meta, None if snap is None else _text(snap)
 
     def stored_bundle(self, game_id: str) -> str | None:
-        raw: bytes | None = self.conn.get(bundle_key(game_id))  # type: ignore[assignment]
-        return None if raw is None else raw.decode("utf-8")
+        """The finished game's bundle as built: kept whole, or out of its packed form."""
+        pipe = self.conn.pipeline(transaction=False)
+        pipe.get(bundle_key(game_id))
+        pipe.get(packed_key(game_id))
+        raw, packed = pipe.execute()
+        if raw is not None:
+            return _text(raw)
+        opened = self._opened_from(game_id, packed) if packed is not None else None
+        return None if opened is None else opened.text
 
     def store_bundle(self, game_id: str, text: str) -> None:
         """Keep a finished game's bundle as long as the game's keys; the first one written wins
-        (they are identical)."""
-        ttl_ms = int(self.conn.pttl(meta_key(game_id)))  # type: ignore[arg-type]
-        self.conn.set(bundle_key(game_id), text.encode("utf-8"), nx=True, px=ttl_ms if ttl_ms > 0 else None)
+        (they are identical), and none once the game is compacted (its packed form holds it)."""
+        self._store_bundle(keys=[meta_key(game_id), bundle_key(game_id)], args=[text.encode("utf-8"), PACKED_FIELD])
+
+    def packed(self, game_id: str) -> bytes | None:
+        """The packed form's bytes, written or swapped in (None before the compaction)."""
+        raw: bytes | None = self.conn.get(packed_key(game_id))  # type: ignore[assignment]
+        return raw
+
+    def write_packed(self, game_id: str, packed: bytes) -> bool:
+        """The compaction's first step: the packed form, beside the whole stream (no reader uses
+        it until :meth:`compact` swaps it in), kept as long as the meta hash; False (nothing
+        written) when the game is gone."""
+        return bool(self._write_packed(keys=[meta_key(game_id), packed_key(game_id)], args=[packed]))
+
+    def compact(self, game_id: str, version: int) -> str:
+        """Swap the packed form (written first, ending at ``version``) in for the stream, in one
+        script: the stream is trimmed to its last entry; idempotency keys, whole bundle and tries
+        go (the final snapshot and clocks stay); the meta gets ``packed``. Returns ``ok``, or why
+        nothing changed: ``already`` (compacted before), ``live`` (not over), ``unpacked`` (no
+        packed form was written), ``moved`` (the stream does not end at ``version``)."""
+        keys = [events_key(game_id), meta_key(game_id), packed_key(game_id), idem_key(game_id), snap_key(game_id),
+                bundle_key(game_id), f"hg:{{{game_id}}}:tries"]
+        return _text(self._compact(keys=keys, args=[version, PACKED_FIELD]))
+
+    def forget_opened(self) -> None:
+        """Drop this process's opened packed games (a test or bench that reads as a cold process)."""
+        with self._opened_lock:
+            self._opened.clear()
+
+    def _open(self, game_id: str) -> Unpacked | None:
+        packed = self.packed(game_id)
+        return None if packed is None else self._opened_from(game_id, packed)
+
+    def _opened_from(self, game_id: str, data: bytes) -> Unpacked:
+        """The packed form opened, from this process's small cache when the same bytes were
+        opened before (a finished game never changes; the checksum guards a reused id)."""
+        key = (game_id, zlib.crc32(data))
+        with self._opened_lock:
+            found = self._opened.get(key)
+            if found is not None:
+                self._opened.move_to_end(key)
+                return found
+        opened = unpack(data)
+        with self._opened_lock:
+            self._opened[key] = opened
+            while len(self._opened) > UNPACKED_CACHE:
+                self._opened.popitem(last=False)
+        return opened
 
     def exists(self, game_id: str) -> bool:
         return bool(self.conn.exists(meta_key(game_id)))
@@ -394,13 +521,14 @@ class EventStore:
     def delete(self, game_ids: Iterable[str]) -> None:
         """Remove games entirely (tests and tooling only; never called by the service)."""
         ids = list(game_ids)
-        keys = [f(g) for g in ids for f in (events_key, meta_key, idem_key, bundle_key, snap_key)]
+        keys = [f(g) for g in ids for f in (events_key, meta_key, idem_key, bundle_key, snap_key, packed_key)]
         keys += [f"hg:{{{g}}}:{name}" for g in ids for name in ("tries", "lease", "clock")]
         if keys:
             self.conn.delete(*keys)
             self.conn.zrem("hg:{sweep}:due", *ids)  # core.worklist.DUE_KEY (no import cycle)
             self.conn.zrem("hg:{live}:games", *ids)  # core.retention.LIVE_KEY
             self.conn.hdel("hg:{sweep}:gen", *ids)
+            self.conn.zrem("hg:{sweep}:compact", *ids)  # core.retention.COMPACT_KEY
 
     @staticmethod
     def _decode(entry_id: bytes | str, fields: Mapping[Any, Any]) -> StoredEntry:

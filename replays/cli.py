@@ -1,4 +1,9 @@
-"""``hourglass replay export GAME_ID [--out FILE]`` and ``hourglass replay verify FILE``.
+"""``hourglass replay export GAME_ID [--out FILE]``, ``hourglass replay verify FILE`` and
+``hourglass replay compact [GAME_ID ...] [--over]``.
+
+Compact packs finished games now (``replays.compaction``; what the workers' sweeper does within
+seconds of a game's end), or with ``--over`` puts every finished or aborted game the lobby lists
+on the sweeper's compaction list: the games that ended before compaction was deployed.
 
 ``main(argv, load=...)`` takes the arguments after ``hourglass replay`` (a leading "replay" is
 accepted too, so ``python -m replays.cli replay verify F`` works). Export reads the game through
@@ -13,7 +18,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from replays.bundle import NotFinished, build_bundle
 from replays.verify import Interrupted, verify_stream
@@ -30,6 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, help="file to write (default: standard output)")
     verify = sub.add_parser("verify", help="re-derive a bundle from its seed and commands")
     verify.add_argument("file", type=Path, help="bundle file, or - for standard input")
+    compact = sub.add_parser("compact", help="replace finished games' streams by their compressed bundles")
+    compact.add_argument("game_ids", nargs="*", help="games to compact now")
+    compact.add_argument("--over", action="store_true",
+                         help="put every finished or aborted game on the sweeper's compaction list")
     return parser
 
 
@@ -59,6 +68,32 @@ def export(game_id: str, out: Path | None, load: Loader, stdout: TextIO, stderr:
         out.write_bytes(text.encode("utf-8"))
         print(f"wrote {out} ({len(text.encode('utf-8'))} bytes)", file=stderr)
     return 0
+
+
+def compact(game_ids: Sequence[str], over: bool, conn: Any, stdout: TextIO, stderr: TextIO) -> int:
+    """Compact ``game_ids`` now (a line each) and, with ``over``, queue every game that is over;
+    1 when a game could not be compacted (unknown, not over, appended to meanwhile)."""
+    from core.retention import LiveGames
+    from core.store import EventStore
+    from replays.compaction import archive_from_env, queue_over
+    from replays.compaction import compact as compact_game
+
+    store, failed = EventStore(conn), 0
+    for game_id in game_ids:
+        done = compact_game(store, game_id, archive_from_env())
+        if done.outcome == "ok":
+            print(f"{game_id}: compacted, bundle {done.bundle_bytes} bytes -> {done.packed_bytes} bytes", file=stdout)
+        elif done.outcome == "already":
+            print(f"{game_id}: compacted already", file=stdout)
+        else:
+            failed += 1
+            print(f"{game_id}: not compacted ({done.outcome})", file=stderr)
+    if over:
+        print(f"{queue_over(store, LiveGames(conn))} finished game(s) put on the compaction list", file=stdout)
+    elif not game_ids:
+        print("name games to compact, or --over", file=stderr)
+        return 2
+    return 1 if failed else 0
 
 
 CHUNK = 1 << 20  # bytes read at a time: the bundle streams through the verifier, never whole in memory
@@ -98,7 +133,7 @@ def verify(file: Path, stdout: TextIO, stderr: TextIO) -> int:
 
 
 def main(argv: Sequence[str] | None = None, load: Loader | None = None,
-         stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+         stdout: TextIO | None = None, stderr: TextIO | None = None, conn: Any = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["replay"]:
         args = args[1:]
@@ -106,6 +141,10 @@ def main(argv: Sequence[str] | None = None, load: Loader | None = None,
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     if ns.action == "export":
         return export(ns.game_id, ns.out, load or default_loader(), stdout, stderr)
+    if ns.action == "compact":
+        from core.connection import get_redis
+
+        return compact(ns.game_ids, ns.over, conn or get_redis(), stdout, stderr)
     return verify(ns.file, stdout, stderr)
 
 

@@ -15,8 +15,9 @@ Each requeue of one game at one version counts as a try (``WorkList.count_try``;
 waiting in the queue does not: a backlog is no failure), and so does each failed job
 (``workers.jobs``): after ``MAX_TRIES`` the game is marked stuck, logged and counted instead of
 being retried for ever. The pass also expires abandoned games: live games with no
-append for ``HOURGLASS_ABANDON_AFTER_S`` (``core.retention``). After each pass the thread runs
-the ladders' matchmaker (``workers.ladder``, under a lock of its own).
+append for ``HOURGLASS_ABANDON_AFTER_S`` (``core.retention``), and compacts the games that ended
+(``replays.compaction``: the stream becomes the compressed bundle, the archive gets a copy).
+After each pass the thread runs the ladders' matchmaker (``workers.ladder``, under a lock of its own).
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from core.connection import UNAVAILABLE, copy_client
 from core.games import GameNotFound, GameService, iso_time
 from core.retention import LIVE_KEY
 from core.worklist import GRACE_MS, WorkList, now_ms
+from replays.compaction import Archive, archive_from_env, compact_due
 from workers import ladder
 from workers.enqueue import requeue_advance
 from workers.lease import held
@@ -52,7 +54,7 @@ def give_up(work: WorkList, game_id: str, version: int, reason: str, tries: int)
     return record
 
 
-def sweep_once(svc: GameService, limit: int = BATCH) -> dict[str, int]:
+def sweep_once(svc: GameService, limit: int = BATCH, archive: Archive | None = None) -> dict[str, int]:
     """One pass over the due games; counts of what it did (for logs and tests)."""
     conn, work = svc.store.conn, svc.worklist
     counts = {"due": 0, "leased": 0, "retired": 0, "requeued": 0, "waiting": 0, "stuck": 0}
@@ -65,6 +67,7 @@ def sweep_once(svc: GameService, limit: int = BATCH) -> dict[str, int]:
             continue
         counts[_sweep_game(svc, work, game_id)] += 1
     counts["expired"] = expire_abandoned(svc, limit)
+    counts["compacted"] = compact_due(svc.store, svc.live, limit, archive)
     if counts["requeued"] or counts["stuck"] or counts["expired"]:
         work.count("sweeper_requeued", counts["requeued"])
         log.warning("hourglass sweeper: %s", counts)
@@ -123,6 +126,7 @@ class Sweeper:
         # connection the sweeper had returned to a shared pool could end up in that child
         own = copy_client(conn)
         self.svc = GameService(own)
+        self.archive = archive_from_env()
         self.queue_conn = copy_client(queue_conn) if queue_conn is not None else own
         self.interval_s = interval_s
         self.stop = threading.Event()
@@ -137,7 +141,7 @@ class Sweeper:
         while not self.stop.wait(self.interval_s):
             try:
                 if self._my_turn():
-                    sweep_once(self.svc)
+                    sweep_once(self.svc, archive=self.archive)
             except REDIS_DOWN:
                 pass  # the worker's runner logs the outage; sweep again when Redis is back
             except Exception:

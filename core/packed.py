@@ -1,0 +1,98 @@
+"""The packed form of a finished game: its replay bundle, compressed, which replaces its stream.
+
+A finished game's entries are all in its ``hourglass-replay/2`` bundle (docs/replay-format.md):
+each batch line carries its entries (the command on the batch) and the chain hash after it. The
+packed form is that bundle text, compressed with zlib (stdlib, maintained, ~1 ms to inflate a
+4-player Orléans game). Most of what zlib cannot shrink is the 64 hex digits of each batch's
+``chain_hash``; those are a function of the entries, so the packed form leaves them out and
+:func:`unpack` recomputes them. :func:`pack` proves the round trip before it answers (else it
+keeps the whole text), so the bundle served from the packed form is the very bytes that were
+built: verification of the stored bundle is unchanged.
+
+Layout: one ASCII header line, ``hgpack/1 elided`` or ``hgpack/1 whole``, then the zlib stream.
+Pure functions: no Redis, no clock (``core.store`` keeps the bytes under ``packed_key``).
+"""
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from domain.canonical import GENESIS_HASH, entry_hash
+
+ELIDED = b"hgpack/1 elided\n"
+WHOLE = b"hgpack/1 whole\n"
+LEVEL = 9  # a game is packed once and read many times: the smallest output is worth 8 ms once
+ENTRY_KEYS = ("seq", "type", "data", "actor", "time", "command", "meta")  # replays.entries.ENTRY_KEYS
+_CHAIN = re.compile(r'"chain_hash":"[0-9a-f]{64}"')
+_EMPTY_CHAIN = '"chain_hash":""'
+
+
+class PackError(ValueError):
+    """The bytes are not a packed game this module wrote."""
+
+
+@dataclass(frozen=True)
+class Unpacked:
+    """A packed game opened: the bundle text and every entry with its chain hash, in seq order."""
+
+    text: str
+    entries: tuple[tuple[dict[str, Any], str], ...]
+
+    @property
+    def version(self) -> int:
+        return int(self.entries[-1][0]["seq"]) if self.entries else 0
+
+
+def pack(text: str) -> bytes:
+    """``text`` (a bundle) packed; chain hashes left out when :func:`unpack` restores them exactly."""
+    lines = text.splitlines(keepends=True)
+    elided = "".join(_CHAIN.sub(_EMPTY_CHAIN, line, count=1) if line.startswith('{"actor"') else line
+                     for line in lines)
+    packed = ELIDED + zlib.compress(elided.encode("utf-8"), LEVEL)
+    try:
+        if unpack(packed).text == text:
+            return packed
+    except (PackError, ValueError, KeyError, TypeError):
+        pass
+    return WHOLE + zlib.compress(text.encode("utf-8"), LEVEL)
+
+
+def unpack(data: bytes) -> Unpacked:
+    """The bundle text and the entries of a packed game."""
+    head, _, body = data.partition(b"\n")
+    try:
+        raw = zlib.decompress(body).decode("utf-8")
+    except zlib.error as exc:
+        raise PackError(f"not a packed game: {exc}") from None
+    if head + b"\n" == WHOLE:
+        _, whole = _entries(raw.splitlines(keepends=True), fill=False)
+        return Unpacked(raw, tuple(whole))
+    if head + b"\n" != ELIDED:
+        raise PackError(f"unknown packed header {head[:40]!r}")
+    lines, entries = _entries(raw.splitlines(keepends=True), fill=True)
+    return Unpacked("".join(lines), tuple(entries))
+
+
+def _entries(lines: list[str], *, fill: bool) -> tuple[list[str], list[tuple[dict[str, Any], str]]]:
+    """Entries (with their chain hashes) of the batch lines; with ``fill``, each batch line gets
+    its chain hash back."""
+    out_lines: list[str] = []
+    entries: list[tuple[dict[str, Any], str]] = []
+    prev = GENESIS_HASH
+    for line in lines:
+        obj = json.loads(line)
+        if obj.get("kind") != "batch":
+            out_lines.append(line)
+            continue
+        for i, item in enumerate(obj["entries"]):
+            entry = {key: (obj["command"] if i == 0 else None) if key == "command" else item.get(key)
+                     for key in sorted(ENTRY_KEYS)}
+            prev = entry_hash(prev, entry)
+            entries.append((entry, prev))
+        if fill:
+            line = line.replace(_EMPTY_CHAIN, f'"chain_hash":"{prev}"', 1)
+        out_lines.append(line)
+    return out_lines, entries

@@ -1,0 +1,142 @@
+"""Compacting finished games: the stream, snapshot and stored bundle give way to the packed bundle.
+
+A game that has ended never changes, and everything a reader asks of it (state, any past state,
+events, the replay, the viewer's timeline) follows from its ``hourglass-replay/2`` bundle. So
+:func:`compact` builds the bundle (or takes the one already stored), packs it (``core.packed``),
+checks that the packed form gives back every stored entry with its hash, offers the bundle to
+the archive, writes the packed bytes, and then swaps them in with one script
+(:meth:`core.store.EventStore.compact`). Every step before the swap only adds, and the swap is
+atomic: a compaction that dies half way leaves a whole, readable game, and the next pass does
+it again from the start (the packed key is overwritten with the same bytes).
+
+The sweeper (``workers.sweeper``) runs :func:`compact_due` every pass over the games on
+``core.retention.COMPACT_KEY`` (put there when they ended, by ``LiveGames.finished``).
+
+The archive (env ``HOURGLASS_ARCHIVE_DIR``, unset: none) is a directory that receives every
+compacted game's bundle as ``<game id>.hourglass-replay.jsonl`` before the swap, written under a
+temporary name and renamed, so a reader of the directory never sees half a bundle: a copy that
+outlives the Redis keys (``HOURGLASS_FINISHED_TTL_S``).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from core.lobby import PREFIX as LOBBY
+from core.packed import pack, unpack
+from core.retention import LiveGames
+from core.store import PACKED_FIELD, EventStore
+from replays.bundle import OVER, NotFinished, build_bundle
+from replays.source import GameNotFound, load_game
+
+log = logging.getLogger("hourglass.compaction")
+ARCHIVE_ENV = "HOURGLASS_ARCHIVE_DIR"
+
+
+class Archive(Protocol):
+    def put(self, game_id: str, text: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class DirectoryArchive:
+    """Bundles as files in one directory (created when missing)."""
+
+    path: Path
+
+    def name(self, game_id: str) -> Path:
+        return self.path / f"{game_id}.hourglass-replay.jsonl"
+
+    def put(self, game_id: str, text: str) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{game_id}.", suffix=".part")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+                out.write(text)
+            os.replace(tmp, self.name(game_id))
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def archive_from_env(env: Mapping[str, str] | None = None) -> Archive | None:
+    where = (os.environ if env is None else env).get(ARCHIVE_ENV, "").strip()
+    return DirectoryArchive(Path(where)) if where else None
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """What :func:`compact` did: ``outcome`` as :meth:`EventStore.compact` answers (``ok``,
+    ``already``, ``live``, ``moved``, ``unpacked``), or ``gone`` (no such game, or it went while
+    it was packed); the bundle's and the packed form's sizes."""
+
+    outcome: str
+    bundle_bytes: int = 0
+    packed_bytes: int = 0
+
+
+def compact(store: EventStore, game_id: str, archive: Archive | None = None) -> Compacted:
+    """Compact one finished game (idempotent; see the module docstring)."""
+    if store.meta_field(game_id, PACKED_FIELD) is not None:
+        return Compacted("already")
+    try:
+        meta, entries = load_game(store, game_id)
+    except GameNotFound:
+        return Compacted("gone")
+    if meta.get("status") not in OVER:
+        return Compacted("live")
+    text = store.stored_bundle(game_id)
+    if text is None:
+        try:
+            text = build_bundle(game_id, meta, entries)
+        except NotFinished:
+            return Compacted("live")
+    packed = pack(text)
+    opened = unpack(packed)
+    if [(e, h) for e, h in opened.entries] != [({k: v for k, v in e.items() if k != "hash"}, e["hash"])
+                                               for e in entries]:
+        raise ValueError(f"game {game_id}: the packed bundle does not give back the stored entries")
+    if archive is not None:
+        archive.put(game_id, text)
+    if not store.write_packed(game_id, packed):
+        return Compacted("gone")  # deleted or expired while it was packed
+    outcome = store.compact(game_id, opened.version)
+    return Compacted(outcome, len(text.encode("utf-8")), len(packed))
+
+
+def queue_over(store: EventStore, live: LiveGames, chunk: int = 1000) -> int:
+    """Put every finished or aborted game the lobby lists (``hg:lobby:status:<status>``) on the
+    compaction list, for the sweeper: the games that ended before this deploy. Those compacted
+    already cost the sweeper one ``HGET`` each. How many were added."""
+    added = 0
+    for status in OVER:
+        key, start = f"{LOBBY}:status:{status}", 0
+        while True:
+            found: list[bytes] = store.conn.zrange(key, start, start + chunk - 1)  # type: ignore[assignment]
+            added += live.queue_compaction([g.decode() if isinstance(g, bytes) else str(g) for g in found])
+            if len(found) < chunk:
+                break
+            start += chunk
+    return added
+
+
+def compact_due(store: EventStore, live: LiveGames, limit: int = 100, archive: Archive | None = None) -> int:
+    """Compact the finished games whose time has come; how many were compacted. A game that
+    fails stays on the list (logged) for the next pass."""
+    done = 0
+    for game_id in live.to_compact(limit):
+        try:
+            outcome = compact(store, game_id, archive).outcome
+        except Exception:
+            log.exception("hourglass: could not compact game %s", game_id)
+            live.compact_later(game_id)
+            continue
+        if outcome == "moved":
+            continue  # appended to meanwhile (a late table entry): the next pass packs it all
+        live.compacted(game_id)
+        done += outcome == "ok"
+    return done
