@@ -1,22 +1,27 @@
-"""``hourglass replay export GAME_ID [--out FILE]`` and ``hourglass replay verify FILE``.
+"""``hourglass replay export GAME_ID [--out FILE]`` and ``hourglass replay verify FILE [--keys F | --key HEX]``.
 
 ``main(argv, load=...)`` takes the arguments after ``hourglass replay`` (a leading "replay" is
 accepted too, so ``python -m replays.cli replay verify F`` works). Export reads the game through
 ``load`` (game id -> (meta, entries)); by default the core's event store on ``REDIS_URL`` (or
-the embedded server, see ``core.connection``). Exit codes: 0 success / "verified", 1 divergence or a
-game that cannot be exported, 2 usage.
+the embedded server, see ``core.connection``) and signs it with the service's key
+(``core.signing``). Verify checks the signature against a saved key set (``--keys``, the JSON
+of ``GET /.well-known/hourglass-keys.json``) or one public key (``--key``, hex); without either
+it reports the signature unchecked, and with either an unsigned bundle fails. Exit codes: 0
+success / "verified", 1 divergence or a game that cannot be exported, 2 usage (or unusable keys).
 """
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
+from core.game import iso_time, utc_now
+from core.signing import KeyProblem, KeySet, can_check, service_keys
 from replays.bundle import NotFinished, build_bundle
-from replays.verify import Interrupted, verify_stream
+from replays.verify import Interrupted, Signing, verify_stream
 
 if TYPE_CHECKING:  # export reads the store; verify runs offline without the server's packages
     from replays.source import Loader
@@ -30,23 +35,42 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, help="file to write (default: standard output)")
     verify = sub.add_parser("verify", help="re-derive a bundle from its seed and commands")
     verify.add_argument("file", type=Path, help="bundle file, or - for standard input")
+    trust = verify.add_mutually_exclusive_group()
+    trust.add_argument("--keys", type=Path, metavar="FILE",
+                       help="the service's key set (GET /.well-known/hourglass-keys.json): the bundle must be signed by one")
+    trust.add_argument("--key", metavar="HEX", help="one Ed25519 public key (64 hex digits) the bundle must be signed by")
     return parser
 
 
-def default_loader() -> Loader:
+Publisher = Callable[[str], str]  # game id -> the bundle text
+
+
+def default_publisher() -> Publisher:
+    """The bundle the service publishes (``replays.source.published_bundle``): the stored one, or
+    built, signed and stored now."""
     from core.connection import get_redis
     from core.store import EventStore
-    from replays.source import store_loader
+    from replays.source import published_bundle
 
-    return store_loader(EventStore(get_redis()))
+    store = EventStore(get_redis())
+    return lambda game_id: published_bundle(store, game_id)
 
 
-def export(game_id: str, out: Path | None, load: Loader, stdout: TextIO, stderr: TextIO) -> int:
+def signing_publisher(load: Loader) -> Publisher:
+    """A bundle built from what ``load`` reads, signed with the service's key now."""
+    def publish(game_id: str) -> str:
+        meta, entries = load(game_id)
+        now = iso_time(utc_now())
+        return build_bundle(game_id, meta, entries, signer=service_keys()[0], signed_at=now)
+
+    return publish
+
+
+def export(game_id: str, out: Path | None, publish: Publisher, stdout: TextIO, stderr: TextIO) -> int:
     from replays.source import GameNotFound
 
     try:
-        meta, entries = load(game_id)
-        text = build_bundle(game_id, meta, entries)
+        text = publish(game_id)
     except GameNotFound:
         print(f"unknown game {game_id}", file=stderr)
         return 1
@@ -79,12 +103,26 @@ def _chunks(source: BinaryIO) -> Iterator[bytes]:
         yield chunk
 
 
-def verify(file: Path, stdout: TextIO, stderr: TextIO) -> int:
-    """The same streaming verification as ``POST /api/v1/replays/verify``, without its budgets."""
+def _trusted(keys: Path | None, key: str | None) -> KeySet | None:
+    if keys is not None or key is not None:
+        can_check()
+    if keys is not None:
+        return KeySet.load(keys)
+    return KeySet.single(key) if key is not None else None
+
+
+def verify(file: Path, stdout: TextIO, stderr: TextIO, keys: Path | None = None, key: str | None = None) -> int:
+    """The same streaming verification as ``POST /api/v1/replays/verify``, without its budgets;
+    given ``keys`` (a key set file) or ``key`` (hex), the bundle must be signed by one of them."""
+    try:
+        trusted = _trusted(keys, key)
+    except (OSError, KeyProblem) as exc:
+        print(f"cannot use the keys: {exc}", file=stderr)
+        return 2
     try:
         with ExitStack() as stack:
             source = sys.stdin.buffer if str(file) == "-" else stack.enter_context(file.open("rb"))
-            report = verify_stream(_chunks(source))
+            report = verify_stream(_chunks(source), signing=Signing(trusted))
     except OSError as exc:
         print(f"cannot read {file}: {exc.strerror}", file=stderr)
         return 1
@@ -97,7 +135,7 @@ def verify(file: Path, stdout: TextIO, stderr: TextIO) -> int:
     return 0 if report.ok else 1
 
 
-def main(argv: Sequence[str] | None = None, load: Loader | None = None,
+def main(argv: Sequence[str] | None = None, load: Loader | None = None, publish: Publisher | None = None,
          stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["replay"]:
@@ -105,8 +143,10 @@ def main(argv: Sequence[str] | None = None, load: Loader | None = None,
     ns = _parser().parse_args(args)
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     if ns.action == "export":
-        return export(ns.game_id, ns.out, load or default_loader(), stdout, stderr)
-    return verify(ns.file, stdout, stderr)
+        if publish is None:
+            publish = signing_publisher(load) if load is not None else default_publisher()
+        return export(ns.game_id, ns.out, publish, stdout, stderr)
+    return verify(ns.file, stdout, stderr, ns.keys, ns.key)
 
 
 if __name__ == "__main__":

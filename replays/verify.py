@@ -1,4 +1,4 @@
-"""Verify an ``hourglass-replay/2`` (or ``/1``) bundle: the library behind the CLI and the HTTP endpoint.
+"""Verify an ``hourglass-replay/3`` (or ``/2``, ``/1``) bundle: the library behind the CLI and the HTTP endpoint.
 
 ``verify_stream(chunks)`` re-derives the whole game from the revealed seed and the commands alone
 and reports the first line where the bundle and the re-run disagree; ``verify_bundle(data)`` does
@@ -9,7 +9,9 @@ the header line (canonical JSON, its fields, a known format); for every batch, t
 ``setup``/``decide`` produce with ``Rng(seed, game_id, draw_counter(state))`` equal the stored
 ones byte for byte, the hash chain and the state hash after the batch (format 1: every batch;
 format 2: the checkpoint batches, null on the others); and finally the footer: the
-``header_hash``, the recomputed result, the counts and the final hashes.
+``header_hash``, the recomputed result, the counts and the final hashes; last, given the
+service's key set (``keys``), the format-3 signature (``core.signing``: a known key, valid when it
+signed, over the bundle's exact bytes).
 
 Which divergence is reported once the header has been read is the same as if the whole file were
 checked first: after a divergence the rest is read without replaying it (``BundleLines.rest``),
@@ -28,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from core import table
+from core.signing import KeySet, SignatureProblem, check
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
 from domain.core import GameRules, Rejected
 from domain.games import fold, for_engine, get_game
@@ -35,11 +38,13 @@ from domain.rng import Rng
 from replays.bundle import (
     BATCH_ENTRY_KEYS,
     BATCH_KEYS,
-    FOOTER_KEYS,
-    FORMAT_1,
+        FORMAT_1,
     FORMATS,
     HEADER_KEYS,
+    SIGNED_FORMATS,
+    footer_keys,
     hashed_batch,
+    signed_message,
     state_hash,
 )
 from replays.entries import ENTRY_KEYS, event_json
@@ -69,6 +74,7 @@ class Report:
     result: dict[str, Any] | None = None
     divergence: Divergence | None = None
     warnings: tuple[str, ...] = field(default=())
+    signed_by: str | None = None  # the key whose signature was checked against the key set given
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -77,7 +83,8 @@ class Report:
 
     def describe(self) -> str:
         if self.ok:
-            return f"verified: {self.game} {self.game_id}, {self.batches} batches, final hash {self.final_hash}"
+            signed = f", signed by key {self.signed_by}" if self.signed_by else ""
+            return f"verified: {self.game} {self.game_id}, {self.batches} batches, final hash {self.final_hash}{signed}"
         d = self.divergence
         assert d is not None
         return f"line {d.line}: {d.what}\n  expected: {d.expected}\n  found:    {d.found}"
@@ -211,7 +218,7 @@ class _Replayer:
         self.entries += 1
 
     def footer(self, number: int, line: dict[str, Any], batches: int) -> dict[str, Any] | None:
-        _expect_keys(number, line, "footer", FOOTER_KEYS)
+        _expect_keys(number, line, "footer", footer_keys(self.format))
         status = table.status(self.rules, self.state, self.table)
         if status not in ("finished", "aborted"):
             raise _Diverged(number, "the game is not over after the last batch", "finished or aborted", status)
@@ -279,8 +286,47 @@ def _footer_line(count: int, last: str | None, header: dict[str, Any]) -> dict[s
     return footer
 
 
+@dataclass(frozen=True)
+class Signing:
+    """What to check of a bundle's signature: against ``keys`` (None: report it unchecked);
+    ``unsigned_ok``: a bundle without one (formats 1 and 2, or unsigned) still verifies, with a
+    warning, instead of being refused (the verify endpoint, which takes older bundles too)."""
+
+    keys: KeySet | None = None
+    unsigned_ok: bool = False
+
+
+SIGNATURE_KEYS = ["alg", "key_id", "signed_at", "value"]
+
+
+def _signature(number: int, header: dict[str, Any], footer: dict[str, Any], digest: Any, signing: Signing,
+               errors: str) -> tuple[str | None, tuple[str, ...]]:
+    """Check the footer's signature (``digest`` holds every line before the footer): the key that
+    signed, when it was checked, and any warnings."""
+    fmt = header["format"]
+    signature = footer.get("signature") if fmt in SIGNED_FORMATS else None
+    if signature is None:
+        if signing.keys is not None and not signing.unsigned_ok:
+            found = "no signature" if fmt in SIGNED_FORMATS else f"no signature ({fmt} bundles carry none)"
+            raise _Diverged(number, "signature", "a bundle signed by a key of the key set", found)
+        return None, (("the bundle is not signed",) if fmt in SIGNED_FORMATS or signing.keys is not None else ())
+    if not isinstance(signature, dict) or sorted(signature) != SIGNATURE_KEYS:
+        raise _Diverged(number, "signature fields", SIGNATURE_KEYS, sorted(signature) if isinstance(signature, dict)
+                        else signature)
+    unsigned = {**footer, "signature": {k: v for k, v in signature.items() if k != "value"}}
+    digest.update((canonical_json(unsigned) + "\n").encode("utf-8", errors))
+    if signing.keys is None:
+        return None, (f"signature by key {signature['key_id']} not checked: no key set given",)
+    try:
+        key = check(signing.keys, signature, signed_message(digest.digest()))
+    except SignatureProblem as exc:
+        raise _Diverged(number, "signature", "a signature by a key of the key set, valid when it signed",
+                        str(exc)) from None
+    return key.key_id, ()
+
+
 def _replay(lines: BundleLines, header: dict[str, Any], rules_for: Callable[[str], GameRules],
-            progress: dict[str, Any], pace: Pace) -> Report:
+            progress: dict[str, Any], pace: Pace, signing: Signing, digest: Any) -> Report:
     seed = _seed(header)
     rules = _rules(header, rules_for)
     replayer = _Replayer(header, rules, seed)
@@ -292,6 +338,7 @@ def _replay(lines: BundleLines, header: dict[str, Any], rules_for: Callable[[str
         number = batches + 2
         progress["line"] = number
         replayer.batch(number, batches, _parse(number, pending))
+        digest.update((pending + "\n").encode("utf-8", lines.errors))
         pace(number)
         batches, pending = batches + 1, following
     count = progress["lines"] = lines.count
@@ -300,18 +347,20 @@ def _replay(lines: BundleLines, header: dict[str, Any], rules_for: Callable[[str
         raise _Diverged(2, "no batches", "the setup batch", "the footer")
     progress["line"] = count
     result = replayer.footer(count, footer, batches)
-    warnings: tuple[str, ...] = ()
+    signed_by, warnings = _signature(count, header, footer, digest, signing, lines.errors)
     if header["engine_version"] != rules.engine_version:
-        warnings = (f"bundle written by engine {header['engine_version']}, verified with {rules.engine_version}",)
+        warnings += (f"bundle written by engine {header['engine_version']}, verified with {rules.engine_version}",)
     return Report(True, header["game"], header["game_id"], count, batches, replayer.entries,
-                  replayer.chain, result, None, warnings)
+                  replayer.chain, result, None, warnings, signed_by)
 
 
-def _check(lines: BundleLines, rules_for: Callable[[str], GameRules], progress: dict[str, Any], pace: Pace) -> Report:
+def _check(lines: BundleLines, rules_for: Callable[[str], GameRules], progress: dict[str, Any], pace: Pace,
+           signing: Signing) -> Report:
     header = _header(lines)
+    digest = hashlib.sha256(((lines.last or "") + "\n").encode("utf-8", lines.errors))  # the exact bytes, for the signature
     progress.update(game=header.get("game"), game_id=header.get("game_id"))
     try:
-        return _replay(lines, header, rules_for, progress, pace)
+        return _replay(lines, header, rules_for, progress, pace, signing, digest)
     except (Unreadable, Interrupted):
         raise
     except Exception:  # the whole file's faults outrank this one: read the rest to find them
@@ -322,16 +371,18 @@ def _check(lines: BundleLines, rules_for: Callable[[str], GameRules], progress: 
 
 
 def verify_stream(chunks: Iterable[bytes], rules_for: Callable[[str], GameRules] = get_game,
-                  pace: Pace = _unpaced, max_line: int = MAX_LINE, errors: str = "strict") -> Report:
+                  pace: Pace = _unpaced, max_line: int = MAX_LINE, errors: str = "strict",
+                  signing: Signing | None = None) -> Report:
     """Verify a bundle read from ``chunks`` (bytes, any sizes), as far as needed and no further.
 
     Never raises for bad input, the report says what is wrong; raises :class:`Interrupted` when
-    ``pace`` or ``chunks`` does.
+    ``pace`` or ``chunks`` does. ``signing``: the key set to check the signature against
+    (default: none, the signature is reported unchecked).
     """
     lines = BundleLines(chunks, max_line, errors)
     progress: dict[str, Any] = {}
     try:
-        return _check(lines, rules_for, progress, pace)
+        return _check(lines, rules_for, progress, pace, signing or Signing())
     except Interrupted:
         raise
     except Unreadable as exc:
@@ -345,8 +396,10 @@ def verify_stream(chunks: Iterable[bytes], rules_for: Callable[[str], GameRules]
                   divergence=divergence)
 
 
-def verify_bundle(data: bytes | str, rules_for: Callable[[str], GameRules] = get_game) -> Report:
+def verify_bundle(data: bytes | str, rules_for: Callable[[str], GameRules] = get_game,
+                  signing: Signing | None = None) -> Report:
     """Verify a bundle's text or bytes; never raises for bad input, the report says what is wrong."""
     if isinstance(data, str):  # already text: passed through as it is, never refused as UTF-8
-        return verify_stream((data.encode("utf-8", "surrogatepass"),), rules_for, errors="surrogatepass")
-    return verify_stream((data,), rules_for)
+        return verify_stream((data.encode("utf-8", "surrogatepass"),), rules_for, errors="surrogatepass",
+                             signing=signing)
+    return verify_stream((data,), rules_for, signing=signing)

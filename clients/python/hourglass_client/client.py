@@ -247,6 +247,12 @@ class Client:
     def replay(self, game_id: str) -> str:
         return self.request("GET", f"/api/v1/games/{game_id}/replay").text
 
+    def signing_keys(self) -> dict[str, Any]:
+        """The service's public key set (``hourglass-keys/1``): save it as a file and pass it to
+        ``hourglass replay verify --keys`` to check offline that a bundle is the service's."""
+        result: dict[str, Any] = self.request("GET", "/.well-known/hourglass-keys.json").json()
+        return result
+
     def verify_replay(self, bundle: str | bytes) -> dict[str, Any]:
         data = bundle.encode("utf-8") if isinstance(bundle, str) else bundle
         response = self.http.post(f"{self.base}/api/v1/replays/verify", data=data, timeout=self.timeout_s,
