@@ -19,6 +19,7 @@ from core.signing import Signer
 from domain.canonical import GENESIS_HASH, canonical_json, json_hash
 from domain.core import GameRules
 from domain.games import get_game
+from domain.rng import derive_seed
 from replays.entries import ENTRY_KEYS, Entry, chain_hashes, event_json, split_batches
 from replays.statehash import StateHasher
 
@@ -31,8 +32,9 @@ SIGNATURE_CONTEXT = b"hourglass-replay signature\n"  # so a bundle's signature c
 CHECKPOINT = 64  # format 2: batches 0, 64, 128, ... carry a state hash, the others null
 HEADER_KEYS = frozenset({
     "kind", "format", "game", "game_id", "edition", "players", "config", "options", "seats",
-    "engine_version", "seed", "seed_commitment",
+    "engine_version", "seed", "seed_commitment", "contributions",
 })
+UNCONTRIBUTED_HEADER_KEYS = HEADER_KEYS - {"contributions"}  # formats 1 and 2
 BATCH_KEYS = frozenset({"kind", "batch", "actor", "command", "entries", "state_hash", "chain_hash"})
 BATCH_ENTRY_KEYS = frozenset(ENTRY_KEYS) - {"command"}
 FOOTER_KEYS = frozenset({
@@ -43,6 +45,16 @@ UNSIGNED_FOOTER_KEYS = FOOTER_KEYS - {"signature"}  # formats 1 and 2
 
 def footer_keys(fmt: str) -> frozenset[str]:
     return FOOTER_KEYS if fmt in SIGNED_FORMATS else UNSIGNED_FOOTER_KEYS
+
+
+def header_keys(fmt: str) -> frozenset[str]:
+    return HEADER_KEYS if fmt in SIGNED_FORMATS else UNCONTRIBUTED_HEADER_KEYS
+
+
+def play_seed(header: dict[str, Any], seed: bytes) -> bytes:
+    """The seed the game drew from: ``seed`` itself, or derived with the seats' contributions."""
+    contributions = header.get("contributions")
+    return seed if contributions is None else derive_seed(seed, contributions)
 CONFIG_CORE_KEYS = ("edition", "players")
 OVER = ("finished", "aborted")  # an aborted game has a bundle too, with a null result
 
@@ -62,7 +74,11 @@ def build_header(game_id: str, meta: dict[str, Any], rules: GameRules, fmt: str 
     seed = meta.get("seed")
     if not seed:
         raise NotFinished(f"game {game_id} has not revealed its seed (is it finished?)")
+    contributed = {"contributions": meta.get("contributions")} if fmt in SIGNED_FORMATS else {}
+    if meta.get("contributions") is not None and fmt not in SIGNED_FORMATS:
+        raise ValueError(f"a game with seat contributions needs format {FORMAT}")
     return {
+        **contributed,
         "kind": "header",
         "format": fmt,
         "game": meta["game"],

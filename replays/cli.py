@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     trust.add_argument("--keys", type=Path, metavar="FILE",
                        help="the service's key set (GET /.well-known/hourglass-keys.json): the bundle must be signed by one")
     trust.add_argument("--key", metavar="HEX", help="one Ed25519 public key (64 hex digits) the bundle must be signed by")
+    verify.add_argument("--contribution", action="append", default=[], metavar="SEAT:HEX",
+                        help="the entropy seat SEAT contributed (its client recorded it): the bundle must carry it")
     return parser
 
 
@@ -111,18 +113,33 @@ def _trusted(keys: Path | None, key: str | None) -> KeySet | None:
     return KeySet.single(key) if key is not None else None
 
 
-def verify(file: Path, stdout: TextIO, stderr: TextIO, keys: Path | None = None, key: str | None = None) -> int:
+def _contributions(given: Sequence[str]) -> dict[int, str]:
+    out = {}
+    for item in given:
+        seat, _, value = item.partition(":")
+        if not seat.isdigit() or not value:
+            raise ValueError(f"--contribution {item!r}: write SEAT:HEX, e.g. 1:9f3a")
+        out[int(seat)] = value
+    return out
+
+
+def verify(file: Path, stdout: TextIO, stderr: TextIO, keys: Path | None = None, key: str | None = None,
+           contributions: Sequence[str] = ()) -> int:
     """The same streaming verification as ``POST /api/v1/replays/verify``, without its budgets;
     given ``keys`` (a key set file) or ``key`` (hex), the bundle must be signed by one of them."""
     try:
         trusted = _trusted(keys, key)
+        known = _contributions(contributions)
     except (OSError, KeyProblem) as exc:
         print(f"cannot use the keys: {exc}", file=stderr)
+        return 2
+    except ValueError as exc:
+        print(exc, file=stderr)
         return 2
     try:
         with ExitStack() as stack:
             source = sys.stdin.buffer if str(file) == "-" else stack.enter_context(file.open("rb"))
-            report = verify_stream(_chunks(source), signing=Signing(trusted))
+            report = verify_stream(_chunks(source), signing=Signing(trusted, contributions=known))
     except OSError as exc:
         print(f"cannot read {file}: {exc.strerror}", file=stderr)
         return 1
@@ -146,7 +163,7 @@ def main(argv: Sequence[str] | None = None, load: Loader | None = None, publish:
         if publish is None:
             publish = signing_publisher(load) if load is not None else default_publisher()
         return export(ns.game_id, ns.out, publish, stdout, stderr)
-    return verify(ns.file, stdout, stderr, ns.keys, ns.key)
+    return verify(ns.file, stdout, stderr, ns.keys, ns.key, ns.contribution)
 
 
 if __name__ == "__main__":

@@ -22,8 +22,9 @@ __all__ = ["EXPORTED_META_FIELDS", "GameNotFound", "Loaded", "Loader", "decode_m
 
 Loaded = tuple[dict[str, Any], list[Entry]]
 Loader = Callable[[str], Loaded]
-JSON_META_FIELDS = ("config", "seats", "options", "result")
-EXPORTED_META_FIELDS = ("game", "config", "seats", "seed", "seed_commitment", "engine_version", "status", "created")
+JSON_META_FIELDS = ("config", "seats", "options", "result", "contributions")
+EXPORTED_META_FIELDS = ("game", "config", "seats", "seed", "seed_commitment", "engine_version", "status", "created",
+                        "contributions")
 
 
 def _text(value: bytes | str) -> str:

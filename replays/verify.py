@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from core import table
@@ -34,7 +34,7 @@ from core.signing import KeySet, SignatureProblem, check
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
 from domain.core import GameRules, Rejected
 from domain.games import fold, for_engine, get_game
-from domain.rng import Rng
+from domain.rng import Rng, valid_contribution
 from replays.bundle import (
     BATCH_ENTRY_KEYS,
     BATCH_KEYS,
@@ -44,6 +44,8 @@ from replays.bundle import (
     SIGNED_FORMATS,
     footer_keys,
     hashed_batch,
+    header_keys,
+    play_seed,
     signed_message,
     state_hash,
 )
@@ -52,6 +54,8 @@ from replays.lines import MAX_LINE, BundleLines, Unreadable
 from replays.statehash import StateHasher
 
 SNIPPET = 240  # characters of context shown around a difference
+CONTRIBUTED = (" (the set-up draws from the seed derived from the service's seed and the seats' contributions "
+               "in line 1: a changed or omitted contribution changes every draw)")
 
 
 @dataclass(frozen=True)
@@ -159,7 +163,10 @@ class _Replayer:
         rules = self.rules
         try:
             if index == 0:
-                _expect_equal(number, "setup command", {"type": "CreateGame", "config": self.header["config"]}, command)
+                contributions = self.header.get("contributions")
+                contributed = {"contributions": contributions} if contributions is not None else {}
+                _expect_equal(number, "setup command (its config and the seats' contributions are the header's)",
+                              {"type": "CreateGame", "config": self.header["config"], **contributed}, command)
                 events = rules.setup(rules.config_from_json(self.header["config"]), Rng(self.seed, self.game_id, 0))
                 stored = [rules.event_to_json(e) for e in events]
                 return stored, fold(rules, events, self.state), self.table
@@ -186,8 +193,13 @@ class _Replayer:
         # one comparison of the whole batch; entry by entry only to locate a difference
         found = [e.get("data") if isinstance(e, dict) else e for e in stored]
         same = canonical_json(expected) == canonical_json(found)
-        for position, (event, entry) in enumerate(zip(expected, stored)):
-            self.entry(number, position, line, event, entry, check_event=not same)
+        try:
+            for position, (event, entry) in enumerate(zip(expected, stored)):
+                self.entry(number, position, line, event, entry, check_event=not same)
+        except _Diverged as exc:
+            if index == 0 and self.header.get("contributions") is not None and "event" in exc.divergence.what:
+                exc.divergence = replace(exc.divergence, what=exc.divergence.what + CONTRIBUTED)
+            raise
         head = stored[0] if isinstance(stored[0], dict) else {}
         meta = head.get("meta") if isinstance(head.get("meta"), dict) else None
         self.state, self.table = after, table.note(tbl, line["actor"], line["command"], meta)  # who played
@@ -243,7 +255,30 @@ def _seed(header: dict[str, Any]) -> bytes:
     except ValueError:
         raise _Diverged(1, "seed is not hex", "hex digits", seed) from None
     _expect_equal(1, "seed commitment: sha256(seed)", hashlib.sha256(raw).hexdigest(), commitment)
+    _contributions(header)
     return raw
+
+
+def _contributions(header: dict[str, Any]) -> None:
+    """Format 3: ``contributions`` is null, or one lower-case hex string (1-64 bytes) or null per seat."""
+    found = header.get("contributions")
+    if found is None:
+        return
+    seats = header["seats"] if isinstance(header["seats"], list) else []
+    if not isinstance(found, list) or len(found) != len(seats):
+        raise _Diverged(1, "contributions (one per seat, in seat order)", f"a list of {len(seats)}", found)
+    for seat, value in enumerate(found):
+        if value is not None and not valid_contribution(value):
+            raise _Diverged(1, f"contribution of seat {seat}", "null or lower-case hex of 1 to 64 bytes", value)
+
+
+def _check_known(header: dict[str, Any], known: Mapping[int, str]) -> None:
+    """A seat's own record of what it contributed (``--contribution SEAT:HEX``) against the bundle."""
+    found = header.get("contributions")
+    for seat, value in sorted(known.items()):
+        have = found[seat] if isinstance(found, list) and 0 <= seat < len(found) else None
+        _expect_equal(1, f"contribution of seat {seat} (the one the seat recorded)", value.lower(),
+                      "no contribution" if have is None else have)
 
 
 def _rules(header: dict[str, Any], rules_for: Callable[[str], GameRules]) -> GameRules:
@@ -271,7 +306,8 @@ def _unpaced(number: int) -> None:
 def _header(lines: BundleLines) -> dict[str, Any]:
     """Line 1: a canonical JSON object with the header's fields and a known format."""
     header = _parse(1, lines.next_line() or "")
-    _expect_keys(1, header, "header", HEADER_KEYS)
+    fmt = header.get("format")
+    _expect_keys(1, header, "header", header_keys(fmt) if isinstance(fmt, str) and fmt in FORMATS else HEADER_KEYS)
     if header["format"] not in FORMATS:
         _expect_equal(1, "format", " or ".join(FORMATS), str(header["format"]))
     return header
@@ -288,12 +324,14 @@ def _footer_line(count: int, last: str | None, header: dict[str, Any]) -> dict[s
 
 @dataclass(frozen=True)
 class Signing:
-    """What to check of a bundle's signature: against ``keys`` (None: report it unchecked);
-    ``unsigned_ok``: a bundle without one (formats 1 and 2, or unsigned) still verifies, with a
-    warning, instead of being refused (the verify endpoint, which takes older bundles too)."""
+    """What to check against knowledge from outside the bundle: its signature against ``keys``
+    (None: report it unchecked; ``unsigned_ok``: a bundle without one, formats 1 and 2 or
+    unsigned, still verifies with a warning instead of being refused, as the verify endpoint
+    does), and ``contributions`` a seat recorded when it contributed entropy (seat -> hex)."""
 
     keys: KeySet | None = None
     unsigned_ok: bool = False
+    contributions: Mapping[int, str] = field(default_factory=dict)  # seat -> the hex it knows it contributed
 
 
 SIGNATURE_KEYS = ["alg", "key_id", "signed_at", "value"]
@@ -327,7 +365,8 @@ def _signature(number: int, header: dict[str, Any], footer: dict[str, Any], dige
 
 def _replay(lines: BundleLines, header: dict[str, Any], rules_for: Callable[[str], GameRules],
             progress: dict[str, Any], pace: Pace, signing: Signing, digest: Any) -> Report:
-    seed = _seed(header)
+    seed = play_seed(header, _seed(header))
+    _check_known(header, signing.contributions)
     rules = _rules(header, rules_for)
     replayer = _Replayer(header, rules, seed)
     batches, pending = 0, lines.next_line()

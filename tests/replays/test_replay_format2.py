@@ -8,7 +8,7 @@ import json
 import pytest
 
 from domain.canonical import canonical_json, json_hash
-from replays.bundle import CHECKPOINT, FORMAT, FORMAT_1, FORMATS, build_bundle
+from replays.bundle import CHECKPOINT, FORMAT, FORMAT_1, FORMAT_2, FORMATS, build_bundle
 from replays.verify import verify_bundle
 from tests.replays.replay_helpers import CONFIGS, bundle_text, played
 
@@ -76,15 +76,20 @@ def test_a_changed_checkpoint_hash_is_caught(small_bundle: str) -> None:
     assert report.divergence.line == line + 1 and report.divergence.what == "state hash after the batch"
 
 
+def format_2_text(edition: str, players: int) -> str:
+    game_id, meta, entries = played(edition, players)
+    return build_bundle(game_id, meta, entries, fmt=FORMAT_2)
+
+
 def test_a_format_2_bundle_relabelled_format_1_is_caught() -> None:
-    objs = _reheader(_objs(bundle_text("classic", 2)), format=FORMAT_1)
+    objs = _reheader(_objs(format_2_text("classic", 2)), format=FORMAT_1)
     report = verify_bundle(_text(objs))
     assert not report.ok and report.divergence is not None
     assert report.divergence.line == 3 and report.divergence.what == "state hash after the batch"
 
 
 def test_a_format_1_bundle_relabelled_format_2_is_caught() -> None:
-    objs = _reheader(_objs(format_1_text("classic", 2)), format=FORMAT)
+    objs = _reheader(_objs(format_1_text("classic", 2)), format=FORMAT_2)
     report = verify_bundle(_text(objs))
     assert not report.ok and report.divergence is not None
     assert report.divergence.line == 3 and "null between checkpoints" in report.divergence.what

@@ -136,6 +136,10 @@ def test_a_signature_cannot_be_stripped_by_relabelling_the_format() -> None:
     lines[0]["format"] = FORMAT_2
     lines[-1]["header_hash"] = json_hash(lines[0])
     report = verify_bundle(dump(lines))
+    assert not report.ok and report.divergence is not None and report.divergence.what == "header fields"
+    del lines[0]["contributions"]  # format 3's other field
+    lines[-1]["header_hash"] = json_hash(lines[0])
+    report = verify_bundle(dump(lines))
     assert not report.ok and report.divergence is not None and report.divergence.what == "footer fields"
     del lines[-1]["signature"]
     refused(dump(lines), keys(), "no signature")
