@@ -57,6 +57,8 @@ PROBLEMS: dict[str, tuple[int, ...]] = {
     "verifyReplay": (400, 408, 413),
     "getTimeline": (404,),
     "getSigningKeys": (),
+    "contributeEntropy": (400, 401, 404, 409, 413),
+    "getSeeding": (404,),
     "getReference": (404,),
     "viewerPage": (404,),  # its 404 is also a page for people (text/html), declared with the route
     "lobbyPage": (),  # a static page (text/html)
