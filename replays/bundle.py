@@ -161,14 +161,15 @@ def signed_message(unsigned_digest: bytes) -> bytes:
     return SIGNATURE_CONTEXT + unsigned_digest
 
 
-def sign_lines(lines: list[dict[str, Any]], signer: Signer, signed_at: str) -> None:
+def sign_lines(lines: list[dict[str, Any]], signer: Signer, signed_at: str, body: str | None = None) -> None:
     """Sign a format-3 bundle's lines in place: the footer's ``signature`` becomes
-    ``{alg, key_id, signed_at, value}``, ``value`` the signature over the rest."""
+    ``{alg, key_id, signed_at, value}``, ``value`` the signature over the rest. ``body``: the
+    lines before the footer already encoded (``dumps(lines[:-1])``), when the caller has them."""
     footer = lines[-1]
     if "signature" not in footer:
         raise ValueError("only a format-3 bundle carries a signature")
     footer["signature"] = signer.stamp(signed_at)
-    digest = hashlib.sha256(dumps(lines).encode("utf-8")).digest()
+    digest = hashlib.sha256(((dumps(lines[:-1]) if body is None else body) + dumps([footer])).encode("utf-8")).digest()
     footer["signature"] = {**footer["signature"], "value": signer.sign(signed_message(digest))}
 
 
@@ -179,8 +180,9 @@ def build_bundle(
     """The bundle text (UTF-8 JSON Lines, trailing newline); signed by ``signer`` at
     ``signed_at`` (ISO-8601 UTC) when one is given, else its ``signature`` is null."""
     lines = build_lines(game_id, meta, entries, rules_for, fmt)
+    body = dumps(lines[:-1])  # encoded once: hashed for the signature, then sent
     if signer is not None:
         if signed_at is None:
             raise ValueError("a signed bundle needs the time of signing")
-        sign_lines(lines, signer, signed_at)
-    return dumps(lines)
+        sign_lines(lines, signer, signed_at, body)
+    return body + dumps(lines[-1:])
