@@ -344,6 +344,9 @@ def _create(name: str, editions: list[Any], options: str) -> S.Schema:
         "options": {"$ref": REF + options},
         "seed": {**S.nullable({**S.STR, "minLength": 1, "maxLength": 256}),
                  "description": "a seed of your own; only for games without a human seat"},
+        "entropy": {**S.nullable(S.obj({"window_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 600}})),
+                    "description": "wait up to window_s seconds for the seats' entropy before the set-up "
+                                   "(POST /api/v1/games/{id}/entropy; docs/fairness.md); no open seats"},
     }, required=("game", "seats"))
 
 
