@@ -63,6 +63,7 @@ __all__ = [
     "token_digest", "utc_now",
 ]
 
+
 class EntropyClosed(Exception):
     """A contribution that comes too late: the seat contributed already, or the window closed."""
 
@@ -288,6 +289,8 @@ class GameService:
         outcome = self.entropy.contribute(game_id, seat, value, self.clock().timestamp())
         if outcome == "unknown":
             raise GameNotFound(game_id)
+        if outcome == "closed":
+            self.start_seeded(game_id)  # a late contribution is a read after the deadline: the game starts now
         if outcome != "ok":
             raise EntropyClosed(f"seat {seat} contributed already" if outcome == "again"
                                 else f"the entropy window of game {game_id} has closed; the game started without seat {seat}'s")

@@ -100,6 +100,15 @@ def test_a_seat_that_does_not_contribute_costs_only_itself(svc: GameService, clo
         svc.contribute(created["id"], created["seats"][1]["token"], "02")
 
 
+def test_a_late_contribution_is_refused_and_starts_the_game(svc: GameService, clock: Clock) -> None:
+    created = seeding(svc, window_s=5)
+    clock.now += timedelta(seconds=6)
+    with pytest.raises(EntropyClosed, match="closed"):
+        svc.contribute(created["id"], created["seats"][0]["token"], "ab")
+    assert svc.store.exists(created["id"])
+    assert svc.repository.load(created["id"]).info.contributions == (None, None)
+
+
 def test_abuse_once_per_seat_own_seat_only_bounded_size(svc: GameService) -> None:
     created = seeding(svc)
     ann, bob = (s["token"] for s in created["seats"])
