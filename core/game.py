@@ -16,6 +16,7 @@ from core.seats import SeatKind, SeatPolicy, SeatSpec
 from core.table import EMPTY as EMPTY_TABLE
 from core.table import Table
 from domain.core import Actor, GameRules
+from domain.rng import derive_seed
 
 
 class GameNotFound(LookupError):
@@ -43,7 +44,12 @@ def token_digest(token: str) -> str:
 
 @dataclass(frozen=True)
 class GameInfo:
-    """The immutable part of a game's meta hash."""
+    """The immutable part of a game's meta hash.
+
+    ``seed`` is what the game draws from: the committed seed itself, or, when the seats
+    contributed entropy before the set-up (``contributions``, one hex or None per seat), the seed
+    derived from both (``domain.rng.derive_seed``). ``committed_seed`` is the one whose sha256
+    ``seed_commitment`` is, revealed when the game is over."""
 
     game_id: str
     game: str
@@ -57,6 +63,8 @@ class GameInfo:
     tokens: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)  # digest -> seat
     accounts: Mapping[int, str] = field(default_factory=dict, compare=False)  # seat -> the account it is bound to
     creator: str | None = None  # the requester that created it ("acct:<id>" or "addr:<address>")
+    committed_seed: bytes = b""  # the seed whose sha256 is seed_commitment (== seed without contributions)
+    contributions: tuple[str | None, ...] | None = None  # None: the game took no contributions
 
     @classmethod
     def from_meta(cls, game_id: str, meta: Mapping[str, str]) -> GameInfo:
@@ -64,12 +72,16 @@ class GameInfo:
         when a joined seat is given back before the game's first move (``core.seating.vacate``;
         its field is then empty); the append script checks the meta itself, so a copy of this
         that is behind can never let a withdrawn token act. One not found here may be newer."""
+        committed = bytes.fromhex(meta["seed"])
+        contributed = json.loads(meta["contributions"]) if meta.get("contributions") else None
         return cls(
             game_id=game_id,
             game=meta["game"],
             config=json.loads(meta["config"]),
             seats=tuple(SeatSpec.from_json(s) for s in json.loads(meta["seats"])),
-            seed=bytes.fromhex(meta["seed"]),
+            seed=committed if contributed is None else derive_seed(committed, contributed),
+            committed_seed=committed,
+            contributions=None if contributed is None else tuple(contributed),
             seed_commitment=meta["seed_commitment"],
             created=meta["created"],
             engine_version=meta.get("engine_version", ""),

@@ -18,6 +18,7 @@ Usage from a worker::
 """
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -31,6 +32,7 @@ from core.botfeed import AccountFeed, BotFeed
 from core.bots import BotRegistry, check_distinct_bots
 from core.commands import AppendGuard, Applied, CommandHandler
 from core.connection import plain_redis
+from core.entropy import MAX_WINDOW_S, EntropyWindows
 from core.game import Game, GameInfo, GameNotFound, VersionNotFound, iso_time, token_digest, utc_now
 from core.lobby import Lobby
 from core.reactions import Change, Feeds, LiveIndex, LobbyIndex, Work
@@ -53,13 +55,18 @@ from domain.bots import bot_names
 from domain.canonical import GENESIS_HASH, canonical_json
 from domain.core import SYSTEM, Actor, GameRules, Rejected, RejectKind
 from domain.games import game_names, get_game
-from domain.rng import Rng, seed_commitment, seed_from_text
+from domain.rng import MAX_CONTRIBUTION, Rng, derive_seed, seed_commitment, seed_from_text, valid_contribution
 
 __all__ = [
-    "AppendGuard", "Applied", "Game", "GameInfo", "GameNotFound", "GameService", "IdempotencyConflict", "LiveCaps",
-    "NotThisSeat", "RateLimited", "RateWindow", "StaleVersion", "TooManyGames", "VersionNotFound", "iso_time",
+    "AppendGuard", "Applied", "EntropyClosed", "Game", "GameInfo", "GameNotFound", "GameService", "IdempotencyConflict",
+    "LiveCaps", "NotThisSeat", "RateLimited", "RateWindow", "StaleVersion", "TooManyGames", "VersionNotFound", "iso_time",
     "token_digest", "utc_now",
 ]
+
+
+class EntropyClosed(Exception):
+    """A contribution that comes too late: the seat contributed already, or the window closed."""
+
 
 DEFAULT_ABORT_MOVES = 4
 DEFAULT_INACTIVITY_S = 86_400.0
@@ -115,6 +122,7 @@ class GameService:
         self.feed = BotFeed(plain_redis(conn))
         self.account_feed = AccountFeed(plain_redis(conn))
         self.repository = GameRepository(self.store, cache_size)
+        self.entropy = EntropyWindows(conn)
         self.work = Work(self.worklist, advance, on_finished)
         self.commands = CommandHandler(self.repository, self.worklist, lambda: self.clock(), [
             LiveIndex(self.live), LobbyIndex(self.lobby), Feeds(self.feed, self.account_feed), self.work])
@@ -163,6 +171,8 @@ class GameService:
             reserved_accounts=reserved,
         )
         chosen = game_id or secrets.token_hex(8)
+        if body.get("entropy") is not None:
+            return self._open_seeding(chosen, rules, seats, config_json, seed, plan, creator, caps, body["entropy"])
         created = self.create_planned(chosen, rules, seats, config_json, seed, plan, creator, tournament, caps)
         if created is None:  # only a chosen id can be taken already
             raise StaleVersion(0, self.store.version(chosen))
@@ -171,17 +181,21 @@ class GameService:
     def create_planned(self, game_id: str, rules: GameRules, seats: Sequence[SeatSpec],
                        config_json: dict[str, Any], seed: bytes, plan: seating.Plan,
                        creator: str | None = None, tournament: str | None = None,
-                       caps: LiveCaps | None = None) -> dict[str, Any] | None:
+                       caps: LiveCaps | None = None, contributions: Sequence[str | None] | None = None,
+                       meta_fields: Mapping[str, str] | None = None) -> dict[str, Any] | None:
         """Write a new game with the given seats, config, seed and credentials.
 
         The set-up batch, then (when seats are open) the SYSTEM batch that opens them. Returns
         None when ``game_id`` already exists (a rematch another seat, or an earlier attempt of a
-        tournament step, created first).
+        tournament step, created first). ``contributions`` (one hex or None per seat): the seats'
+        entropy, drawn from with ``seed`` as ``domain.rng.derive_seed`` says; ``meta_fields``: the
+        stored credentials when they were issued earlier (``core.entropy``) instead of ``plan``'s.
         """
         now = iso_time(self.clock())
-        setup = [rules.event_to_json(e) for e in rules.setup(rules.config_from_json(config_json), Rng(seed, game_id, 0))]
+        drawn = seed if contributions is None else derive_seed(seed, contributions)
+        setup = [rules.event_to_json(e) for e in rules.setup(rules.config_from_json(config_json), Rng(drawn, game_id, 0))]
         entries = build_entries(0, GENESIS_HASH, setup, actor=SYSTEM, time=now,
-                                command={"type": "CreateGame", "config": config_json},
+                                command=create_command(config_json, contributions),
                                 meta={"table": table.RULES})  # the table rules it is played by (core.table)
         open_seats = tuple(i for i, s in enumerate(seats) if s.kind is SeatKind.OPEN)
         if open_seats:
@@ -199,7 +213,8 @@ class GameService:
             "seed_commitment": seed_commitment(seed),
             "created": now,
             "status": "open" if open_seats else "active",
-            **plan.meta_fields(),
+            **({"contributions": canonical_json(list(contributions))} if contributions is not None else {}),
+            **(plan.meta_fields() if meta_fields is None else meta_fields),
             **({"tournament": tournament} if tournament else {}),
             **({"creator": creator} if creator else {}),
         }
@@ -222,6 +237,98 @@ class GameService:
             "seats": [plan.shown(s) for s in seats],
         }
 
+    # -- seat-contributed entropy (core.entropy) ---------------------------------------------
+
+    def _open_seeding(self, game_id: str, rules: GameRules, seats: Sequence[SeatSpec], config_json: dict[str, Any],
+                      seed: bytes, plan: seating.Plan, creator: str | None, caps: LiveCaps | None,
+                      entropy: Any) -> dict[str, Any]:
+        """Create a game that waits up to ``entropy["window_s"]`` for its seats' entropy."""
+        window = entropy.get("window_s") if isinstance(entropy, Mapping) else None
+        if isinstance(window, bool) or not isinstance(window, int | float) or not 0 < window <= MAX_WINDOW_S:
+            raise Rejected(RejectKind.INVALID_CONFIG, f"entropy.window_s must be a number of seconds in (0, {MAX_WINDOW_S:g}]")
+        if any(s.kind is SeatKind.OPEN for s in seats):
+            raise Rejected(RejectKind.INVALID_CONFIG, "a game with an entropy window cannot have open seats: "
+                                                      "every seat must be known before the seed is")
+        pull = {i: s.bot_id for i, s in enumerate(seats) if s.bot_id is not None and s.policy.played_by is Player.PULL}
+        contributors = sorted(set(plan.tokens) | set(pull))
+        spec = {
+            "game": rules.name, "config": config_json, "seed": seed.hex(), "seed_commitment": seed_commitment(seed),
+            "seats": [replace(s, seat=None).to_json() for s in seats], "meta_fields": plan.meta_fields(),
+            "creator": creator, "contributors": contributors, "pull_bots": pull, "window_s": window,
+            "service_contributions": {i: secrets.token_hex(32) for i in range(len(seats)) if i not in contributors},
+        }
+        self.live.reserve(game_id, creator, caps if caps is not None else self.live_caps)
+        if not self.entropy.open(game_id, spec, self.clock().timestamp() + window, window):
+            raise StaleVersion(0, 0)
+        if not contributors:
+            self.start_seeded(game_id)
+        return {"id": game_id, "game": rules.name, "edition": config_json.get("edition"), "version": 0,
+                "status": "seeding", "seed_commitment": spec["seed_commitment"],
+                "seats": [plan.shown(s) for s in seats],
+                "entropy": {"window_s": window, "contributors": contributors}}
+
+    def contribute(self, game_id: str, token: str, value: str) -> dict[str, Any]:
+        """Seat entropy: ``value`` (lower-case hex, 1-64 bytes) from the seat ``token`` plays.
+
+        Raises GameNotFound (no game seeding by that id), NotThisSeat (the token plays no seat
+        of it that contributes), Rejected (bad hex) and EntropyClosed (contributed already, or
+        after the window). Returns ``{id, seat, sha256, status}``; the last contribution starts
+        the game."""
+        seeding = self.entropy.read(game_id)
+        if seeding is None:
+            raise GameNotFound(game_id)
+        seat = seeding.seat_for_digest(token_digest(token))
+        if seat is None and token.startswith("hgb_"):
+            bot_id = self.bots.bot_for_token(token)
+            seat = seeding.seat_for_bot(bot_id) if bot_id is not None else None
+        if seat is None or seat not in seeding.contributors:
+            raise NotThisSeat(game_id)
+        if not valid_contribution(value):
+            raise Rejected(RejectKind.MALFORMED, f"entropy must be lower-case hex of 1 to {MAX_CONTRIBUTION} "
+                                                       f"bytes, not {len(value)} characters")
+        outcome = self.entropy.contribute(game_id, seat, value, self.clock().timestamp())
+        if outcome == "unknown":
+            raise GameNotFound(game_id)
+        if outcome == "closed":
+            self.start_seeded(game_id)  # a late contribution is a read after the deadline: the game starts now
+        if outcome != "ok":
+            raise EntropyClosed(f"seat {seat} contributed already" if outcome == "again"
+                                else f"the entropy window of game {game_id} has closed; the game started without seat {seat}'s")
+        started = self.start_seeded(game_id)
+        return {"id": game_id, "seat": seat, "sha256": hashlib.sha256(bytes.fromhex(value)).hexdigest(),
+                "status": "started" if started else "seeding"}
+
+    def seeding(self, game_id: str) -> dict[str, Any]:
+        """Who has contributed to a seeding game (never what), or ``status: started`` once it runs."""
+        if self.start_seeded(game_id):
+            return {"id": game_id, "status": "started"}
+        seeding = self.entropy.read(game_id)
+        if seeding is None:
+            raise GameNotFound(game_id)
+        return seeding.status(self.clock().timestamp())
+
+    def start_seeded(self, game_id: str) -> bool:
+        """Set a seeding game up once every contributor has contributed or its deadline passed.
+        True when the game exists (now or already); False while it seeds, or for no such game.
+        Safe to call from any process, any number of times."""
+        if self.store.exists(game_id):
+            return True
+        seeding = self.entropy.read(game_id)
+        if seeding is None:
+            return False
+        if not seeding.closing and not seeding.complete() and self.clock().timestamp() < seeding.deadline:
+            return False
+        closed = self.entropy.close(game_id)
+        if closed is None:
+            return False
+        spec = closed.spec
+        rules = get_game(spec["game"])
+        seats = [replace(SeatSpec.from_json(s), seat=i) for i, s in enumerate(spec["seats"])]
+        self.create_planned(game_id, rules, seats, spec["config"], bytes.fromhex(spec["seed"]), seating.Plan(),
+                            spec["creator"], caps=LiveCaps(), contributions=closed.contributions(),
+                            meta_fields=spec["meta_fields"])  # None: another process set it up first
+        return True
+
     def _seed(self, client_seed: str | None, seats: Sequence[SeatSpec]) -> bytes:
         """The server's 32 random bytes, or the client's seed where the policy allows it.
 
@@ -240,7 +347,13 @@ class GameService:
     # -- read (core.repository) ------------------------------------------------------------
 
     def load(self, game_id: str) -> Game:
-        return self.repository.load(game_id)
+        """The game; a seeding one whose window has closed is set up first (``core.entropy``)."""
+        try:
+            return self.repository.load(game_id)
+        except GameNotFound:
+            if not self.start_seeded(game_id):
+                raise
+            return self.repository.load(game_id)
 
     def cached(self, game_id: str) -> Game | None:
         return self.repository.cached(game_id)
@@ -305,6 +418,13 @@ class GameService:
     def claim(self, game_id: str, seat: int, absent: int, remedy: str,
               idempotency_key: str | None = None) -> Applied:
         return departures.claim(self, game_id, seat, absent, remedy, idempotency_key)
+
+
+def create_command(config_json: dict[str, Any], contributions: Sequence[str | None] | None) -> dict[str, Any]:
+    """The set-up batch's command; the seats' contributions, when the game took them, are in it,
+    so the hash chain binds them from the first entry on (docs/replay-format.md)."""
+    contributed = {"contributions": list(contributions)} if contributions is not None else {}
+    return {"type": "CreateGame", "config": config_json, **contributed}
 
 
 def _config_json(body: Mapping[str, Any], players: int) -> dict[str, Any]:

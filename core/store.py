@@ -522,7 +522,7 @@ class EventStore:
         """Remove games entirely (tests and tooling only; never called by the service)."""
         ids = list(game_ids)
         keys = [f(g) for g in ids for f in (events_key, meta_key, idem_key, bundle_key, snap_key, packed_key)]
-        keys += [f"hg:{{{g}}}:{name}" for g in ids for name in ("tries", "lease", "clock")]
+        keys += [f"hg:{{{g}}}:{name}" for g in ids for name in ("tries", "lease", "clock", "pending")]
         if keys:
             self.conn.delete(*keys)
             self.conn.zrem("hg:{sweep}:due", *ids)  # core.worklist.DUE_KEY (no import cycle)

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from domain.canonical import canonical_json
+
 T = TypeVar("T")
 _SPACE = 1 << 256
 
@@ -83,3 +85,26 @@ def seed_from_text(text: str) -> bytes:
 
 def seed_commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
+
+
+SEED_DERIVATION = "hourglass-seed/1"
+MAX_CONTRIBUTION = 64  # bytes a seat may contribute
+
+
+def derive_seed(service_seed: bytes, contributions: Sequence[str | None]) -> bytes:
+    """The seed a game draws from when its seats contributed entropy (docs/fairness.md).
+
+    ``contributions`` holds one entry per seat, in seat order: the hex a seat contributed, or
+    None for a seat that did not. The result is ``sha256(b"hourglass-seed/1\\n" +
+    canonical JSON of {"contributions": [...], "seed": <service seed hex>})``: every input has a
+    fixed place, so neither the order of arrival nor a moved or dropped entry can give the same
+    seed, and anyone can recompute it with a JSON encoder and SHA-256.
+    """
+    body = canonical_json({"contributions": list(contributions), "seed": service_seed.hex()})
+    return hashlib.sha256(f"{SEED_DERIVATION}\n{body}".encode()).digest()
+
+
+def valid_contribution(text: object) -> bool:
+    """Lower-case hex of 1 to MAX_CONTRIBUTION bytes."""
+    return (isinstance(text, str) and 2 <= len(text) <= 2 * MAX_CONTRIBUTION and len(text) % 2 == 0
+            and all(c in "0123456789abcdef" for c in text))

@@ -1,37 +1,60 @@
-"""Build ``hourglass-replay/2`` bundles (and, on request, ``/1``): canonical JSON Lines, one line
-per batch.
+"""Build ``hourglass-replay/3`` bundles (and, on request, ``/2`` or ``/1``): canonical JSON Lines,
+one line per batch.
 
 Pure functions of (game id, meta, entries); the field-by-field description is in
 docs/replay-format.md. Line 1 is the header, then one line per batch (the setup batch first),
-then the footer. Every line is ``canonical_json(obj) + "\\n"``. The two formats differ in one
-thing: format 1 hashes the state after every batch, format 2 only at checkpoints (every
-``CHECKPOINT``-th batch; the footer hashes the final state in both).
+then the footer. Every line is ``canonical_json(obj) + "\\n"``. Format 1 hashes the state after
+every batch, formats 2 and 3 only at checkpoints (every ``CHECKPOINT``-th batch; the footer hashes
+the final state in all three). Format 3 adds the service's signature to the footer
+(:func:`sign_lines`, ``core.signing``).
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from core import table
+from core.signing import Signer
 from domain.canonical import GENESIS_HASH, canonical_json, json_hash
 from domain.core import GameRules
 from domain.games import get_game
+from domain.rng import derive_seed
 from replays.entries import ENTRY_KEYS, Entry, chain_hashes, event_json, split_batches
 from replays.statehash import StateHasher
 
 FORMAT_1 = "hourglass-replay/1"  # a state hash after every batch
-FORMAT = "hourglass-replay/2"  # a state hash on checkpoint batches only; what export writes
-FORMATS = (FORMAT_1, FORMAT)
+FORMAT_2 = "hourglass-replay/2"  # a state hash on checkpoint batches only
+FORMAT = "hourglass-replay/3"  # format 2 and the service's signature in the footer; what export writes
+FORMATS = (FORMAT_1, FORMAT_2, FORMAT)
+SIGNED_FORMATS = (FORMAT,)
+SIGNATURE_CONTEXT = b"hourglass-replay signature\n"  # so a bundle's signature can sign nothing else
 CHECKPOINT = 64  # format 2: batches 0, 64, 128, ... carry a state hash, the others null
 HEADER_KEYS = frozenset({
     "kind", "format", "game", "game_id", "edition", "players", "config", "options", "seats",
-    "engine_version", "seed", "seed_commitment",
+    "engine_version", "seed", "seed_commitment", "contributions",
 })
+UNCONTRIBUTED_HEADER_KEYS = HEADER_KEYS - {"contributions"}  # formats 1 and 2
 BATCH_KEYS = frozenset({"kind", "batch", "actor", "command", "entries", "state_hash", "chain_hash"})
 BATCH_ENTRY_KEYS = frozenset(ENTRY_KEYS) - {"command"}
 FOOTER_KEYS = frozenset({
-    "kind", "batches", "entries", "version", "result", "final_state_hash", "final_hash", "header_hash",
+    "kind", "batches", "entries", "version", "result", "final_state_hash", "final_hash", "header_hash", "signature",
 })
+UNSIGNED_FOOTER_KEYS = FOOTER_KEYS - {"signature"}  # formats 1 and 2
+
+
+def footer_keys(fmt: str) -> frozenset[str]:
+    return FOOTER_KEYS if fmt in SIGNED_FORMATS else UNSIGNED_FOOTER_KEYS
+
+
+def header_keys(fmt: str) -> frozenset[str]:
+    return HEADER_KEYS if fmt in SIGNED_FORMATS else UNCONTRIBUTED_HEADER_KEYS
+
+
+def play_seed(header: dict[str, Any], seed: bytes) -> bytes:
+    """The seed the game drew from: ``seed`` itself, or derived with the seats' contributions."""
+    contributions = header.get("contributions")
+    return seed if contributions is None else derive_seed(seed, contributions)
 CONFIG_CORE_KEYS = ("edition", "players")
 OVER = ("finished", "aborted")  # an aborted game has a bundle too, with a null result
 
@@ -51,7 +74,11 @@ def build_header(game_id: str, meta: dict[str, Any], rules: GameRules, fmt: str 
     seed = meta.get("seed")
     if not seed:
         raise NotFinished(f"game {game_id} has not revealed its seed (is it finished?)")
+    contributed = {"contributions": meta.get("contributions")} if fmt in SIGNED_FORMATS else {}
+    if meta.get("contributions") is not None and fmt not in SIGNED_FORMATS:
+        raise ValueError(f"a game with seat contributions needs format {FORMAT}")
     return {
+        **contributed,
         "kind": "header",
         "format": fmt,
         "game": meta["game"],
@@ -108,7 +135,9 @@ def build_lines(
     if state is None or table.status(rules, state, tbl) not in OVER:
         raise NotFinished(f"game {game_id} is not finished")
     result = table.result(rules, state, tbl)
+    signed = {"signature": None} if fmt in SIGNED_FORMATS else {}
     lines.append({
+        **signed,
         "kind": "footer",
         "batches": len(lines) - 1,
         "entries": len(entries),
@@ -125,9 +154,35 @@ def dumps(lines: Sequence[dict[str, Any]]) -> str:
     return "".join(canonical_json(line) + "\n" for line in lines)
 
 
+def signed_message(unsigned_digest: bytes) -> bytes:
+    """What the Ed25519 signature signs: a fixed context and the sha256 of the unsigned bundle,
+    the bundle's exact bytes with the footer's ``signature.value`` left out (so a verifier reading
+    the bundle as a stream needs one hash, never the whole bundle)."""
+    return SIGNATURE_CONTEXT + unsigned_digest
+
+
+def sign_lines(lines: list[dict[str, Any]], signer: Signer, signed_at: str, body: str | None = None) -> None:
+    """Sign a format-3 bundle's lines in place: the footer's ``signature`` becomes
+    ``{alg, key_id, signed_at, value}``, ``value`` the signature over the rest. ``body``: the
+    lines before the footer already encoded (``dumps(lines[:-1])``), when the caller has them."""
+    footer = lines[-1]
+    if "signature" not in footer:
+        raise ValueError("only a format-3 bundle carries a signature")
+    footer["signature"] = signer.stamp(signed_at)
+    digest = hashlib.sha256(((dumps(lines[:-1]) if body is None else body) + dumps([footer])).encode("utf-8")).digest()
+    footer["signature"] = {**footer["signature"], "value": signer.sign(signed_message(digest))}
+
+
 def build_bundle(
     game_id: str, meta: dict[str, Any], entries: Sequence[Entry], rules_for: RulesLookup = get_game,
-    fmt: str = FORMAT,
+    fmt: str = FORMAT, signer: Signer | None = None, signed_at: str | None = None,
 ) -> str:
-    """The bundle text (UTF-8 JSON Lines, trailing newline)."""
-    return dumps(build_lines(game_id, meta, entries, rules_for, fmt))
+    """The bundle text (UTF-8 JSON Lines, trailing newline); signed by ``signer`` at
+    ``signed_at`` (ISO-8601 UTC) when one is given, else its ``signature`` is null."""
+    lines = build_lines(game_id, meta, entries, rules_for, fmt)
+    body = dumps(lines[:-1])  # encoded once: hashed for the signature, then sent
+    if signer is not None:
+        if signed_at is None:
+            raise ValueError("a signed bundle needs the time of signing")
+        sign_lines(lines, signer, signed_at, body)
+    return body + dumps(lines[-1:])

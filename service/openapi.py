@@ -56,6 +56,9 @@ PROBLEMS: dict[str, tuple[int, ...]] = {
     "getReplay": (404, 409),
     "verifyReplay": (400, 408, 413),
     "getTimeline": (404,),
+    "getSigningKeys": (),
+    "contributeEntropy": (400, 401, 404, 409, 413),
+    "getSeeding": (404,),
     "getReference": (404,),
     "viewerPage": (404,),  # its 404 is also a page for people (text/html), declared with the route
     "lobbyPage": (),  # a static page (text/html)
@@ -132,8 +135,9 @@ REQUEST_CONTENT = {  # operation id -> a non-JSON request body
     "verifyReplay": {NDJSON: {"schema": {**BINARY, "minLength": 1}}},
 }
 SUCCESS_CONTENT = {
-    "getReplay": {NDJSON: {"schema": {**BINARY, "description": "hourglass-replay/2: JSON Lines, see "
+    "getReplay": {NDJSON: {"schema": {**BINARY, "description": "hourglass-replay/3: JSON Lines, signed; see "
                                                                 "docs/replay-format.md"}}},
+    "getSigningKeys": {"application/json": {"schema": {"$ref": REF + "SigningKeys"}}},
     "verifyReplay": {"application/json": {"schema": {"$ref": REF + "VerifyReport"}}},
     "getTimeline": {"application/json": {"schema": {"$ref": REF + "Timeline"}}},
     "viewerPage": {"text/html": {"schema": {"type": "string"}}},
@@ -158,6 +162,17 @@ VERIFY_REPORT: S.Schema = S.obj({
     "result": {"description": "the recomputed result (null for an aborted game or a failed check)"},
     "divergence": S.nullable(S.obj({"line": S.INT, "what": S.STR, "expected": S.STR, "found": S.STR})),
     "warnings": S.array(S.STR),
+    "signed_by": {**S.nullable(S.STR), "description": "the id of this service's key that signed the bundle "
+                                                      "(checked); null for a bundle without a signature"},
+})
+SIGNING_KEYS: S.Schema = S.obj({
+    "format": {"const": "hourglass-keys/1"},
+    "keys": S.array(S.obj({
+        "key_id": S.STR, "alg": {"const": "Ed25519"},
+        "public_key": {"type": "string", "pattern": "^[0-9a-f]{64}$", "description": "the raw 32-byte key, hex"},
+        "not_before": {**S.nullable(S.STR), "description": "ISO-8601 UTC; null: from the beginning"},
+        "not_after": {**S.nullable(S.STR), "description": "ISO-8601 UTC, exclusive; null: until further notice"},
+    })),
 })
 TIMELINE: S.Schema = S.obj({
     "id": S.STR, "status": S.enum(["open", "active", "finished", "aborted", "expired"]), "version": S.INT,
@@ -329,6 +344,9 @@ def _create(name: str, editions: list[Any], options: str) -> S.Schema:
         "options": {"$ref": REF + options},
         "seed": {**S.nullable({**S.STR, "minLength": 1, "maxLength": 256}),
                  "description": "a seed of your own; only for games without a human seat"},
+        "entropy": {**S.nullable(S.obj({"window_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 600}})),
+                    "description": "wait up to window_s seconds for the seats' entropy before the set-up "
+                                   "(POST /api/v1/games/{id}/entropy; docs/fairness.md); no open seats"},
     }, required=("game", "seats"))
 
 
@@ -409,6 +427,7 @@ def register(spec: APISpec) -> None:
     spec.components.schema("Problem", component=PROBLEM_SCHEMA)
     spec.components.schema("VerifyReport", component=VERIFY_REPORT)
     spec.components.schema("Timeline", component=TIMELINE)
+    spec.components.schema("SigningKeys", component=SIGNING_KEYS)
     for name, line in STREAM_LINES.items():
         spec.components.schema(name, component=line)
     spec.components.schema("StreamLine", component=STREAM_LINE)

@@ -1,9 +1,10 @@
 """Replays over HTTP: the bundle, verification and the timeline the viewer steps through.
 
-- ``GET  /api/v1/games/{id}/replay``   the ``hourglass-replay/2`` bundle (409 while the game runs)
+- ``GET  /api/v1/games/{id}/replay``   the ``hourglass-replay/3`` bundle, signed (409 while the game runs)
 - ``POST /api/v1/replays/verify``      upload a bundle (raw body or multipart field ``bundle``),
   verified as it streams in, within the bounds of ``service.verify_bounds``
 - ``GET  /api/v1/games/{id}/timeline`` the version after each batch (the viewer's steps)
+- ``GET  /.well-known/hourglass-keys.json`` the public keys bundles and packages are signed with
 
 The viewer's page and reference data are in service/viewer_api.py. The app factory registers ``blp``.
 """
@@ -17,11 +18,13 @@ from flask import Response, current_app, g, request
 from flask_smorest import Blueprint
 from werkzeug.wsgi import get_input_stream
 
+from core.signing import service_keys
 from core.store import EventStore
-from replays.bundle import NotFinished, build_bundle
-from replays.source import load_game
+from domain.canonical import canonical_json
+from replays.bundle import NotFinished
+from replays.source import load_game, published_bundle
 from replays.timetravel import versions_of_batches
-from replays.verify import verify_stream
+from replays.verify import Signing, verify_stream
 from service import limits
 from service.problems import ApiProblem
 from service.verify_bounds import (
@@ -50,26 +53,16 @@ def _store() -> EventStore:
 
 
 def _bundle_or_problem(game_id: str) -> str:
-    """The finished game's bundle: built on the first request, then served as stored."""
-    store = _store()
-    stored = store.stored_bundle(game_id)
-    if stored is not None:
-        return stored
-    meta, entries = load_game(store, game_id)
-    if meta.get("status") not in ("finished", "aborted"):
-        raise ApiProblem(409, "GAME_NOT_FINISHED",
-                         f"game {game_id} is still being played; its replay (and seed) is published when it ends")
+    """The finished game's signed bundle: built on the first request, then served as stored."""
     try:
-        text = build_bundle(game_id, meta, entries)
+        return published_bundle(_store(), game_id)
     except NotFinished as exc:
         raise ApiProblem(409, "GAME_NOT_FINISHED", str(exc)) from None
-    store.store_bundle(game_id, text)
-    return text
 
 
 @blp.route("/api/v1/games/<game_id>/replay")
 @blp.doc(operationId="getReplay")
-@blp.doc(responses={"200": {"description": "hourglass-replay/2 bundle (JSON Lines)",
+@blp.doc(responses={"200": {"description": "hourglass-replay/3 bundle (JSON Lines), signed by the service",
                             "content": {BUNDLE_MIMETYPE: {"schema": {"type": "string"}}}},
                     "404": {"description": "unknown game"}, "409": {"description": "game not finished"}})
 def replay(game_id: str) -> Response:
@@ -105,7 +98,8 @@ def verify() -> Any:
     limits.charge(paid, "verifying a replay bundle")  # before a byte is read: a declared size pays up front
     with admitted(bounds, service().store.conn):
         try:
-            report = verify_stream(_bundle_chunks(work), pace=work.pace)
+            keys = service_keys()[1]  # signed bundles are checked against this service's keys
+            report = verify_stream(_bundle_chunks(work), pace=work.pace, signing=Signing(keys, unsigned_ok=True))
         except Refused as refused:
             raise refused.problem from None
         finally:
@@ -114,6 +108,21 @@ def verify() -> Any:
         raise ApiProblem(400, "MALFORMED", "send the bundle as the request body or as the multipart field 'bundle'",
                          title="Malformed request")
     return report.to_json()
+
+
+@blp.route("/.well-known/hourglass-keys.json")
+@blp.doc(operationId="getSigningKeys", security=[])
+@blp.doc(responses={"200": {"description": "the service's Ed25519 public keys (hourglass-keys/1), each with its "
+                                           "validity: a bundle or package signed at a time outside it is refused",
+                            "content": {"application/json": {"schema": {"type": "object"}}}}})
+def signing_keys() -> Response:
+    """The public keys replay bundles and tournament packages are signed with (docs/fairness.md).
+
+    Save it to verify offline: ``hourglass replay verify --keys FILE``."""
+    keys = service_keys()[1]
+    response = current_app.response_class(canonical_json(keys.to_json()), mimetype="application/json")
+    response.headers["Cache-Control"] = "public, max-age=300"  # a rotation shows within minutes
+    return response
 
 
 def _bundle_chunks(work: Work) -> Iterator[bytes]:

@@ -21,7 +21,8 @@ ACTOR_DOC = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "en
 def actors() -> fields.List:
     return fields.List(fields.Raw(metadata=ACTOR_DOC), required=True,
                        metadata={"description": "who may act now: seat numbers, then 'system'"})
-STATUS_TEXT = "open (waiting for players), active, finished, aborted, or expired (abandoned: no move for too long)"
+STATUS_TEXT = ("seeding (waiting for the seats' entropy), open (waiting for players), active, finished, aborted, or "
+               "expired (abandoned: no move for too long)")
 URL_PATTERN = r"^https?://[^\s/?#@]+([/?#]\S*)?$"  # the rest is core.seats.check_bot_url's (a 422)
 
 
@@ -65,6 +66,47 @@ class CreateGameBodySchema(Schema):
     seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(1, MAX_SEATS))
     options = fields.Dict(keys=fields.String(), load_default=dict)
     seed = fields.String(allow_none=True, load_default=None, validate=validate.Length(1, 256))
+    entropy = fields.Nested(lambda: EntropyWindowSchema(), load_default=None, metadata={
+        "description": "wait up to window_s seconds for the seats' entropy before the set-up "
+                       "(POST /api/v1/games/{id}/entropy; docs/fairness.md)"})
+
+
+class EntropyWindowSchema(Schema):
+    window_s = fields.Float(required=True, validate=validate.Range(min=0, max=600, min_inclusive=False),
+                            metadata={"description": "seconds the seats may contribute; then the game starts "
+                                                     "without the seats that did not"})
+
+
+class ContributionSchema(Schema):
+    entropy = fields.String(required=True, validate=[validate.Length(2, 128), validate.Regexp(r"^(?:[0-9a-f]{2})+$")],
+                            metadata={"description": "1 to 64 bytes, lower-case hex"})
+
+
+class ContributedSchema(Schema):
+    id = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    sha256 = fields.String(required=True, metadata={"description": "sha256 of the bytes received: keep it"})
+    status = fields.String(required=True, validate=validate.OneOf(["seeding", "started"]))
+
+
+class SeedingSeatSchema(Schema):
+    seat = fields.Integer(required=True)
+    contributes = fields.Boolean(required=True, metadata={"description": "false: the service contributed for it"})
+    contributed = fields.Boolean(required=True)
+
+
+class SeedingSchema(Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["seeding", "started"]))
+    deadline_s = fields.Float(metadata={"description": "seconds until the window closes"})
+    seed_commitment = fields.String()
+    seats = fields.List(fields.Nested(SeedingSeatSchema))
+
+
+class EntropyCreatedSchema(Schema):
+    window_s = fields.Float(required=True)
+    contributors = fields.List(fields.Integer(), required=True,
+                               metadata={"description": "the seats that contribute through the API"})
 
 
 class SeatSchema(Schema):
@@ -97,6 +139,7 @@ class CreatedSchema(Schema):
     status = fields.String(required=True, metadata={"description": STATUS_TEXT})
     seed_commitment = fields.String(required=True, metadata={"description": "hex sha256 of the seed"})
     seats = fields.List(fields.Nested(CreatedSeatSchema), required=True)
+    entropy = fields.Nested(EntropyCreatedSchema, metadata={"description": "a game waiting for its seats' entropy"})
 
 
 class ClockFiguresSchema(Schema):

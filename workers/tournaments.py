@@ -42,6 +42,7 @@ import redis
 from core import table
 from core.botrecords import BotRecords, finished_entries
 from core.connection import get_redis
+from core.game import iso_time
 from core.games import Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion, TooManyGames
 from core.leaderboard import Leaderboard
 from core.ratings import RatingModel
@@ -59,9 +60,8 @@ from core.tournaments import (
     startable,
 )
 from domain.core import SYSTEM, Rejected
-from replays.bundle import build_bundle
 from replays.seatstats import seat_stats
-from replays.source import load_game
+from replays.source import published_bundle
 from workers.enqueue import ADVANCE_TIMEOUT_S, enqueue_advance, queue, retry_policy
 
 log = logging.getLogger("hourglass.tournaments")
@@ -274,13 +274,7 @@ class TournamentRunner:
                 self._call_off(tid, game)
 
     def _bundle(self, game_id: str) -> str:
-        store = self.games.store
-        text = store.stored_bundle(game_id)
-        if text is None:
-            meta, entries = load_game(store, game_id)
-            text = build_bundle(game_id, meta, entries)
-            store.store_bundle(game_id, text)
-        return text
+        return published_bundle(self.games.store, game_id, iso_time(self.games.clock()))
 
     def _start_games(self, tid: str, t: Tournament) -> list[dict[str, Any]]:
         playing = sum(1 for g in t.games if g.started and not g.done)

@@ -113,7 +113,7 @@ def game_summary(game_id: str) -> dict[str, Any]:
         "clocks": timing.figures(svc, game),
         "claims": [{"absent": seat, "opens_ms": at} for seat, at in departures.claims_open(svc, game).items()],
         "seed_commitment": info.seed_commitment,
-        "seed": info.seed.hex() if game.finished else None,
+        "seed": info.committed_seed.hex() if game.finished else None,
         "created": info.created,
         "rematch": svc.store.meta_field(game_id, "rematch"),
     }

@@ -26,7 +26,8 @@ class Refuse(importlib.abc.MetaPathFinder):
 
 sys.meta_path.insert(0, Refuse())
 from service.cli import main
-codes = [main(["tournament", "verify", sys.argv[1], "--quiet"]), main(["replay", "verify", sys.argv[2]])]
+codes = [main(["tournament", "verify", sys.argv[1], "--quiet"]), main(["replay", "verify", sys.argv[2]]),
+         main(["replay", "verify", sys.argv[2], "--key", "00" * 32])]  # a signature check needs cryptography: usage error
 loaded = sorted({m.split(".")[0] for m in sys.modules} & BLOCKED)
 print(json.dumps({"codes": codes, "loaded": loaded}))
 """
@@ -41,5 +42,6 @@ def test_both_verifiers_run_without_the_server_packages(tmp_path: pathlib.Path) 
                           text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     last = json.loads(done.stdout.strip().splitlines()[-1])
-    assert last == {"codes": [0, 0], "loaded": []}, done.stdout + done.stderr[-2000:]
+    assert last == {"codes": [0, 0, 2], "loaded": []}, done.stdout + done.stderr[-2000:]
     assert "verified: tournament" in done.stdout
+    assert "needs the 'cryptography' package" in done.stderr

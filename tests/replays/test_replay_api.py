@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import json
 import random
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -13,19 +14,11 @@ from core.games import GameService
 from domain.canonical import json_hash
 from domain.games import get_game
 from replays.cli import main as cli
-from replays.source import load_game, store_loader
+from replays.source import load_game, published_bundle, store_loader
 from replays.timetravel import VersionOutOfRange, state_at, versions_of_batches, view_at
 from replays.verify import verify_bundle
-from service.app import create_app
 from service.cli import main as hourglass_main
-from tests.replays.replay_redis import REDIS_URL, advance, create, play_to_end
-
-
-@pytest.fixture(scope="module")
-def finished(service: GameService) -> str:
-    game_id = play_to_end(service, "classic", 2, seed=f"api-{random.random()}")
-    service.created.append(game_id)  # type: ignore[attr-defined]
-    return game_id
+from tests.replays.replay_redis import REDIS_URL, advance, create
 
 
 @pytest.fixture(scope="module")
@@ -34,12 +27,6 @@ def live(service: GameService) -> str:
     advance(service, game_id, random.Random(1), max_commands=25)
     service.created.append(game_id)  # type: ignore[attr-defined]
     return game_id
-
-
-@pytest.fixture(scope="module")
-def client(service: GameService) -> Any:
-    app = create_app({"REDIS": service.store.conn, "ADVANCE": "off", "TESTING": True, "RATE_LIMIT": 0})
-    return app.test_client()
 
 
 def _problem(response: Any, status: int, kind: str) -> dict[str, Any]:
@@ -155,8 +142,9 @@ def test_cli_export_then_verify(service: GameService, finished: str, tmp_path: P
 
 
 def test_cli_export_to_stdout_matches_the_http_bundle(client: Any, service: GameService, finished: str) -> None:
-    out = io.StringIO()
-    assert cli(["export", finished], load=store_loader(service.store), stdout=out, stderr=io.StringIO()) == 0
+    out = io.StringIO()  # both give the bundle the service published (signed once, then stored)
+    publish = partial(published_bundle, service.store)
+    assert cli(["export", finished], publish=publish, stdout=out, stderr=io.StringIO()) == 0
     assert out.getvalue().encode("utf-8") == client.get(f"/api/v1/games/{finished}/replay").get_data()
 
 
@@ -227,5 +215,5 @@ def test_a_finished_bundle_is_built_once_then_served_as_stored(client: Any, serv
     def no_rebuild(*args: Any) -> str:
         raise AssertionError("a stored bundle was rebuilt")
 
-    monkeypatch.setattr("service.replay_api.build_bundle", no_rebuild)
+    monkeypatch.setattr("replays.source.build_bundle", no_rebuild)
     assert client.get(f"/api/v1/games/{finished}/replay").get_data() == first

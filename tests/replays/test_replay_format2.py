@@ -1,5 +1,6 @@
-"""Bundle format 2 hashes the state at checkpoints only; format 1 bundles (a state hash after
-every batch) keep verifying, and neither format can be passed off as the other."""
+"""Bundle formats 2 and 3 hash the state at checkpoints only; format 1 bundles (a state hash after
+every batch) keep verifying, and neither format can be passed off as the other. (Format 3 adds
+the signature: tests/replays/test_replay_signature.py.)"""
 from __future__ import annotations
 
 import json
@@ -7,7 +8,7 @@ import json
 import pytest
 
 from domain.canonical import canonical_json, json_hash
-from replays.bundle import CHECKPOINT, FORMAT, FORMAT_1, FORMATS, build_bundle
+from replays.bundle import CHECKPOINT, FORMAT, FORMAT_1, FORMAT_2, FORMATS, build_bundle
 from replays.verify import verify_bundle
 from tests.replays.replay_helpers import CONFIGS, bundle_text, played
 
@@ -33,9 +34,9 @@ def _reheader(objs: list[dict], **changes) -> list[dict]:
     return [header, *objs[1:-1], footer]
 
 
-def test_export_writes_format_2_with_a_state_hash_on_checkpoint_batches_only(small_bundle: str) -> None:
+def test_export_writes_format_3_with_a_state_hash_on_checkpoint_batches_only(small_bundle: str) -> None:
     header, *batches, footer = _objs(small_bundle)
-    assert FORMAT == "hourglass-replay/2" and header["format"] == FORMAT
+    assert FORMAT == "hourglass-replay/3" and header["format"] == FORMAT
     assert len(batches) > 2 * CHECKPOINT  # the game crosses several checkpoints
     for b in batches:
         assert (b["state_hash"] is not None) == (b["batch"] % CHECKPOINT == 0), b["batch"]
@@ -75,22 +76,27 @@ def test_a_changed_checkpoint_hash_is_caught(small_bundle: str) -> None:
     assert report.divergence.line == line + 1 and report.divergence.what == "state hash after the batch"
 
 
+def format_2_text(edition: str, players: int) -> str:
+    game_id, meta, entries = played(edition, players)
+    return build_bundle(game_id, meta, entries, fmt=FORMAT_2)
+
+
 def test_a_format_2_bundle_relabelled_format_1_is_caught() -> None:
-    objs = _reheader(_objs(bundle_text("classic", 2)), format=FORMAT_1)
+    objs = _reheader(_objs(format_2_text("classic", 2)), format=FORMAT_1)
     report = verify_bundle(_text(objs))
     assert not report.ok and report.divergence is not None
     assert report.divergence.line == 3 and report.divergence.what == "state hash after the batch"
 
 
 def test_a_format_1_bundle_relabelled_format_2_is_caught() -> None:
-    objs = _reheader(_objs(format_1_text("classic", 2)), format=FORMAT)
+    objs = _reheader(_objs(format_1_text("classic", 2)), format=FORMAT_2)
     report = verify_bundle(_text(objs))
     assert not report.ok and report.divergence is not None
     assert report.divergence.line == 3 and "null between checkpoints" in report.divergence.what
 
 
 def test_an_unknown_format_is_caught_on_the_header() -> None:
-    objs = _reheader(_objs(bundle_text("classic", 2)), format="hourglass-replay/3")
+    objs = _reheader(_objs(bundle_text("classic", 2)), format="hourglass-replay/9")
     report = verify_bundle(_text(objs))
     assert not report.ok and report.divergence is not None
     assert report.divergence.line == 1 and report.divergence.what == "format"

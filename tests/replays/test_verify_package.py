@@ -1,5 +1,6 @@
 """``hourglass-verify`` installs on its own (issue 26): ``pip install ./clients/verify`` into a fresh
-virtual environment pulls only openskill and tqdm, and the installed command verifies a real replay
+virtual environment pulls only openskill, tqdm and cryptography (with cffi and pycparser), and the
+installed command verifies a real replay
 bundle and a real tournament audit package with no network (a new network namespace where the
 machine allows one) and without the repository on its path -- and still refuses a tampered one.
 
@@ -23,9 +24,9 @@ GOLDEN = ROOT / "tests" / "golden"
 PACKAGE = GOLDEN / "tournament-rules1-cathedral.zip"
 BUNDLES = ("orleans-3-bundle-classic-3p.jsonl", "orleans-2-bundle-2023-3p.jsonl")
 SOURCES = ("domain", "replays", "core", "clients/verify")
-# What an auditor's environment holds afterwards: the verifier and its two dependencies, plus the
-# installer that every fresh venv brings.
-EXPECTED = {"hourglass-verify", "openskill", "tqdm"}
+# What an auditor's environment holds afterwards: the verifier and its dependencies (cryptography
+# for the Ed25519 signatures, which brings cffi and pycparser), plus the installer every fresh venv brings.
+EXPECTED = {"hourglass-verify", "openskill", "tqdm", "cryptography", "cffi", "pycparser"}
 INSTALLER = {"pip", "setuptools", "wheel"}
 
 
@@ -58,7 +59,7 @@ def _run(venv: pathlib.Path, *args: str) -> subprocess.CompletedProcess[str]:
                           env=env, cwd=venv, timeout=300, check=False)
 
 
-def test_the_installed_set_is_the_verifier_and_two_dependencies(installed: pathlib.Path) -> None:
+def test_the_installed_set_is_the_verifier_and_its_few_dependencies(installed: pathlib.Path) -> None:
     listed = subprocess.run([str(installed / "bin" / "python"), "-m", "pip", "list", "--format", "json"],
                             capture_output=True, text=True, check=True, timeout=120)
     names = {row["name"].lower() for row in json.loads(listed.stdout)}
@@ -86,6 +87,26 @@ def test_it_verifies_a_replay_bundle_offline(installed: pathlib.Path, bundle: st
     done = _run(installed, "replay", str(GOLDEN / bundle))
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("verified"), done.stdout
+
+
+def test_it_checks_a_signed_bundle_against_the_services_key_set_offline(
+        installed: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """Issue 29: a bundle the service signed verifies against its published key set, offline, and
+    fails against a key set that does not hold the signing key."""
+    from core.signing import KeySet, Signer
+    from replays.bundle import build_bundle
+    from tests.replays.replay_helpers import played
+
+    signer, stranger = Signer.generate(), Signer.generate()
+    game_id, meta, entries = played("classic", 2)
+    bundle = tmp_path / "signed.jsonl"
+    bundle.write_text(build_bundle(game_id, meta, entries, signer=signer, signed_at="2026-06-01T12:00:00.000Z"))
+    for name, who in (("ours.json", signer), ("theirs.json", stranger)):
+        (tmp_path / name).write_text(json.dumps(KeySet((who.public(not_before="2026-01-01T00:00:00Z"),)).to_json()))
+    done = _run(installed, "replay", str(bundle), "--keys", str(tmp_path / "ours.json"))
+    assert done.returncode == 0 and f"signed by key {signer.key_id}" in done.stdout, done.stdout + done.stderr
+    refused = _run(installed, "replay", str(bundle), "--keys", str(tmp_path / "theirs.json"))
+    assert refused.returncode == 1 and "signature" in refused.stderr, refused.stdout + refused.stderr
 
 
 def test_it_refuses_a_tampered_package_and_names_the_member(installed: pathlib.Path, tmp_path: pathlib.Path) -> None:

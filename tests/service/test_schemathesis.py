@@ -69,6 +69,10 @@ include-operation-id = ["getLadder", "getLadderHistory", "enterLadder", "leaveLa
                         "acceptChallenge", "declineChallenge", "setChallengePolicy", "getChallengePolicy"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
 
+[[operations]]  # seat entropy: the served game is not seeding (404), a token of no contributing seat (401)
+include-operation-id = ["contributeEntropy", "getSeeding"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "404", "409", "429", "5xx"]
+
 [[operations]]
 include-operation-id = ["listGames", "listEvents", "streamEvents"]  # a resume or page past the game: 400
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]

@@ -16,6 +16,7 @@ answer is applied once: the server returns the first result and marks it ``Idemp
 from __future__ import annotations
 
 import json
+import secrets
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -217,6 +218,7 @@ class Client:
         self.retry_budget_s = retry_budget_s
         self.sleep = sleep
         self.http = session or requests.Session()
+        self.contributions: dict[str, str] = {}  # game id -> the entropy this client contributed (hex)
 
     def with_token(self, token: str | None) -> Client:
         return Client(self.base, token, timeout_s=self.timeout_s, retries=self.retries, session=self.http,
@@ -267,12 +269,31 @@ class Client:
     # -- games -------------------------------------------------------------------------------------
 
     def create_game(self, game: str, seats: list[dict[str, Any]], *, edition: str | None = None,
-                    options: dict[str, Any] | None = None, seed: str | None = None) -> CreatedGame:
+                    options: dict[str, Any] | None = None, seed: str | None = None,
+                    entropy_window_s: float | None = None) -> CreatedGame:
+        """Create a game; with ``entropy_window_s`` it waits that long for the seats' entropy
+        (:meth:`contribute_entropy`) before its set-up."""
         body: dict[str, Any] = {"game": game, "seats": seats}
-        for name, value in (("edition", edition), ("options", options), ("seed", seed)):
+        entropy = {"window_s": entropy_window_s} if entropy_window_s is not None else None
+        for name, value in (("edition", edition), ("options", options), ("seed", seed), ("entropy", entropy)):
             if value is not None:
                 body[name] = value
         result: CreatedGame = self._json("POST", "/api/v1/games", json_body=body)
+        return result
+
+    def contribute_entropy(self, game_id: str, entropy: bytes | None = None) -> dict[str, Any]:
+        """Contribute this seat's entropy to a seeding game: ``entropy`` (1-64 bytes), or 32 fresh
+        random bytes. The answer carries ``contribution``, the hex sent: keep it, and check the
+        finished game's bundle with ``hourglass replay verify FILE --contribution SEAT:HEX``."""
+        data = entropy if entropy is not None else secrets.token_bytes(32)
+        result: dict[str, Any] = self._json("POST", f"/api/v1/games/{game_id}/entropy",
+                                            json_body={"entropy": data.hex()})
+        self.contributions[game_id] = data.hex()
+        return {**result, "contribution": data.hex()}
+
+    def seeding(self, game_id: str) -> dict[str, Any]:
+        """Who has contributed to a seeding game, or ``{"status": "started"}``."""
+        result: dict[str, Any] = self._json("GET", f"/api/v1/games/{game_id}/entropy")
         return result
 
     def game(self, game_id: str) -> dict[str, Any]:
@@ -315,6 +336,12 @@ class Client:
 
     def replay(self, game_id: str) -> str:
         return self.request("GET", f"/api/v1/games/{game_id}/replay").text
+
+    def signing_keys(self) -> dict[str, Any]:
+        """The service's public key set (``hourglass-keys/1``): save it as a file and pass it to
+        ``hourglass replay verify --keys`` to check offline that a bundle is the service's."""
+        result: dict[str, Any] = self.request("GET", "/.well-known/hourglass-keys.json").json()
+        return result
 
     def verify_replay(self, bundle: str | bytes) -> dict[str, Any]:
         data = bundle.encode("utf-8") if isinstance(bundle, str) else bundle
