@@ -4,7 +4,10 @@ clients (``--clients``, default 16), and, in the same run, the baselines:
 
 - the same client against a minimal Flask route (``bench/minimal_wsgi.py``) served by the same
   gunicorn command (worker class, workers, connections): the web server's own floor;
-- raw Redis round trips back to back (PING, XADD of an entry the size of a move's).
+- raw Redis round trips back to back (PING, XADD of an entry the size of a move's);
+- the server's CPU (user + system of gunicorn's master and workers, from psutil) per request for
+  a run of one client posting moves chosen in its own process (the games' creation requests are
+  counted among the requests), beside the minimal route's CPU per request on the same gunicorn.
 
 The client adds no overhead of its own: ``http.client`` on a keep-alive connection with the
 request's body and headers built before the clock starts, one client per process (N processes).
@@ -21,6 +24,7 @@ Never asserts timings. (tests/service/test_round_trips.py counts the POST's Redi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import multiprocessing
@@ -35,6 +39,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import redis
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,6 +176,18 @@ def echo_calls(args: tuple[int, int]) -> list[float]:
     return out
 
 
+def server_cpu(proc: subprocess.Popen[bytes]) -> float:
+    """CPU seconds (user + system) gunicorn's master and its workers have used so far."""
+    processes = [psutil.Process(proc.pid)]
+    processes += processes[0].children(recursive=True)
+    total = 0.0
+    for p in processes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            times = p.cpu_times()
+            total += times.user + times.system
+    return total
+
+
 def fan_out(fn: Any, jobs: list[Any]) -> tuple[list[Any], float]:
     ctx = multiprocessing.get_context("fork")
     started = time.perf_counter()
@@ -198,6 +215,10 @@ def main() -> None:
         play_moves((args.redis_url, port, 20, 0, True))  # warm both gunicorn workers' imports
         sequential, seq_games = play_moves((args.redis_url, port, args.moves, 1, True))
         games += seq_games
+        before = server_cpu(proc)
+        own, own_games = play_moves((args.redis_url, port, args.moves, 2, False))
+        post_cpu = (server_cpu(proc) - before) / (len(own) + len(own_games))
+        games += own_games
         per_client = max(1, args.moves // args.clients)
         concurrent: dict[bool, tuple[list[float], float]] = {}
         for listed in (True, False):
@@ -211,7 +232,9 @@ def main() -> None:
     proc, port = start_server(args.redis_url, "bench.minimal_wsgi:app")
     try:
         echo_calls((port, 50))
+        before = server_cpu(proc)
         echo_one = echo_calls((port, args.moves))
+        echo_cpu = (server_cpu(proc) - before) / len(echo_one)
         echo_results, echo_wall = fan_out(echo_calls, [(port, per_client)] * args.clients)
         echo_many = [x for r in echo_results for x in r]
     finally:
@@ -220,16 +243,22 @@ def main() -> None:
     ping, xadd = redis_baseline(conn)
     EventStore(conn).delete(games)
     print(f"POST /api/v1/games/{{id}}/moves (gunicorn: {' '.join(gunicorn_command('h', 0)[5:9])}, rate limiter on)")
-    print(line("1 client", sequential))
+    print(line("1 client, GET+POST", sequential))
+    print(line("1 client, POST only", own) + f"  server CPU {post_cpu * 1e6:.0f} us/request "
+          f"({len(own)} moves + {len(own_games)} creates)")
     print(line(f"{args.clients} concurrent clients, GET+POST", *concurrent[True]))
     print(line(f"{args.clients} concurrent clients, POST only", *concurrent[False]))
     print("Baseline, same client and server settings: minimal Flask route POST /echo")
-    print(line("1 client", echo_one))
+    print(line("1 client", echo_one) + f"  server CPU {echo_cpu * 1e6:.0f} us/request")
     print(line(f"{args.clients} concurrent clients, POST only", echo_many, echo_wall))
     print(f"Redis baseline (same run): PING p50 {ping * 1000:.3f} ms, XADD p50 {xadd * 1000:.3f} ms (back to back)")
-    p50 = percentile(sequential, 0.5)
-    print(f"  ratio: POST p50 (1 client) / XADD p50 = {p50 / xadd:.1f}x; "
+    p50 = percentile(own, 0.5)
+    print(f"  ratio: POST p50 (1 client, POST only) / XADD p50 = {p50 / xadd:.1f}x; "
           f"POST p50 / minimal route p50 = {p50 / percentile(echo_one, 0.5):.1f}x")
+    print(f"  ratio: server CPU per POST / per minimal route request = {post_cpu / echo_cpu:.1f}x; "
+          f"p99 at {args.clients} clients (POST only) {percentile(concurrent[False][0], 0.99) * 1000:.2f} ms "
+          f"against the route's {percentile(echo_many, 0.99) * 1000:.2f} ms")
+    print(f"  load average while printing: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":
