@@ -53,6 +53,7 @@ from typing import Any
 from flask import Flask, Response, current_app, request
 from flask_cors import CORS
 from flask_smorest import Api
+from flask_smorest.spec import openapi_cli
 from flask_swagger_ui import get_swaggerui_blueprint
 
 from core import metrics
@@ -98,15 +99,20 @@ class _Api(Api):
 
     def _init_spec(self, **kwargs: Any) -> None:
         self._spec_args = kwargs  # Api.init_app's call: the document is made by _build
+        self._app.cli.add_command(openapi_cli)  # `flask openapi print` builds it when it reads it
 
     def _build(self) -> None:
         with self._building:
             if self._built is not None:
                 return
             super()._init_spec(**self._spec_args)  # sets self.spec
-            self._prepare(self, self._built)
-            for blp, name, parameters in self._undocumented:
-                self._document_blueprint(blp, name, parameters)
+            try:
+                self._prepare(self, self._built)
+                for blp, name, parameters in self._undocumented:
+                    self._document_blueprint(blp, name, parameters)
+            except BaseException:
+                self._built = None  # no half-made document: the next read tries again (and fails alike)
+                raise
             self._undocumented.clear()
 
     def register_blueprint(self, blp: Any, *, parameters: Any = None, **options: Any) -> None:
