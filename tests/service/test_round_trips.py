@@ -169,7 +169,8 @@ def test_a_process_one_batch_behind_catches_up_from_the_stale_answer(
     svc = a.application.extensions["hourglass"]
     game_id, tokens = _planning_game(a, svc, created)
     url = f"/api/v1/games/{game_id}/moves"
-    listed = a.get(url, headers={"Authorization": f"Bearer {tokens[1]}"}).get_json()  # a caches this version
+    first = a.get(url, headers={"Authorization": f"Bearer {tokens[1]}"})  # a caches this version
+    listed = first.get_json()
     theirs = b.get(url, headers={"Authorization": f"Bearer {tokens[0]}"}).get_json()
     assert b.post(url, json=theirs["moves"][0], headers={"Authorization": f"Bearer {tokens[0]}"}).status_code == 200
     moved = svc.store.version(game_id)
@@ -178,6 +179,10 @@ def test_a_process_one_batch_behind_catches_up_from_the_stale_answer(
     applied = a.post(url, json=listed["moves"][0], headers={"Authorization": f"Bearer {tokens[1]}"})
     assert applied.status_code == 200, applied.get_json()
     assert trips == ["EVALSHA", "EVALSHA"], trips  # the stale answer with the tail, the retried append
+    # the address's seat-token window counted b's GET and POST and this POST once (by the first
+    # script), unless a new window began in between (its reset then lies further ahead)
+    if int(applied.headers["RateLimit-Reset"]) <= int(first.headers["RateLimit-Reset"]):
+        assert int(applied.headers["RateLimit-Remaining"]) == int(first.headers["RateLimit-Remaining"]) - 3
     body = applied.get_json()
     assert body["version"] == svc.store.version(game_id) > moved
     assert [e["seq"] for e in body["events"]] == list(range(moved + 1, body["version"] + 1))
