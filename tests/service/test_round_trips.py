@@ -188,3 +188,22 @@ def test_a_process_one_batch_behind_catches_up_from_the_stale_answer(
     assert [e["seq"] for e in body["events"]] == list(range(moved + 1, body["version"] + 1))
     fresh = _app(conn).extensions["hourglass"].load(game_id)  # a process that folds the stream afresh
     assert svc.cached(game_id).last_hash == fresh.last_hash and svc.cached(game_id).state == fresh.state
+
+
+def test_a_process_behind_an_if_match_it_cannot_know_reads_the_tail_once(
+        conn: redis.Redis, created: list[str], trips: list[str]) -> None:
+    """With If-Match naming a version newer than this process's copy, the copy is known to be
+    behind before anything is sent: one read of the missing entries, then the append (2 round trips)."""
+    a, b = _app(conn).test_client(), _app(conn).test_client()
+    svc = a.application.extensions["hourglass"]
+    game_id, tokens = _planning_game(a, svc, created)
+    url = f"/api/v1/games/{game_id}/moves"
+    listed = a.get(url, headers={"Authorization": f"Bearer {tokens[1]}"}).get_json()
+    theirs = b.get(url, headers={"Authorization": f"Bearer {tokens[0]}"}).get_json()
+    assert b.post(url, json=theirs["moves"][0], headers={"Authorization": f"Bearer {tokens[0]}"}).status_code == 200
+    moved = svc.store.version(game_id)
+    trips.clear()
+    applied = a.post(url, json=listed["moves"][0],
+                     headers={"Authorization": f"Bearer {tokens[1]}", "If-Match": str(moved)})
+    assert applied.status_code == 200, applied.get_json()
+    assert trips == ["XRANGE", "EVALSHA"], trips
