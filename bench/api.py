@@ -4,7 +4,12 @@ clients (``--clients``, default 16), and, in the same run, the baselines:
 
 - the same client against a minimal Flask route (``bench/minimal_wsgi.py``) served by the same
   gunicorn command (worker class, workers, connections): the web server's own floor;
-- raw Redis round trips back to back (PING, XADD of an entry the size of a move's).
+- raw Redis round trips back to back (PING, XADD of an entry the size of a move's);
+- interleaved, with both servers up: one client posting moves chosen in its own process to the
+  API and, after each, the same request to the minimal route; each server's CPU over the run (its
+  master's and workers' time on a CPU, from /proc/<pid>/task/*/schedstat in nanoseconds; psutil's
+  tick-grained user + system elsewhere) per request (the games' creation requests are counted
+  among the API's), and both p50s. Alternating request by request, a busy machine slows both alike.
 
 The client adds no overhead of its own: ``http.client`` on a keep-alive connection with the
 request's body and headers built before the clock starts, one client per process (N processes).
@@ -21,6 +26,7 @@ Never asserts timings. (tests/service/test_round_trips.py counts the POST's Redi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import multiprocessing
@@ -35,6 +41,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import redis
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,7 +83,7 @@ def start_server(url: str, app: str = "service.wsgi:app") -> tuple[subprocess.Po
         port = s.getsockname()[1]
     env = {**os.environ, "REDIS_URL": url, "HOURGLASS_ADVANCE": "off",
            "HOURGLASS_RATE_LIMIT": "1000000", "HOURGLASS_MAX_LIVE_GAMES_PER_ADDRESS": "0",
-           "HOURGLASS_CREATE_RATE_LIMIT": "0", "HOURGLASS_ANON_RATE_LIMIT": "0"}
+           "HOURGLASS_CREATE_RATE_LIMIT": "0", "HOURGLASS_ANON_RATE_LIMIT": "0", "HOURGLASS_WORK_BUDGET": str(10**9)}
     command = [*gunicorn_command("127.0.0.1", port)[:-1], app]
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(300):
@@ -119,9 +126,17 @@ def play_moves(args: tuple[str, int, int, int, bool]) -> tuple[list[float], list
     ``listed``: each move is chosen from GET .../moves; otherwise from the legal moves of the
     game as the client's own GameService loaded it (no request but the timed POST).
     """
-    url, port, moves, seed, listed = args
+    latencies, games, _ = play_interleaved((*args, 0))
+    return latencies, games
+
+
+def play_interleaved(args: tuple[str, int, int, int, bool, int]) -> tuple[list[float], list[str], list[float]]:
+    """``play_moves``, and with ``echo_port`` the minimal route's request after each POST (timed too)."""
+    url, port, moves, seed, listed, echo_port = args
     svc = GameService(redis.Redis.from_url(url))
     client = Client(port)
+    echo = Client(echo_port) if echo_port else None
+    echo_latencies: list[float] = []
     rng = random.Random(seed)
     latencies: list[float] = []
     games: list[str] = []
@@ -131,7 +146,7 @@ def play_moves(args: tuple[str, int, int, int, bool]) -> tuple[list[float], list
     while len(latencies) < moves:
         status, raw = client.call("POST", "/api/v1/games", create, json_headers)
         if status != 201:
-            raise SystemExit(f"create failed: {status} {raw[:300]!r}")
+            raise RuntimeError(f"create failed: {status} {raw[:300]!r}")
         created = json.loads(raw)
         game_id = created["id"]
         games.append(game_id)
@@ -153,22 +168,46 @@ def play_moves(args: tuple[str, int, int, int, bool]) -> tuple[list[float], list
             status, raw = client.call("POST", path, body, headers)
             latencies.append(time.perf_counter() - t)
             if status not in (200, 412):  # 412: a worker step of another client raced (never here: one game each)
-                raise SystemExit(f"move rejected: {status} {raw[:300]!r}")
-    return latencies, games
+                raise RuntimeError(f"move rejected: {status} {raw[:300]!r}")  # not SystemExit: a pool would hang
+            if echo is not None:
+                t = time.perf_counter()
+                status, _ = echo.call("POST", "/echo", ECHO_BODY, ECHO_HEADERS)
+                echo_latencies.append(time.perf_counter() - t)
+                assert status == 200
+    return latencies, games, echo_latencies
+
+
+ECHO_BODY = json.dumps({"type": "PlaceFollowers", "place": "farmhouse", "followers": ["farmer"]}).encode()
+ECHO_HEADERS = {"Content-Type": "application/json", "Authorization": "Bearer " + "x" * 32, "If-Match": "12"}
 
 
 def echo_calls(args: tuple[int, int]) -> list[float]:
     port, n = args
     client = Client(port)
-    body = json.dumps({"type": "PlaceFollowers", "place": "farmhouse", "followers": ["farmer"]}).encode()
-    headers = {"Content-Type": "application/json", "Authorization": "Bearer " + "x" * 32, "If-Match": "12"}
     out = []
     for _ in range(n):
         t = time.perf_counter()
-        status, _ = client.call("POST", "/echo", body, headers)
+        status, _ = client.call("POST", "/echo", ECHO_BODY, ECHO_HEADERS)
         out.append(time.perf_counter() - t)
         assert status == 200
     return out
+
+
+def server_cpu(proc: subprocess.Popen[bytes]) -> float:
+    """CPU seconds gunicorn's master and its workers have used so far: their threads' time on a CPU
+    (schedstat, in ns) where Linux has it, else user + system (in clock ticks)."""
+    processes = [psutil.Process(proc.pid)]
+    processes += processes[0].children(recursive=True)
+    total = 0.0
+    for p in processes:
+        with contextlib.suppress(psutil.NoSuchProcess, OSError):
+            tasks = list(Path(f"/proc/{p.pid}/task").glob("*/schedstat"))
+            if tasks:
+                total += sum(int(t.read_text().split()[0]) for t in tasks) / 1e9
+                continue
+            times = p.cpu_times()
+            total += times.user + times.system
+    return total
 
 
 def fan_out(fn: Any, jobs: list[Any]) -> tuple[list[Any], float]:
@@ -198,6 +237,17 @@ def main() -> None:
         play_moves((args.redis_url, port, 20, 0, True))  # warm both gunicorn workers' imports
         sequential, seq_games = play_moves((args.redis_url, port, args.moves, 1, True))
         games += seq_games
+        minimal, minimal_port = start_server(args.redis_url, "bench.minimal_wsgi:app")
+        try:
+            echo_calls((minimal_port, 50))
+            before, echo_before = server_cpu(proc), server_cpu(minimal)
+            own, own_games, echo_one = play_interleaved((args.redis_url, port, args.moves, 2, False, minimal_port))
+            post_cpu = (server_cpu(proc) - before) / (len(own) + len(own_games))
+            echo_cpu = (server_cpu(minimal) - echo_before) / len(echo_one)
+        finally:
+            minimal.terminate()
+            minimal.wait(timeout=15)
+        games += own_games
         per_client = max(1, args.moves // args.clients)
         concurrent: dict[bool, tuple[list[float], float]] = {}
         for listed in (True, False):
@@ -211,7 +261,6 @@ def main() -> None:
     proc, port = start_server(args.redis_url, "bench.minimal_wsgi:app")
     try:
         echo_calls((port, 50))
-        echo_one = echo_calls((port, args.moves))
         echo_results, echo_wall = fan_out(echo_calls, [(port, per_client)] * args.clients)
         echo_many = [x for r in echo_results for x in r]
     finally:
@@ -220,16 +269,22 @@ def main() -> None:
     ping, xadd = redis_baseline(conn)
     EventStore(conn).delete(games)
     print(f"POST /api/v1/games/{{id}}/moves (gunicorn: {' '.join(gunicorn_command('h', 0)[5:9])}, rate limiter on)")
-    print(line("1 client", sequential))
+    print(line("1 client, GET+POST", sequential))
+    print(line("1 client, POST only (interleaved)", own) + f"  server CPU {post_cpu * 1e6:.0f} us/request "
+          f"({len(own)} moves + {len(own_games)} creates)")
     print(line(f"{args.clients} concurrent clients, GET+POST", *concurrent[True]))
     print(line(f"{args.clients} concurrent clients, POST only", *concurrent[False]))
     print("Baseline, same client and server settings: minimal Flask route POST /echo")
-    print(line("1 client", echo_one))
+    print(line("1 client (interleaved with the POSTs)", echo_one) + f"  server CPU {echo_cpu * 1e6:.0f} us/request")
     print(line(f"{args.clients} concurrent clients, POST only", echo_many, echo_wall))
     print(f"Redis baseline (same run): PING p50 {ping * 1000:.3f} ms, XADD p50 {xadd * 1000:.3f} ms (back to back)")
-    p50 = percentile(sequential, 0.5)
-    print(f"  ratio: POST p50 (1 client) / XADD p50 = {p50 / xadd:.1f}x; "
+    p50 = percentile(own, 0.5)
+    print(f"  ratio: POST p50 (1 client, POST only) / XADD p50 = {p50 / xadd:.1f}x; "
           f"POST p50 / minimal route p50 = {p50 / percentile(echo_one, 0.5):.1f}x")
+    print(f"  ratio: server CPU per POST / per minimal route request = {post_cpu / echo_cpu:.1f}x; "
+          f"p99 at {args.clients} clients (POST only) {percentile(concurrent[False][0], 0.99) * 1000:.2f} ms "
+          f"against the route's {percentile(echo_many, 0.99) * 1000:.2f} ms")
+    print(f"  load average while printing: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

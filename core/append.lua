@@ -18,10 +18,13 @@
 -- then triples: entry id, entry JSON, entry hash
 -- Returns {status, payload, count}: count is the token's window count (0 when not counted), status
 --   "ok" (payload: the result) | "replay" (the stored result) | "conflict" | "stale" (the current
---   version) | "expired" (the game was abandoned and expired: core.retention) | "auth" (the token
---   is not that seat's: nothing counted) | "limited" (over the rate limit: nothing appended).
+--   version, and as a fourth element the entries after the base version when there are at most
+--   TAIL_MAX of them: the writer catches up without reading them) | "expired" (the game was
+--   abandoned and expired: core.retention) | "auth" (the token is not that seat's: nothing
+--   counted) | "limited" (over the rate limit: nothing appended).
 -- Order: token, rate window, idempotency key, expiry, version: a retry of an applied request gets
 -- its stored result although its base version is now stale.
+local TAIL_MAX = 256
 if ARGV[5] ~= "" and redis.call("HGET", KEYS[3], ARGV[5]) ~= ARGV[6] then
   return {"auth", "", 0}
 end
@@ -54,6 +57,10 @@ if #last > 0 then
   version = tonumber(string.match(last[1][1], "^(%d+)-"))
 end
 if version ~= tonumber(ARGV[1]) then
+  local behind = version - tonumber(ARGV[1])
+  if behind > 0 and behind <= TAIL_MAX then
+    return {"stale", tostring(version), count, redis.call("XRANGE", KEYS[1], (tonumber(ARGV[1]) + 1) .. "-0", "+")}
+  end
   return {"stale", tostring(version), count}
 end
 local m = tonumber(ARGV[10])

@@ -114,9 +114,10 @@ class CommandHandler:
         game = base if base is not None and (expected is None or expected == base.version) else None
         window = guard.window if guard is not None else None
         token_check = guard.token_check(actor) if guard is not None else None
+        fresh = False  # whether ``game`` is the game as the store has it (a rejection on it is final)
         for _ in range(MAX_APPLY_ATTEMPTS):
-            fresh = game is None
             if game is None:
+                fresh = True
                 game = self.repository.load(game_id)
                 if key:
                     replay = self._replay(game, key, fingerprint(actor, command_json(game.rules, command)))
@@ -153,7 +154,8 @@ class CommandHandler:
             except StaleVersion as stale:
                 if expected is not None:
                     raise StaleVersion(expected, stale.current) from None
-                game = None
+                game = self._caught_up(game, stale)  # None: read it
+                fresh = game is not None
                 continue
             except GameExpired as exc:
                 raise Rejected(RejectKind.GAME_OVER, f"{exc}; no more moves") from None
@@ -165,6 +167,15 @@ class CommandHandler:
             self.react(Change(game, new_game, tuple(entries), meta_changed="status" in updates or bool(meta_fields)))
             return Applied(result, tuple(entries), new_game)
         raise StaleVersion(expected if expected is not None else -1, self.store.version(game_id))
+
+    def _caught_up(self, game: Game, stale: StaleVersion) -> Game | None:
+        """``game`` folded up to the version the append script found, from the entries its stale
+        answer carried (no read: a web process's copy one batch behind costs one more round trip,
+        the retried append); None when it carried none or not all of them."""
+        tail = stale.tail
+        if not tail or tail[0].seq != game.version + 1 or tail[-1].seq != stale.current:
+            return None
+        return self.repository.extend(game, tail)
 
     def react(self, change: Change) -> None:
         for reaction in self.reactions:

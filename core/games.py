@@ -54,7 +54,7 @@ from core.worklist import WorkList
 from domain.bots import bot_names
 from domain.canonical import GENESIS_HASH, canonical_json
 from domain.core import SYSTEM, Actor, GameRules, Rejected, RejectKind
-from domain.games import game_names, get_game
+from domain.games import get_game
 from domain.rng import MAX_CONTRIBUTION, Rng, derive_seed, seed_commitment, seed_from_text, valid_contribution
 
 __all__ = [
@@ -126,8 +126,6 @@ class GameService:
         self.work = Work(self.worklist, advance, on_finished)
         self.commands = CommandHandler(self.repository, self.worklist, lambda: self.clock(), [
             LiveIndex(self.live), LobbyIndex(self.lobby), Feeds(self.feed, self.account_feed), self.work])
-        for name in game_names():  # import every game package now, not in some process's first request
-            get_game(name)
 
     # -- create ----------------------------------------------------------------------------
 

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
 
-from openskill.models import PlackettLuce
-
 MODEL_NAME = "openskill.PlackettLuce"
 
 
@@ -32,6 +30,8 @@ class RatingModel:
     """openskill's PlackettLuce with its default parameters (mu 25, sigma 25/3)."""
 
     def __init__(self) -> None:
+        from openskill.models import PlackettLuce  # loaded by the first model made, not by every importer of Rating
+
         self.model = PlackettLuce()
 
     def initial(self) -> Rating:

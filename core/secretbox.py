@@ -16,10 +16,12 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from typing import TYPE_CHECKING
 
 from core.connection import var_dir
+
+if TYPE_CHECKING:  # cryptography (its compiled bindings) loads with the first secret, not with the app
+    from cryptography.fernet import MultiFernet
 
 KEY_ENV = "HOURGLASS_SECRET_KEY"
 KEY_FILE = "secret.key"
@@ -36,6 +38,8 @@ def _key_file() -> Path:
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        from cryptography.fernet import Fernet
+
         with os.fdopen(fd, "wb") as out:
             out.write(Fernet.generate_key())
     return path
@@ -53,6 +57,8 @@ def _keys() -> str:
 
 
 def box() -> MultiFernet:
+    from cryptography.fernet import Fernet, MultiFernet
+
     keys = _keys()
     found = _BOXES.get(keys)
     if found is None:
@@ -65,6 +71,8 @@ def seal(plaintext: str) -> str:
 
 
 def unseal(sealed: str) -> str:
+    from cryptography.fernet import InvalidToken
+
     try:
         return box().decrypt(sealed.encode("ascii")).decode("utf-8")
     except InvalidToken:

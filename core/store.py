@@ -121,10 +121,11 @@ class GameExpired(StoreError):
 class StaleVersion(StoreError):
     """The stream moved past the version the batch was computed against."""
 
-    def __init__(self, expected: int, current: int) -> None:
+    def __init__(self, expected: int, current: int, tail: Sequence[StoredEntry] = ()) -> None:
         super().__init__(f"expected version {expected}, the game is at version {current}")
         self.expected = expected
         self.current = current
+        self.tail = tuple(tail)  # the entries after ``expected`` up to ``current``, when the append script sent them
 
 
 class NotThisSeat(StoreError):
@@ -260,6 +261,11 @@ def _seq(entry_id: bytes | str) -> int:
     return int(text.split("-", 1)[0])
 
 
+def _pairs(flat: Sequence[Any]) -> dict[Any, Any]:
+    """A stream entry's fields as a script returns them (name, value, name, value...)."""
+    return dict(zip(flat[::2], flat[1::2], strict=True))
+
+
 def _text(value: bytes | str) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else value
 
@@ -341,7 +347,8 @@ class EventStore:
             raise NotThisSeat(f"the token is not seat {seat}'s")
         if status == "limited":
             raise RateLimited(int(answer[2]))
-        raise StaleVersion(base_version, int(payload))
+        tail = [self._decode(row[0], _pairs(row[1])) for row in answer[3]] if len(answer) > 3 else []
+        raise StaleVersion(base_version, int(payload), tail)
 
     def _count_apart(self, window: RateWindow) -> None:
         """Count ``window`` outside the append script (a cluster script touches one slot only);

@@ -46,19 +46,20 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Flask, Response, current_app, request
 from flask_cors import CORS
 from flask_smorest import Api
+from flask_smorest.spec import openapi_cli
 from flask_swagger_ui import get_swaggerui_blueprint
 
 from core import metrics
 from core.accounts import SIGNUP_POLICIES, Accounts
 from core.connection import plain_redis
 from core.games import GameService
-from domain.games import game_names, get_game
 from service import apidocs, limits, openapi, streamlag
 from service import metrics as metrics_route
 from service.problems import ApiProblem, register_error_handlers
@@ -66,15 +67,76 @@ from service.verify_bounds import close_unread
 
 
 class _Api(Api):
-    """flask-smorest Api whose errors are problem+json (see service.problems) and whose OpenAPI
-    document carries only the components something refers to (service.openapi)."""
+    """flask-smorest Api whose errors are problem+json (see service.problems), whose OpenAPI
+    document carries only the components something refers to (service.openapi), and whose
+    document is built when it is first read, not when the app is made.
+
+    flask-smorest builds the document as each blueprint is registered: the schemas of every route
+    and, through ``service.openapi.register``, of every game, which imports every game's rules. A
+    web worker that serves moves never reads it, so its routes are registered with Flask at once and
+    their documentation waits in ``_undocumented`` until something reads ``spec`` (the
+    /openapi.json route, the docs pages, a test); then the document is built in the same order as
+    before, and its JSON text is kept for every later request of the route.
+    """
+
+    def __init__(self, app: Flask, *, spec_kwargs: dict[str, Any], prepare: Callable[[Any, Any], None]) -> None:
+        self._built: Any = None
+        self._document: bytes | None = None
+        self._undocumented: list[tuple[Any, str, Any]] = []
+        self._prepare = prepare  # (api, spec): what the document needs before the first path
+        self._building = threading.RLock()
+        super().__init__(app, spec_kwargs=spec_kwargs)
+
+    @property  # flask-smorest's attribute, built on first use
+    def spec(self) -> Any:
+        if self._built is None:
+            self._build()
+        return self._built
+
+    @spec.setter
+    def spec(self, value: Any) -> None:
+        self._built = value
+
+    def _init_spec(self, **kwargs: Any) -> None:
+        self._spec_args = kwargs  # Api.init_app's call: the document is made by _build
+        self._app.cli.add_command(openapi_cli)  # `flask openapi print` builds it when it reads it
+
+    def _build(self) -> None:
+        with self._building:
+            if self._built is not None:
+                return
+            super()._init_spec(**self._spec_args)  # sets self.spec
+            try:
+                self._prepare(self, self._built)
+                for blp, name, parameters in self._undocumented:
+                    self._document_blueprint(blp, name, parameters)
+            except BaseException:
+                self._built = None  # no half-made document: the next read tries again (and fails alike)
+                raise
+            self._undocumented.clear()
+
+    def register_blueprint(self, blp: Any, *, parameters: Any = None, **options: Any) -> None:
+        name = options.get("name", blp.name)
+        self._app.extensions["flask-smorest"]["blp_name_to_api"][name] = self
+        self._app.register_blueprint(blp, **options)
+        with self._building:
+            if self._built is None:
+                self._undocumented.append((blp, name, parameters))
+                return
+        self._document_blueprint(blp, name, parameters)
+
+    def _document_blueprint(self, blp: Any, name: str, parameters: Any) -> None:
+        """What flask-smorest's register_blueprint does for the document."""
+        blp.register_views_in_doc(self, self._app, self._built, name=name, parameters=parameters)
+        self._built.tag({"name": name, "description": blp.description})
 
     def _register_error_handlers(self) -> None:
         register_error_handlers(self._app)
 
     def _openapi_json(self) -> Response:
-        return current_app.response_class(json.dumps(openapi.tidy(self.spec.to_dict()), indent=2),
-                                          mimetype="application/json")
+        if self._document is None:
+            self._document = json.dumps(openapi.tidy(self.spec.to_dict()), indent=2).encode("utf-8")
+        return current_app.response_class(self._document, mimetype="application/json")
 
 
 MAX_JSON_DEPTH = 32
@@ -214,9 +276,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     api = _Api(app, spec_kwargs={"info": {"description": API_DESCRIPTION},
                                  "security": [{"bearerAuth": []}, {}],  # a seat token, or none (spectator)
-                                 "extra_plugins": [openapi.SpecPlugin()]})
-    api.ma_plugin.converter.add_attribute_function(openapi.typed2properties)
-    openapi.register(api.spec)
+                                 "extra_plugins": [openapi.SpecPlugin()]},
+               prepare=_prepare_document)
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", config={
         "app_name": "hourglass API", "persistAuthorization": True}))
     app.register_blueprint(apidocs.blp)
@@ -243,9 +304,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api.register_blueprint(module.blp)
     app.register_blueprint(tournaments.pages)
     app.register_blueprint(pages.pages)
-    for name in game_names():  # import every rules package now, not on some player's first request
-        get_game(name)
     return app
+
+
+def _prepare_document(api: Any, spec: Any) -> None:
+    """Before the first path is documented: typed game payloads, and every game's components."""
+    api.ma_plugin.converter.add_attribute_function(openapi.typed2properties)
+    openapi.register(spec)
 
 
 EXPOSED_HEADERS = ["ETag", "Idempotent-Replayed", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining",
@@ -270,12 +335,21 @@ def _tournament_hooks(app: Flask, setting: Any, conn: Any) -> Callable[[Any], No
     games ends (``workers.tournaments``); the routes find the first two in ``app.extensions``."""
     if setting != "rq":
         return None
-    from workers.tournaments import enqueue_tick, wake_if_idle
 
-    app.extensions["hourglass.tournament_wake"] = (lambda tid: enqueue_tick(conn, tid),
-                                                   lambda tid: wake_if_idle(conn, tid))
+    def tick(tid: str) -> None:  # workers.tournaments (and its tournament code) is imported when first used
+        from workers.tournaments import enqueue_tick
+
+        enqueue_tick(conn, tid)
+
+    def wake_idle(tid: str) -> None:
+        from workers.tournaments import wake_if_idle
+
+        wake_if_idle(conn, tid)
+
+    app.extensions["hourglass.tournament_wake"] = (tick, wake_idle)
+
     def wake(game: Any) -> None:
-        enqueue_tick(conn, game.info.tournament)
+        tick(game.info.tournament)
 
     return wake
 

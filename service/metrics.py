@@ -22,17 +22,17 @@ from __future__ import annotations
 import hmac
 from collections import defaultdict
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, request
-from prometheus_client import CollectorRegistry, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
-from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from core import metrics
 from service import limits
 from service.problems import ApiProblem
 from service.web import service
+
+if TYPE_CHECKING:
+    from prometheus_client.core import Metric
 
 TOKEN_ENV = "HOURGLASS_METRICS_TOKEN"
 
@@ -46,6 +46,8 @@ class RedisCollector:
         self.data = data
 
     def collect(self) -> Iterator[Metric]:
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+
         depth = GaugeMetricFamily("hourglass_queue_depth", "jobs or push calls waiting, by queue", labels=["queue"])
         for queue, length in sorted(self.data["depths"].items()):
             depth.add_metric([queue], length)
@@ -100,6 +102,10 @@ def _authorised() -> None:
 def scrape() -> Response:
     """The Prometheus text exposition of every process's figures (operators only)."""
     _authorised()
+    # prometheus_client is imported by the first scrape, not by every web worker's start (issue 27)
+    from prometheus_client import CollectorRegistry, generate_latest
+    from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
     registry = CollectorRegistry(auto_describe=False)
     registry.register(RedisCollector(metrics.read(service().store.conn)))
     return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)

@@ -81,9 +81,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ[QUEUE_ENV] = args.queue
     for module in PRELOAD:
         importlib.import_module(module)
+    from domain.games import game_names, get_game
     from workers import jobs
 
-    jobs.service()  # its GameService imports every game package; with --no-fork it serves every job
+    for name in game_names():  # every game now, not in each game's first job (with --fork, every job's horse)
+        get_game(name)
+    jobs.service()  # with --no-fork its GameService serves every job
     setup_logging(args.logging_level)  # also the sweeper's and the HTTP seats' lines
     conn = connect(rq_url)
     names = [queue_name(lane) for lane in args.lanes]

@@ -92,6 +92,29 @@ def test_stale_base_version_appends_nothing(store: EventStore) -> None:
     assert store.version(game_id) == 2
 
 
+def test_a_stale_answer_carries_the_entries_after_the_base_when_few(store: EventStore) -> None:
+    """The writer behind by up to TAIL_MAX entries catches up from the answer (issue 27); farther
+    behind, or with no entries past the base (a create over a game), it reads them itself."""
+    game_id = new_id(store)
+    first = batch(0, GENESIS_HASH, 2)
+    store.create(game_id, {"game": "toy"}, first)
+    store.append(game_id, 2, batch(2, first[-1].hash, 3, tag="f"))
+    with pytest.raises(StaleVersion) as info:
+        store.append(game_id, 1, batch(1, GENESIS_HASH, 1))
+    assert [e.seq for e in info.value.tail] == [2, 3, 4, 5]
+    assert [e.entry for e in info.value.tail] == [e.entry for e in store.read(game_id, after=1)]
+    assert [e.hash for e in info.value.tail] == [e.hash for e in store.read(game_id, after=1)]
+    with pytest.raises(StaleVersion) as created:
+        store.create(game_id, {"game": "toy"}, batch(0, GENESIS_HASH, 1))
+    assert len(created.value.tail) == 5
+    far = new_id(store)
+    many = batch(0, GENESIS_HASH, 300)
+    store.create(far, {"game": "toy"}, many)
+    with pytest.raises(StaleVersion) as behind:
+        store.append(far, 1, batch(1, many[0].hash, 1))
+    assert behind.value.current == 300 and behind.value.tail == ()
+
+
 def test_creating_an_existing_game_is_stale(store: EventStore) -> None:
     game_id = new_id(store)
     store.create(game_id, {"game": "toy"}, batch(0, GENESIS_HASH, 1))
