@@ -208,6 +208,8 @@ class Feed:
             with self.lock:
                 for sub in self.subscribers:
                     sub.cut_off = True
+                    if sub.sink is not None:  # its greenlet sleeps until told
+                        sub.sink.abandon()
         finally:
             with self.lock:
                 self.stopped = True

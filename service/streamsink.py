@@ -18,6 +18,9 @@ megabytes for a reader that stalls, a backlog the bound could not see.
 from __future__ import annotations
 
 import contextlib
+import heapq
+import math
+import os
 import socket
 import threading
 import time
@@ -173,6 +176,7 @@ class Sink:
         self.busy = False
         self.ended = False  # the batch that finished the game has been sent or queued
         self.gone = False  # cut off (stalled) or the client went away
+        self.retired = False  # the stream is over: nothing may be written any more (the connection may serve another request)
         self.waiting_since = 0.0  # when pending last became non-empty or a frame of it last went out
 
     def offer(self, batch: Batch, now: float | None = None) -> Offered:
@@ -237,6 +241,51 @@ class Sink:
         else:
             self.pending.append(Frame(data, batch.appended))
 
+    def beat(self, data: bytes, now: float | None = None) -> bool:
+        """A keep-alive (``data``, framed for the wire), sent now without waiting unless the
+        socket is in use (a frame is queued or being written: the stream is not idle); a part
+        that did not fit waits in ``pending`` for the subscriber's greenlet. A reader that has
+        taken nothing of a waiting frame for ``STALL_S`` is cut off here, even on a quiet game.
+        False once the stream needs no more keep-alives (over, cut off, gone)."""
+        now = time.time() if now is None else now
+        with self.lock:
+            if self.retired or self.gone or self.ended:
+                return False
+            if self.pending or self.busy:
+                if self.pending and now - self.waiting_since > streamlag.STALL_S:
+                    self.gone = True
+                    self.pending.clear()
+                    self.stats.dropped("cut")
+                    self._shut()
+                    self.wake.set()
+                    return False
+                return True
+            try:
+                sent = self._send(data)
+            except BlockingIOError:
+                sent = 0
+            except OSError:
+                self.gone = True
+                self.wake.set()
+                return False
+            if sent < len(data):
+                self.pending.append(Frame(data[sent:], 0.0))
+                self.partial = sent > 0
+                self.waiting_since = now
+                self.wake.set()
+        return True
+
+    def abandon(self) -> None:
+        """The feed stopped: end this stream (the client resumes with Last-Event-ID)."""
+        with self.lock:
+            self.gone = True
+        self.wake.set()
+
+    def retire(self) -> None:
+        """The stream is over: no keep-alive or batch is written from now on."""
+        with self.lock:
+            self.retired = self.gone = True
+
     def _shut(self) -> None:
         """End the connection under a writer blocked on it (its greenlet's sendall then fails)."""
         with contextlib.suppress(OSError):
@@ -279,8 +328,9 @@ class Sink:
             if frame.appended:
                 self.stats.observe(now - frame.appended)
 
-    def wait(self, timeout: float) -> bool:
-        """Until the feed has something for this subscriber's greenlet, or ``timeout`` s."""
+    def wait(self, timeout: float | None = None) -> bool:
+        """Until the feed (or the keep-alive timer) has something for this subscriber's greenlet,
+        or ``timeout`` s (None: no timeout)."""
         woke = self.wake.wait(timeout)
         self.wake.clear()
         return woke
@@ -290,3 +340,81 @@ class Sink:
         """Nothing more will be written: the end went out, or the subscriber is cut off or gone."""
         with self.lock:
             return not self.pending and (self.ended or self.gone)
+
+
+TICK_S = 0.05  # the keep-alive timer's resolution: keep-alives due within one tick go out together
+
+
+class _Beat(NamedTuple):
+    sink: Sink
+    every: float
+    data: bytes
+
+
+class KeepAlives:
+    """One timer for the keep-alives of every feed-written stream of a process (a timer wheel:
+    slots of :data:`TICK_S`, each holding the streams due in it).
+
+    A stream's greenlet then sleeps without a timeout until the feed has something for it, and
+    an idle stream costs one non-blocking send per heartbeat from this one thread
+    (:meth:`Sink.beat`), instead of a greenlet waking, a generator step and gunicorn's write. A
+    stream leaves the wheel at the first beat after it is over (:meth:`Sink.retire`, or ended)."""
+
+    def __init__(self, tick: float = TICK_S) -> None:
+        self.tick = tick
+        self.lock = threading.Lock()
+        self.slots: dict[int, list[_Beat]] = {}
+        self.due: list[int] = []  # the slot numbers held, a heap
+        self.next_at = math.inf  # when the timer wakes next (monotonic s)
+        self.wake = threading.Event()
+        self.pid = 0  # the process whose thread runs the timer (a forked child starts its own)
+
+    def add(self, sink: Sink, every: float, data: bytes) -> None:
+        """Send ``data`` onto ``sink`` every ``every`` s, starting ``every`` s from now."""
+        with self.lock:
+            if self.pid != os.getpid():
+                self.pid, self.next_at = os.getpid(), math.inf
+                self.wake = threading.Event()
+                threading.Thread(target=self._run, args=(self.wake,), name="hourglass-keep-alives", daemon=True).start()
+            self._put(_Beat(sink, every, data), time.monotonic() + every)
+
+    def __len__(self) -> int:
+        with self.lock:
+            return sum(len(beats) for beats in self.slots.values())
+
+    def _put(self, beat: _Beat, at: float) -> None:
+        number = math.ceil(at / self.tick)
+        beats = self.slots.get(number)
+        if beats is None:
+            beats = self.slots[number] = []
+            heapq.heappush(self.due, number)
+            if number * self.tick < self.next_at:
+                self.wake.set()  # sooner than the timer meant to wake
+        beats.append(beat)
+
+    def fire(self, now: float | None = None) -> float | None:
+        """Send the keep-alives due by ``now`` (monotonic s) and schedule their next ones; when
+        the next is due (None: no stream held)."""
+        now = time.monotonic() if now is None else now
+        fired: list[_Beat] = []
+        with self.lock:
+            while self.due and self.due[0] * self.tick <= now:
+                fired += self.slots.pop(heapq.heappop(self.due))
+        wall = time.time()
+        kept = [beat for beat in fired if beat.sink.beat(beat.data, wall)]
+        with self.lock:
+            for beat in kept:
+                self._put(beat, now + beat.every)
+            return self.due[0] * self.tick if self.due else None
+
+    def _run(self, wake: threading.Event) -> None:
+        while True:
+            at = self.fire()
+            with self.lock:
+                at = self.due[0] * self.tick if self.due else None  # streams added meanwhile
+                self.next_at = math.inf if at is None else at
+                wake.clear()
+            wake.wait(None if at is None else max(0.0, at - time.monotonic()))
+
+
+KEEP_ALIVES = KeepAlives()
