@@ -204,8 +204,11 @@ def worker_steps(svc: GameService, game_id: str) -> bool:
 
 
 def create(base: str) -> dict:
-    return requests.post(f"{base}/api/v1/games", json={"game": "orleans", "edition": "classic",
-                                                       "seats": [{"name": f"P{i}"} for i in range(4)]}).json()
+    response = requests.post(f"{base}/api/v1/games", json={"game": "orleans", "edition": "classic",
+                                                           "seats": [{"name": f"P{i}"} for i in range(4)]})
+    if response.status_code != 201:
+        raise SystemExit(f"creating a game failed: {response.status_code} {response.text}")
+    return response.json()
 
 
 def play(base: str, svc: GameService, created: dict, moves: int, seed: int,
@@ -423,8 +426,8 @@ def idle(args: argparse.Namespace) -> None:
     heartbeat = args.heartbeat
     caps = str(args.spectators * 2 + 100)
     extra = {"HOURGLASS_RATE_LIMIT": "600", "HOURGLASS_ANON_RATE_LIMIT": "1000000", "HOURGLASS_SSE_PER_ADDRESS": caps,
-             "HOURGLASS_SSE_PER_TOKEN": caps, "HOURGLASS_WORK_BUDGET": caps, "HOURGLASS_MAX_LIVE_GAMES_PER_ADDRESS": caps,
-             "HOURGLASS_SSE_HEARTBEAT": f"{heartbeat:g}"}
+             "HOURGLASS_SSE_PER_TOKEN": caps, "HOURGLASS_WORK_BUDGET": caps, "HOURGLASS_WORK_PERIOD_S": "1",
+             "HOURGLASS_MAX_LIVE_GAMES_PER_ADDRESS": caps, "HOURGLASS_SSE_HEARTBEAT": f"{heartbeat:g}"}
     hub, hub_path = start_hub(args.redis_url, args.hub_nice, extra) if args.hub else (None, "")
     server, port = start_server(args.redis_url, args.worker_class, 2, hub_path, extra)
     base = f"http://127.0.0.1:{port}"

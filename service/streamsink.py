@@ -291,15 +291,6 @@ class Sink:
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
 
-    def claim(self) -> bool:
-        """Take the socket for a write of the greenlet's own (a keep-alive through gunicorn);
-        False when the feed's bytes are queued: those go first (:meth:`drain`)."""
-        with self.lock:
-            if self.pending or self.busy:
-                return False
-            self.busy = True
-            return True
-
     def drain(self) -> None:
         """Write what is queued, waiting for room as needed, then give the socket back to the feed.
 
