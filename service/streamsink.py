@@ -333,7 +333,8 @@ class Sink:
             return not self.pending and (self.ended or self.gone)
 
 
-TICK_S = 0.05  # the keep-alive timer's resolution: keep-alives due within one tick go out together
+TICK_S = 1.0  # the keep-alive timer's coarsest slot: keep-alives due within one slot go out together, one wake-up
+TICKS_PER_BEAT = 16  # a heartbeat shorter than 16 slots gets finer slots (a keep-alive at most 1/16 late)
 
 
 class _Beat(NamedTuple):
@@ -344,7 +345,8 @@ class _Beat(NamedTuple):
 
 class KeepAlives:
     """One timer for the keep-alives of every feed-written stream of a process (a timer wheel:
-    slots of :data:`TICK_S`, each holding the streams due in it).
+    slots of :data:`TICK_S`, finer for short heartbeats, each holding the streams due in it, so
+    a thousand streams cost at most one wake-up a second).
 
     A stream's greenlet then sleeps without a timeout until the feed has something for it, and
     an idle stream costs one non-blocking send per heartbeat from this one thread
@@ -354,8 +356,8 @@ class KeepAlives:
     def __init__(self, tick: float = TICK_S) -> None:
         self.tick = tick
         self.lock = threading.Lock()
-        self.slots: dict[int, list[_Beat]] = {}
-        self.due: list[int] = []  # the slot numbers held, a heap
+        self.slots: dict[float, list[_Beat]] = {}
+        self.due: list[float] = []  # the slots held (when each is due, monotonic s), a heap
         self.next_at = math.inf  # when the timer wakes next (monotonic s)
         self.wake = threading.Event()
         self.pid = 0  # the process whose thread runs the timer (a forked child starts its own)
@@ -374,35 +376,38 @@ class KeepAlives:
             return sum(len(beats) for beats in self.slots.values())
 
     def _put(self, beat: _Beat, at: float) -> None:
-        number = math.ceil(at / self.tick)
-        beats = self.slots.get(number)
+        tick = min(self.tick, beat.every / TICKS_PER_BEAT)
+        slot = math.ceil(at / tick) * tick
+        beats = self.slots.get(slot)
         if beats is None:
-            beats = self.slots[number] = []
-            heapq.heappush(self.due, number)
-            if number * self.tick < self.next_at:
+            beats = self.slots[slot] = []
+            heapq.heappush(self.due, slot)
+            if slot < self.next_at:
                 self.wake.set()  # sooner than the timer meant to wake
         beats.append(beat)
 
     def fire(self, now: float | None = None) -> float | None:
-        """Send the keep-alives due by ``now`` (monotonic s) and schedule their next ones; when
-        the next is due (None: no stream held)."""
+        """Send the keep-alives due by ``now`` (monotonic s) and schedule their next ones, a
+        heartbeat after the slot they were due in (no drift when the timer wakes late); when the
+        next is due (None: no stream held)."""
         now = time.monotonic() if now is None else now
-        fired: list[_Beat] = []
+        fired: list[tuple[float, _Beat]] = []
         with self.lock:
-            while self.due and self.due[0] * self.tick <= now:
-                fired += self.slots.pop(heapq.heappop(self.due))
+            while self.due and self.due[0] <= now:
+                slot = heapq.heappop(self.due)
+                fired += [(slot, beat) for beat in self.slots.pop(slot)]
         wall = time.time()
-        kept = [beat for beat in fired if beat.sink.beat(beat.data, wall)]
+        kept = [(slot, beat) for slot, beat in fired if beat.sink.beat(beat.data, wall)]
         with self.lock:
-            for beat in kept:
-                self._put(beat, now + beat.every)
-            return self.due[0] * self.tick if self.due else None
+            for slot, beat in kept:
+                self._put(beat, slot + beat.every if slot + beat.every > now else now + beat.every)
+            return self.due[0] if self.due else None
 
     def _run(self, wake: threading.Event) -> None:
         while True:
             at = self.fire()
             with self.lock:
-                at = self.due[0] * self.tick if self.due else None  # streams added meanwhile
+                at = self.due[0] if self.due else None  # streams added meanwhile
                 self.next_at = math.inf if at is None else at
                 wake.clear()
             wake.wait(None if at is None else max(0.0, at - time.monotonic()))
