@@ -149,15 +149,17 @@ class Frame(NamedTuple):
 
 
 class Sink:
-    """A subscriber's socket, written by the feed (:meth:`offer`) and by its own greenlet (:meth:`drain`).
+    """A subscriber's socket, written by the feed (:meth:`offer`), by the keep-alive timer
+    (:meth:`beat`, :class:`KeepAlives`) and by its own greenlet (:meth:`drain`).
 
     ``frame(batch)`` is the subscriber's bytes for a batch, framed for the wire; ``resync(batch)``
     the bytes of a resync line bringing it to the state after ``batch`` (None: the backlog is
     only bounded in length, as before). The feed sends a frame at once when nothing of this
     subscriber is queued or being written; otherwise (its buffer was full, or its greenlet is
-    writing a keep-alive) it queues in ``pending``, in order, and its greenlet writes it (the
-    frame being written stays first in ``pending`` until it is out). ``busy`` marks a write by
-    the greenlet (or by gunicorn for it) in progress, so the two writers never interleave bytes.
+    writing the rest of a frame or a keep-alive) it queues in ``pending``, in order, and its
+    greenlet writes it (the frame being written stays first in ``pending`` until it is out).
+    ``busy`` marks a write by the greenlet in progress; the feed and the timer send only under
+    ``lock`` and when nothing is queued or being written, so no two writers interleave bytes.
     ``bound`` is the lag bound in seconds.
     """
 
