@@ -2,6 +2,7 @@
 
     python bench/streams.py [--spectators 1000] [--moves 80] [--pace 0.01] [--worker-class gevent|gthread]
                             [--client-procs 2] [--split] [--hub [--hub-nice N]] [--burn N] [--lag-s S]
+    python bench/streams.py --idle [--hub] [--spectators 1000] [--games 1] [--heartbeat 15] [--idle-s 30]
 
 Starts gunicorn on a free loopback port (2 workers; gevent by default, as in the Procfile, or
 the old gthread 2 x 8 threads for comparison), opens N spectator streams from ``--client-procs``
@@ -27,7 +28,13 @@ streams from a second server of the same app (1 worker each, the same process co
 routing ``/events/stream`` to a pool of its own would: the fan-out then never queues in front of
 a move in one process. ``--burn N`` keeps N processes spinning on the CPU at normal priority for
 the whole run (baseline and floor included): "both CPUs busy with other work" is ``--burn 2`` on
-a 2-core machine. Never asserts timings.
+a 2-core machine.
+
+``--idle`` plays no move: it opens the streams (``--games`` live games followed in turn), waits
+until they are all served, and prints the server's CPU per open stream per second over
+``--idle-s`` seconds (stream caps on, so each stream's slot in Redis must be kept alive), beside a
+bare keep-alive loop's measured in the same run: one process holding the same number of sockets
+and sending each an SSE comment every ``--heartbeat`` seconds. Never asserts timings.
 """
 from __future__ import annotations
 
@@ -120,12 +127,15 @@ class Spectators:
     Each connection is an asyncio protocol that splits what arrives into lines and notes the ids:
     no per-line coroutine, so the bench's own reading costs little next to the server's writing."""
 
-    def __init__(self, port: int, game_id: str, count: int) -> None:
-        self.port, self.game_id, self.count = port, game_id, count
+    def __init__(self, port: int, game_id: str | list[str], count: int) -> None:
+        self.port, self.count = port, count
+        self.games = [game_id] if isinstance(game_id, str) else list(game_id)  # followed in turn, one per stream
+        self.started = 0
         self.arrivals: dict[int, list[float]] = defaultdict(list)
         self.connected = 0
         self.failed = 0
         self.resyncs = 0
+        self.beats = 0  # keep-alive comments received, all streams
 
     async def follow(self) -> None:
         loop = asyncio.get_running_loop()
@@ -146,7 +156,10 @@ class _Follower(asyncio.Protocol):
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
-        transport.write(f"GET /api/v1/games/{self.watchers.game_id}/events/stream HTTP/1.1\r\nHost: bench\r\n"
+        watchers = self.watchers
+        game_id = watchers.games[watchers.started % len(watchers.games)]
+        watchers.started += 1
+        transport.write(f"GET /api/v1/games/{game_id}/events/stream HTTP/1.1\r\nHost: bench\r\n"
                         "Accept: text/event-stream\r\n\r\n".encode())
 
     def data_received(self, data: bytes) -> None:
@@ -167,6 +180,8 @@ class _Follower(asyncio.Protocol):
                     self.opened = False
                     continue
                 self.watchers.arrivals[int(line[4:])].append(now)
+            elif line.startswith(b": heartbeat"):
+                self.watchers.beats += 1
             elif line.startswith(b"event: resync"):
                 self.watchers.resyncs += 1
             elif line.startswith(b"event: end"):
@@ -189,8 +204,11 @@ def worker_steps(svc: GameService, game_id: str) -> bool:
 
 
 def create(base: str) -> dict:
-    return requests.post(f"{base}/api/v1/games", json={"game": "orleans", "edition": "classic",
-                                                       "seats": [{"name": f"P{i}"} for i in range(4)]}).json()
+    response = requests.post(f"{base}/api/v1/games", json={"game": "orleans", "edition": "classic",
+                                                           "seats": [{"name": f"P{i}"} for i in range(4)]})
+    if response.status_code != 201:
+        raise SystemExit(f"creating a game failed: {response.status_code} {response.text}")
+    return response.json()
 
 
 def play(base: str, svc: GameService, created: dict, moves: int, seed: int,
@@ -213,12 +231,12 @@ def play(base: str, svc: GameService, created: dict, moves: int, seed: int,
     return latencies, sent
 
 
-def spectate(port: int, game_id: str, count: int, ready: Any, done: Any, out: Any) -> None:
+def spectate(port: int, game_id: str | list[str], count: int, ready: Any, done: Any, out: Any) -> None:
     """A spectator process: ``count`` streams on one asyncio loop; reports connects and arrivals."""
     async def run() -> Spectators:
         watchers = Spectators(port, game_id, count)
         tasks = [asyncio.create_task(watchers.follow()) for _ in range(count)]
-        for _ in range(600):
+        for _ in range(2400):  # two minutes: a few thousand streams handed over on a busy machine
             if watchers.connected + watchers.failed >= count:
                 break
             await asyncio.sleep(0.05)
@@ -231,14 +249,14 @@ def spectate(port: int, game_id: str, count: int, ready: Any, done: Any, out: An
         return watchers
 
     watchers = asyncio.run(run())
-    out.put((watchers.connected, watchers.failed, watchers.resyncs, dict(watchers.arrivals)))
+    out.put((watchers.connected, watchers.failed, watchers.resyncs, watchers.beats, dict(watchers.arrivals)))
 
 
 class Crowd:
     """``count`` spectators of ``game_id`` on ``port`` in ``procs`` processes of their own (so
     reading a thousand sockets does not slow the client that posts), connected once built."""
 
-    def __init__(self, port: int, game_id: str, count: int, procs: int) -> None:
+    def __init__(self, port: int, game_id: str | list[str], count: int, procs: int) -> None:
         ctx = multiprocessing.get_context("fork")
         self.port, self.game_id, self.count = port, game_id, count
         self.done, self.out = ctx.Event(), ctx.Queue()
@@ -256,10 +274,11 @@ class Crowd:
         self.done.set()
         watchers = Spectators(self.port, self.game_id, self.count)
         for _ in self.procs:
-            connected, failed, resyncs, arrivals = self.out.get(timeout=60)
+            connected, failed, resyncs, beats, arrivals = self.out.get(timeout=60)
             watchers.connected += connected
             watchers.failed += failed
             watchers.resyncs += resyncs
+            watchers.beats += beats
             for version, times in arrivals.items():
                 watchers.arrivals[version].extend(times)
         for proc in self.procs:
@@ -355,6 +374,108 @@ def fan_out_floor(spectators: int, moves: int, procs: int, pace: float) -> tuple
     return watchers, sent
 
 
+def _keep_alive_loop(count: int, heartbeat: float, port_out: Any, stop: Any) -> None:
+    """The bare keep-alive loop: accept ``count`` streams, answer each request with a 200, then
+    send every socket one SSE comment per ``heartbeat`` s (one non-blocking send each), until ``stop``."""
+    listener = socket.create_server(("127.0.0.1", 0), backlog=count)
+    port_out.put(listener.getsockname()[1])
+    accepted: list[socket.socket] = []
+    while len(accepted) < count:
+        conn, _ = listener.accept()
+        while not conn.recv(4096).endswith(b"\r\n\r\n"):
+            pass
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nretry: 2000\n\n")
+        accepted.append(conn)
+    beat = b": heartbeat\n\n"
+    while not stop.wait(heartbeat):
+        for conn in accepted:
+            with contextlib.suppress(OSError):
+                conn.send(beat, socket.MSG_DONTWAIT)
+    for conn in accepted:
+        conn.close()
+
+
+def keep_alive_floor(count: int, heartbeat: float, window: float, procs: int) -> tuple[float, Spectators]:
+    """The idle floor, measured in the same run: CPU seconds a bare Python loop (a process of its
+    own: no framework, no Redis, no game) spends keeping ``count`` streams alive with one
+    keep-alive per ``heartbeat`` s each for ``window`` s, and what its clients received."""
+    ctx = multiprocessing.get_context("fork")
+    port_out, stop = ctx.Queue(), ctx.Event()
+    loop = ctx.Process(target=_keep_alive_loop, args=(count, heartbeat, port_out, stop), daemon=True)
+    loop.start()
+    try:
+        crowd = Crowd(port_out.get(timeout=30), "floor", count, procs)
+        time.sleep(2.0)
+        cpu = process_cpu_s(loop.pid or 0)
+        time.sleep(window)
+        cpu = process_cpu_s(loop.pid or 0) - cpu
+        watchers = crowd.gather()
+    finally:
+        stop.set()
+        loop.join(10)
+    return cpu, watchers
+
+
+def idle(args: argparse.Namespace) -> None:
+    """``--idle``: open streams to live games where nothing moves; the server's CPU per open stream
+    per second over ``--idle-s`` s, beside the bare keep-alive loop's (same heartbeat, same clients).
+
+    The stream caps are on (as in production: every stream holds a slot in Redis that must stay
+    alive while it is open), raised so the bench's one address may open them all."""
+    svc = GameService(redis.Redis.from_url(args.redis_url))
+    heartbeat = args.heartbeat
+    caps = str(args.spectators * 2 + 100)
+    extra = {"HOURGLASS_RATE_LIMIT": "600", "HOURGLASS_ANON_RATE_LIMIT": "1000000", "HOURGLASS_SSE_PER_ADDRESS": caps,
+             "HOURGLASS_SSE_PER_TOKEN": caps, "HOURGLASS_WORK_BUDGET": caps, "HOURGLASS_WORK_PERIOD_S": "1",
+             "HOURGLASS_MAX_LIVE_GAMES_PER_ADDRESS": caps, "HOURGLASS_SSE_HEARTBEAT": f"{heartbeat:g}"}
+    hub, hub_path = start_hub(args.redis_url, args.hub_nice, extra) if args.hub else (None, "")
+    server, port = start_server(args.redis_url, args.worker_class, 2, hub_path, extra)
+    base = f"http://127.0.0.1:{port}"
+    games: list[str] = []
+    parts: dict[str, float] = {}
+    try:
+        games = [create(base)["id"] for _ in range(args.games)]
+        crowd = Crowd(port, games, args.spectators, args.client_procs)
+        if hub is not None:
+            joined(hub, hub_path, crowd.count)
+        time.sleep(2.0)
+        web0, hub0 = server_cpu_s(server), process_cpu_s(hub.pid) if hub else 0.0
+        time.sleep(args.idle_s)
+        parts = {"web workers": server_cpu_s(server) - web0}
+        if hub is not None:
+            parts["stream process"] = process_cpu_s(hub.pid) - hub0
+        watchers = crowd.gather()
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        if hub is not None:
+            hub.terminate()
+            hub.wait(timeout=10)
+        EventStore(svc.store.conn).delete(games)
+    floor_cpu, floor = keep_alive_floor(args.spectators, heartbeat, args.idle_s, args.client_procs)
+    open_streams = max(1, watchers.connected)
+
+    def per_stream(cpu: float, streams: int) -> float:
+        return cpu / args.idle_s / max(1, streams) * 1e6
+
+    total = sum(parts.values())
+    layout = f"2 workers handing the streams to a stream process (--hub, nice {args.hub_nice})" if hub else "2 workers"
+    print(f"idle streams: gunicorn {args.worker_class}, {layout}; {args.spectators} streams over {args.games} game(s) "
+          f"with no move, heartbeat {heartbeat:g} s, measured over {args.idle_s:g} s; {watchers.connected} connected, "
+          f"{watchers.failed} failed; load average {os.getloadavg()[0]:.2f}")
+    split = ", ".join(f"{name} {per_stream(cpu, open_streams):.2f}" for name, cpu in parts.items())
+    print(f"server CPU while idle: {total:.3f} s = {per_stream(total, open_streams):.2f} µs per open stream per second "
+          f"({split}); {per_stream(total, open_streams) * 10_000 / 1e6 * 100:.1f}% of a core per 10,000 streams")
+    print(f"bare keep-alive loop, the same streams and heartbeat: {floor_cpu:.3f} s = "
+          f"{per_stream(floor_cpu, floor.connected):.2f} µs per stream per second ({floor.connected} connected); "
+          f"the server is {total / max(floor_cpu, 1e-9):.1f}x the loop")
+    print(f"keep-alives received per stream: server {watchers.beats / open_streams:.2f}, "
+          f"loop {floor.beats / max(1, floor.connected):.2f}")
+
+
 def server_lag(path: str) -> dict[str, Any] | None:
     """The stream process's own lag figures, or None from a server that does not measure them."""
     try:
@@ -419,10 +540,16 @@ def main() -> None:
                         help="processes spinning on the CPU for the whole run (other work on the machine)")
     parser.add_argument("--lag-s", type=float, default=None,
                         help="the servers' lag bound (HOURGLASS_STREAM_LAG_S; default: the app's)")
+    parser.add_argument("--idle", action="store_true",
+                        help="no moves: the server's CPU per open stream per second beside a bare keep-alive loop's")
+    parser.add_argument("--idle-s", type=float, default=30.0, help="--idle: seconds measured (default %(default)s)")
+    parser.add_argument("--games", type=int, default=1, help="--idle: live games the streams follow, in turn")
+    parser.add_argument("--heartbeat", type=float, default=15.0,
+                        help="--idle: the servers' SSE_HEARTBEAT, and the bare loop's (default %(default)s s)")
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args()
     with burners(args.burn):
-        run(args)
+        idle(args) if args.idle else run(args)
 
 
 def run(args: argparse.Namespace) -> None:

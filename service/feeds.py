@@ -20,7 +20,7 @@ from core import clocks
 from core.botfeed import BotEvent, Feed, iso_ms
 from core.games import Game, GameNotFound, GameService
 from service.auth import principal
-from service.limits import counted, stream_slot
+from service.limits import held, stream_slot
 from service.problems import ApiProblem
 from service.web import service
 
@@ -72,7 +72,7 @@ def stream(feed: Feed, who: str, after_query: str | None, snapshot: Snapshot) ->
     slot = stream_slot(service().store.conn, principal().token)
     heartbeat = float(current_app.config["SSE_HEARTBEAT"])
     frames = _frames(feed, who, after, heartbeat, snapshot, best == NDJSON)
-    response = Response(stream_with_context(counted(slot, frames)), mimetype=best,
+    response = Response(stream_with_context(held(slot, frames)), mimetype=best,
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     if slot is not None:
         response.call_on_close(slot.close)

@@ -28,6 +28,8 @@ in front, so the address comes from ``X-Forwarded-For``.
 """
 from __future__ import annotations
 
+import logging
+import os
 import threading
 import time
 import uuid
@@ -35,6 +37,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+import redis
 from flask import Flask, Response, current_app, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -46,6 +49,8 @@ from core.store import RateWindow
 from service.auth import Principal as Principal
 from service.auth import accounts, client_address, principal, unauthorized
 from service.problems import ApiProblem
+
+log = logging.getLogger(__name__)
 
 DEFAULTS: dict[str, Any] = {
     "RATE_LIMIT": 600, "RATE_LIMIT_WINDOW": 60, "ANON_RATE_LIMIT": 300, "AUTH_FAIL_LIMIT": 30,
@@ -301,7 +306,8 @@ return 0
 
 
 class StreamSlot:
-    """One open event stream, counted against its address and (if any) its token."""
+    """One open event stream, counted against its address and (if any) its token: a member of a
+    sorted set per key, scored with its lease's expiry, so a slot whose process died frees itself."""
 
     def __init__(self, conn: Any, keys: list[str], lease_s: float) -> None:
         self.conn, self.keys, self.lease_s = conn, keys, lease_s
@@ -316,19 +322,92 @@ class StreamSlot:
         self.renewed = now
         return full
 
-    def renew(self) -> None:
-        now = time.time()
-        if now - self.renewed > self.lease_s / 3:
-            pipe = self.conn.pipeline(transaction=False)
-            for key in self.keys:
-                pipe.zadd(key, {self.member: int((now + self.lease_s) * 1000)}, xx=True)
-                pipe.pexpire(key, int(self.lease_s * 1000))
-            pipe.execute()
-            self.renewed = now
+    def hold(self) -> None:
+        """Keep the lease alive until :meth:`close` (renewed with this process's other slots: :class:`Leases`)."""
+        LEASES.hold(self)
 
     def close(self) -> None:
+        LEASES.drop(self)
         for key in self.keys:
             self.conn.zrem(key, self.member)
+
+
+class Leases:
+    """This process's held slots, renewed together: one timer, one pipeline per Redis connection
+    every third of the shortest lease, whatever the number of open streams (an idle stream costs
+    no wake-up of its own). ``ZADD XX`` renews only members still there, so a slot closed (or
+    expired) meanwhile is never brought back; a process that dies stops renewing, and its slots
+    expire within a lease."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.held: set[StreamSlot] = set()
+        self.every: float | None = None  # a third of the shortest lease held (None: nothing held)
+        self.wake = threading.Event()
+        self.pid = 0  # the process whose thread renews (a forked child starts its own)
+
+    def hold(self, slot: StreamSlot) -> None:
+        with self.lock:
+            self.held.add(slot)
+            if self.pid != os.getpid():
+                self.pid = os.getpid()
+                self.wake = threading.Event()
+                threading.Thread(target=self._run, args=(self.wake,), name="hourglass-stream-leases", daemon=True).start()
+            sooner = self.every is None or slot.lease_s / 3 < self.every
+            if sooner:
+                self.every = slot.lease_s / 3
+        if sooner:  # the timer waits less from now on (else the next round renews this slot in time)
+            self.wake.set()
+
+    def drop(self, slot: StreamSlot) -> None:
+        with self.lock:
+            self.held.discard(slot)
+
+    def renew(self, now: float | None = None) -> int:
+        """Renew every held slot's lease now (one pipeline per connection); how many were held."""
+        now = time.time() if now is None else now
+        with self.lock:
+            slots = list(self.held)
+            self.every = min((slot.lease_s for slot in slots), default=None)
+            if self.every is not None:
+                self.every /= 3
+        by_conn: dict[int, tuple[Any, dict[str, dict[str, int]], dict[str, int]]] = {}
+        for slot in slots:
+            conn, members, ttls = by_conn.setdefault(id(slot.conn), (slot.conn, {}, {}))
+            expiry, ttl = int((now + slot.lease_s) * 1000), int(slot.lease_s * 1000)
+            for key in slot.keys:
+                members.setdefault(key, {})[slot.member] = expiry
+                ttls[key] = max(ttls.get(key, 0), ttl)
+        for conn, members, ttls in by_conn.values():
+            pipe = conn.pipeline(transaction=False)
+            for key, scored in members.items():
+                pipe.zadd(key, scored, xx=True)
+                pipe.pexpire(key, ttls[key])
+            try:
+                pipe.execute()
+            except redis.RedisError as exc:  # the next round tries again; past the lease the slots lapse
+                log.warning("renewing %d stream slots failed: %s", len(slots), exc)
+        for slot in slots:
+            slot.renewed = now
+        return len(slots)
+
+    def _run(self, wake: threading.Event) -> None:
+        """Every slot held is renewed within ``every`` s of its opening, and then every ``every`` s."""
+        last = time.monotonic()
+        while True:
+            every = self.every
+            wake.wait(None if every is None else max(0.0, last + every - time.monotonic()))
+            wake.clear()
+            every = self.every
+            if every is not None and time.monotonic() - last >= every:
+                last = time.monotonic()
+                try:
+                    self.renew()
+                except Exception:  # never let the timer die: every stream of the process would lose its slot
+                    log.exception("renewing the stream slots failed")
+
+
+LEASES = Leases()
 
 
 def stream_slot(conn: Any, token: str | None) -> StreamSlot | None:
@@ -355,9 +434,14 @@ def stream_slot(conn: Any, token: str | None) -> StreamSlot | None:
     return slot
 
 
-def counted(slot: StreamSlot | None, frames: Iterator[str]) -> Iterator[str]:
-    """``frames``, keeping ``slot`` alive while they flow (the response frees it on close)."""
-    for frame in frames:
-        if slot is not None:
-            slot.renew()
-        yield frame
+def held(slot: StreamSlot | None, frames: Iterator[str]) -> Iterator[str]:
+    """``frames``, with ``slot`` alive while they flow (:class:`Leases`) and freed when they end
+    (the response also frees it on close, for a client that left before the first frame)."""
+    if slot is None:
+        yield from frames
+        return
+    slot.hold()
+    try:
+        yield from frames
+    finally:
+        slot.close()

@@ -11,11 +11,12 @@ each batch onto the socket, keep-alives between), writing what gunicorn would ha
 joining stream never loads its game: the process holds one folded game per game id, shared by
 its streams and extended from the feed (``service.streams.Hub``).
 
-The web worker keeps one idle greenlet per handed-over stream, waiting on the control
-connection (and renewing the stream's slot); when this process closes that connection the
-stream is over and the worker ends the response (for HTTP/1.1, the last chunk). A web worker
-that cannot reach this process serves the stream itself. If this process dies, its streams drop
-and the clients resume with ``Last-Event-ID``; the supervisor starts it again.
+The web worker keeps one idle greenlet per handed-over stream, asleep on the control
+connection (the stream's slot is renewed with the worker's others, ``service.limits.Leases``);
+when this process closes that connection the stream is over and the worker ends the response
+(for HTTP/1.1, the last chunk). A web worker that cannot reach this process serves the stream
+itself. If this process dies, its streams drop and the clients resume with ``Last-Event-ID``;
+the supervisor starts it again.
 
 ``--nice N`` lowers this process's CPU priority by N (``hourglass serve`` passes
 :data:`DEFAULT_NICE`): where the web and the fan-out share cores, the kernel then runs a move
@@ -34,7 +35,6 @@ import logging
 import os
 import socket
 import sys
-from collections.abc import Callable
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -59,17 +59,14 @@ def hand_over(path: str, sock: Any, params: dict[str, Any]) -> socket.socket | N
     return control
 
 
-def wait_until_served(control: socket.socket, renew: Callable[[], None], every: float) -> None:
-    """Until the stream process closes ``control`` (the stream is over), calling ``renew`` every
-    ``every`` s meanwhile (the stream's slot in the open-stream caps)."""
-    control.settimeout(every)
+def wait_until_served(control: socket.socket) -> None:
+    """Until the stream process closes ``control`` (the stream is over). No timer: the stream's
+    slot is renewed with the process's others (``service.limits.Leases``), so the wait costs
+    nothing until the end."""
+    control.settimeout(None)
     try:
-        while True:
-            try:
-                if not control.recv(64):
-                    return
-            except TimeoutError:
-                renew()
+        while control.recv(64):
+            pass
     except OSError:
         return
     finally:

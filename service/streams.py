@@ -40,7 +40,9 @@ from service.streamsink import CLOCKS, CUT_OFF, QUEUE_BATCHES, Batch, Frame, Off
 
 log = logging.getLogger(__name__)
 
-BLOCK_MS = 5_000  # one XREAD waits at most this long; the feed re-checks its subscribers between reads
+BLOCK_MS = 30_000  # one XREAD waits at most this long; the feed re-checks its subscribers between reads. An
+# idle feed costs one read per BLOCK_MS (bench/streams.py --idle --games 250: 5 s cost 10 µs per stream per s);
+# a feed whose last subscriber left lingers (a connection, a folded game) up to this long, and is rejoined meanwhile
 YIELD_EVERY = 64  # subscribers served between two yields of a fan-out (a gevent switch, or the GIL)
 RECENT_ENTRIES = 1_000  # entries a feed keeps for the gaps of joining subscribers (older ones: from Redis)
 
@@ -208,6 +210,8 @@ class Feed:
             with self.lock:
                 for sub in self.subscribers:
                     sub.cut_off = True
+                    if sub.sink is not None:  # its greenlet sleeps until told
+                        sub.sink.abandon()
         finally:
             with self.lock:
                 self.stopped = True

@@ -18,6 +18,9 @@ megabytes for a reader that stalls, a backlog the bound could not see.
 from __future__ import annotations
 
 import contextlib
+import heapq
+import math
+import os
 import socket
 import threading
 import time
@@ -146,15 +149,17 @@ class Frame(NamedTuple):
 
 
 class Sink:
-    """A subscriber's socket, written by the feed (:meth:`offer`) and by its own greenlet (:meth:`drain`).
+    """A subscriber's socket, written by the feed (:meth:`offer`), by the keep-alive timer
+    (:meth:`beat`, :class:`KeepAlives`) and by its own greenlet (:meth:`drain`).
 
     ``frame(batch)`` is the subscriber's bytes for a batch, framed for the wire; ``resync(batch)``
     the bytes of a resync line bringing it to the state after ``batch`` (None: the backlog is
     only bounded in length, as before). The feed sends a frame at once when nothing of this
     subscriber is queued or being written; otherwise (its buffer was full, or its greenlet is
-    writing a keep-alive) it queues in ``pending``, in order, and its greenlet writes it (the
-    frame being written stays first in ``pending`` until it is out). ``busy`` marks a write by
-    the greenlet (or by gunicorn for it) in progress, so the two writers never interleave bytes.
+    writing the rest of a frame or a keep-alive) it queues in ``pending``, in order, and its
+    greenlet writes it (the frame being written stays first in ``pending`` until it is out).
+    ``busy`` marks a write by the greenlet in progress; the feed and the timer send only under
+    ``lock`` and when nothing is queued or being written, so no two writers interleave bytes.
     ``bound`` is the lag bound in seconds.
     """
 
@@ -173,6 +178,7 @@ class Sink:
         self.busy = False
         self.ended = False  # the batch that finished the game has been sent or queued
         self.gone = False  # cut off (stalled) or the client went away
+        self.retired = False  # the stream is over: nothing may be written any more (the connection may serve another request)
         self.waiting_since = 0.0  # when pending last became non-empty or a frame of it last went out
 
     def offer(self, batch: Batch, now: float | None = None) -> Offered:
@@ -237,19 +243,55 @@ class Sink:
         else:
             self.pending.append(Frame(data, batch.appended))
 
+    def beat(self, data: bytes, now: float | None = None) -> bool:
+        """A keep-alive (``data``, framed for the wire), sent now without waiting unless the
+        socket is in use (a frame is queued or being written: the stream is not idle); a part
+        that did not fit waits in ``pending`` for the subscriber's greenlet. A reader that has
+        taken nothing of a waiting frame for ``STALL_S`` is cut off here, even on a quiet game.
+        False once the stream needs no more keep-alives (over, cut off, gone)."""
+        now = time.time() if now is None else now
+        with self.lock:
+            if self.retired or self.gone or self.ended:
+                return False
+            if self.pending or self.busy:
+                if self.pending and now - self.waiting_since > streamlag.STALL_S:
+                    self.gone = True
+                    self.pending.clear()
+                    self.stats.dropped("cut")
+                    self._shut()
+                    self.wake.set()
+                    return False
+                return True
+            try:
+                sent = self._send(data)
+            except BlockingIOError:
+                sent = 0
+            except OSError:
+                self.gone = True
+                self.wake.set()
+                return False
+            if sent < len(data):
+                self.pending.append(Frame(data[sent:], 0.0))
+                self.partial = sent > 0
+                self.waiting_since = now
+                self.wake.set()
+        return True
+
+    def abandon(self) -> None:
+        """The feed stopped: end this stream (the client resumes with Last-Event-ID)."""
+        with self.lock:
+            self.gone = True
+        self.wake.set()
+
+    def retire(self) -> None:
+        """The stream is over: no keep-alive or batch is written from now on."""
+        with self.lock:
+            self.retired = self.gone = True
+
     def _shut(self) -> None:
         """End the connection under a writer blocked on it (its greenlet's sendall then fails)."""
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
-
-    def claim(self) -> bool:
-        """Take the socket for a write of the greenlet's own (a keep-alive through gunicorn);
-        False when the feed's bytes are queued: those go first (:meth:`drain`)."""
-        with self.lock:
-            if self.pending or self.busy:
-                return False
-            self.busy = True
-            return True
 
     def drain(self) -> None:
         """Write what is queued, waiting for room as needed, then give the socket back to the feed.
@@ -279,8 +321,9 @@ class Sink:
             if frame.appended:
                 self.stats.observe(now - frame.appended)
 
-    def wait(self, timeout: float) -> bool:
-        """Until the feed has something for this subscriber's greenlet, or ``timeout`` s."""
+    def wait(self, timeout: float | None = None) -> bool:
+        """Until the feed (or the keep-alive timer) has something for this subscriber's greenlet,
+        or ``timeout`` s (None: no timeout)."""
         woke = self.wake.wait(timeout)
         self.wake.clear()
         return woke
@@ -290,3 +333,86 @@ class Sink:
         """Nothing more will be written: the end went out, or the subscriber is cut off or gone."""
         with self.lock:
             return not self.pending and (self.ended or self.gone)
+
+
+TICK_S = 1.0  # the keep-alive timer's coarsest slot: keep-alives due within one slot go out together, one wake-up
+TICKS_PER_BEAT = 16  # a heartbeat shorter than 16 slots gets finer slots (a keep-alive at most 1/16 late)
+
+
+class _Beat(NamedTuple):
+    sink: Sink
+    every: float
+    data: bytes
+
+
+class KeepAlives:
+    """One timer for the keep-alives of every feed-written stream of a process (a timer wheel:
+    slots of :data:`TICK_S`, finer for short heartbeats, each holding the streams due in it, so
+    a thousand streams cost at most one wake-up a second).
+
+    A stream's greenlet then sleeps without a timeout until the feed has something for it, and
+    an idle stream costs one non-blocking send per heartbeat from this one thread
+    (:meth:`Sink.beat`), instead of a greenlet waking, a generator step and gunicorn's write. A
+    stream leaves the wheel at the first beat after it is over (:meth:`Sink.retire`, or ended)."""
+
+    def __init__(self, tick: float = TICK_S) -> None:
+        self.tick = tick
+        self.lock = threading.Lock()
+        self.slots: dict[float, list[_Beat]] = {}
+        self.due: list[float] = []  # the slots held (when each is due, monotonic s), a heap
+        self.next_at = math.inf  # when the timer wakes next (monotonic s)
+        self.wake = threading.Event()
+        self.pid = 0  # the process whose thread runs the timer (a forked child starts its own)
+
+    def add(self, sink: Sink, every: float, data: bytes) -> None:
+        """Send ``data`` onto ``sink`` every ``every`` s, starting ``every`` s from now."""
+        with self.lock:
+            if self.pid != os.getpid():
+                self.pid, self.next_at = os.getpid(), math.inf
+                self.wake = threading.Event()
+                threading.Thread(target=self._run, args=(self.wake,), name="hourglass-keep-alives", daemon=True).start()
+            self._put(_Beat(sink, every, data), time.monotonic() + every)
+
+    def __len__(self) -> int:
+        with self.lock:
+            return sum(len(beats) for beats in self.slots.values())
+
+    def _put(self, beat: _Beat, at: float) -> None:
+        tick = min(self.tick, beat.every / TICKS_PER_BEAT)
+        slot = math.ceil(at / tick) * tick
+        beats = self.slots.get(slot)
+        if beats is None:
+            beats = self.slots[slot] = []
+            heapq.heappush(self.due, slot)
+            if slot < self.next_at:
+                self.wake.set()  # sooner than the timer meant to wake
+        beats.append(beat)
+
+    def fire(self, now: float | None = None) -> float | None:
+        """Send the keep-alives due by ``now`` (monotonic s) and schedule their next ones, a
+        heartbeat after the slot they were due in (no drift when the timer wakes late); when the
+        next is due (None: no stream held)."""
+        now = time.monotonic() if now is None else now
+        fired: list[tuple[float, _Beat]] = []
+        with self.lock:
+            while self.due and self.due[0] <= now:
+                slot = heapq.heappop(self.due)
+                fired += [(slot, beat) for beat in self.slots.pop(slot)]
+        wall = time.time()
+        kept = [(slot, beat) for slot, beat in fired if beat.sink.beat(beat.data, wall)]
+        with self.lock:
+            for slot, beat in kept:
+                self._put(beat, slot + beat.every if slot + beat.every > now else now + beat.every)
+            return self.due[0] if self.due else None
+
+    def _run(self, wake: threading.Event) -> None:
+        while True:
+            at = self.fire()
+            with self.lock:
+                at = self.due[0] if self.due else None  # streams added meanwhile
+                self.next_at = math.inf if at is None else at
+                wake.clear()
+            wake.wait(None if at is None else max(0.0, at - time.monotonic()))
+
+
+KEEP_ALIVES = KeepAlives()

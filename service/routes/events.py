@@ -25,12 +25,12 @@ from flask_smorest import Blueprint
 from core import timing
 from core.games import Game, GameService
 from core.store import StoredEntry
-from service.limits import counted, stream_slot
+from service.limits import held, stream_slot
 from service.problems import ApiProblem
 from service.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
 from service.streamhub import hand_over, wait_until_served
 from service.streams import Hub, Resync, Subscription
-from service.streamsink import CLOCKS, CUT_OFF, Batch, Sink, chunk, direct_socket
+from service.streamsink import CLOCKS, CUT_OFF, KEEP_ALIVES, Batch, Sink, chunk, direct_socket
 from service.web import bearer_token, caller_seat, event_view, event_views, header_number, service, to_act_list
 
 blp = Blueprint("events", __name__, url_prefix="/api/v1/games", description="Event log and live stream")
@@ -113,8 +113,8 @@ def stream_events(query: dict[str, Any], game_id: str) -> Response:
     hub_path = current_app.config["STREAM_HUB"]
     if hub_path and sock is not None and not game.finished:  # the stream process serves it (service.streamhub)
         params = {"game": game_id, "seat": seat, "after": after, "form": form, "chunked": chunked, "heartbeat": heartbeat}
-        frames = _handed_over(hub_path, sock, params, slot.renew if slot is not None else _nothing, heartbeat, here)
-    body = stream_with_context(counted(slot, frames))
+        frames = _handed_over(hub_path, sock, params, here)
+    body = stream_with_context(held(slot, frames))
     response = Response(body, mimetype=form, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     if slot is not None:
         response.call_on_close(slot.close)  # also when the client left before the first frame
@@ -196,7 +196,8 @@ def _stream(game_id: str, seat: int | None, after: int | None, heartbeat: float,
     stream process passes None and shares the feed's game (``service.streams.Hub``). With ``sock`` (the client's socket
     under gunicorn), once the gap is sent the feed writes the live batches onto the socket itself
     (:class:`service.streamsink.Sink`), framed as gunicorn would frame them (``chunked``); this
-    generator then only writes keep-alives and what the feed left queued."""
+    generator then yields nothing more: its greenlet writes only what the feed left queued, and
+    the process's keep-alive timer writes the keep-alives (:func:`_direct`)."""
     yield form.opening(after)
     svc = service()
     streams = hub()
@@ -228,7 +229,7 @@ def _stream(game_id: str, seat: int | None, after: int | None, heartbeat: float,
         sink = Sink(sock, partial(_batch_bytes, text, (form.name, seat, chunked), chunked),
                     key=(form.name, seat, chunked), bound=streams.bound, stats=streams.stats,
                     resync=partial(_batch_bytes, resync, ("resync", form.name, seat, chunked), chunked))
-        yield from _direct(sub, sink, heartbeat, form)
+        _direct(sub, sink, heartbeat, form, chunked)
     finally:
         sub.close()
 
@@ -251,8 +252,7 @@ def _queued(sub: Subscription, heartbeat: float, form: Any, text: Callable[[Batc
             return
 
 
-def _handed_over(path: str, sock: Any, params: dict[str, Any], renew: Callable[[], None], every: float,
-                 here: Generator[str, None, None]) -> Iterator[str]:
+def _handed_over(path: str, sock: Any, params: dict[str, Any], here: Generator[str, None, None]) -> Iterator[str]:
     """The stream served by the stream process (``service.streamhub``) once this worker has sent
     the headers and the opening; ``here`` (the stream served by this worker) if it is unreachable."""
     yield next(here)  # the opening, and gunicorn sends the headers with it
@@ -261,27 +261,25 @@ def _handed_over(path: str, sock: Any, params: dict[str, Any], renew: Callable[[
         yield from here
         return
     here.close()
-    wait_until_served(control, renew, every)  # an idle greenlet; the stream process writes
+    wait_until_served(control)  # a greenlet that sleeps until the end; the stream process writes
 
 
-def _nothing() -> None:
-    return None
-
-
-def _direct(sub: Subscription, sink: Sink, heartbeat: float, form: Any) -> Iterator[str]:
-    """The live part of a stream the feed writes: wait, write what the feed queued, and send a
-    keep-alive (through gunicorn, which also renews the stream's slot) after ``heartbeat`` quiet s."""
+def _direct(sub: Subscription, sink: Sink, heartbeat: float, form: Any, chunked: bool) -> None:
+    """The live part of a stream the feed writes: this greenlet sleeps until the feed (or the
+    keep-alive timer, :data:`~service.streamsink.KEEP_ALIVES`) leaves bytes it must write
+    itself, writes them, and returns once the stream is over. While the game is quiet it costs
+    nothing: the keep-alives (every ``heartbeat`` s) go out from the process's one timer."""
     sub.attach(sink)
-    quiet_since = time.monotonic()
-    while True:
-        if sink.wait(max(0.0, heartbeat - (time.monotonic() - quiet_since))):
-            sink.drain()
-        if sink.done:
-            return
-        if time.monotonic() - quiet_since >= heartbeat and sink.claim():
-            yield form.keep_alive
-            sink.drain()  # gunicorn has written it: hand the socket back to the feed
-            quiet_since = time.monotonic()
+    beat = form.keep_alive.encode("utf-8")
+    KEEP_ALIVES.add(sink, heartbeat, chunk(beat) if chunked else beat)
+    try:
+        while True:
+            sink.drain()  # what attach() moved over, then whatever woke us
+            if sink.done:
+                return
+            sink.wait()
+    finally:
+        sink.retire()  # the connection may go on to another request: nothing more is written to it
 
 
 def _batch_text(svc: GameService, game: Game, seat: int | None, form: Any, clocked: bool, batch: Batch) -> str:

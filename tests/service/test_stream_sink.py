@@ -65,7 +65,7 @@ def test_a_full_buffer_queues_the_rest_in_order_for_the_subscribers_own_writer(
     for i, data in enumerate(frames):
         assert sink.offer(batch(data, finished=i == len(frames) - 1)) is Offered.QUEUED
     assert sink.partial and len(sink.pending) == 4 and sink.wake.is_set()  # the first one only began
-    assert not sink.claim()  # a keep-alive would cut into the frame: the queued bytes go first
+    assert not sink.beat(b": heartbeat\n\n") and len(sink.pending) == 4  # the end is queued: no keep-alive, and none cut in
     received: list[bytes] = []
     reader = threading.Thread(target=lambda: received.append(read_exactly(client, sum(map(len, frames)))))
     reader.start()
@@ -75,15 +75,20 @@ def test_a_full_buffer_queues_the_rest_in_order_for_the_subscribers_own_writer(
     assert sink.done and not sink.busy  # the end went out
 
 
-def test_a_keep_alive_holds_the_socket_and_the_feed_queues_behind_it(pair: tuple[socket.socket, socket.socket]) -> None:
+def test_a_keep_alive_that_did_not_fit_holds_the_socket_and_the_feed_queues_behind_it(
+        pair: tuple[socket.socket, socket.socket]) -> None:
     server, client = pair
     sink = Sink(server, framed)
-    assert sink.claim()  # the subscriber's own write (gunicorn writes the keep-alive)
-    server.sendall(b": heartbeat\n\n")
+    beat = b": heartbeat\n\n" * (BIG // 13)  # a keep-alive the small buffer takes only part of
+    assert sink.beat(beat) and sink.partial and sink.wake.is_set()  # the rest waits for the greenlet
     assert sink.offer(batch(b"id: 2\n\n")) is Offered.QUEUED
-    assert [f.data for f in sink.pending] == [b"id: 2\n\n"]  # queued behind it, not interleaved
+    assert [f.data for f in sink.pending][1:] == [b"id: 2\n\n"]  # queued behind it, not interleaved
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(read_exactly(client, len(beat) + 7)))
+    reader.start()
     sink.drain()
-    assert not sink.busy and read_exactly(client, 20) == b": heartbeat\n\nid: 2\n\n"
+    reader.join(10)
+    assert not sink.busy and received == [beat + b"id: 2\n\n"]
 
 
 def test_a_subscriber_too_far_behind_is_cut_off_on_a_frame_boundary(
