@@ -37,9 +37,9 @@ from rq import get_current_job
 
 from core import clocks, metrics, timing
 from core.connection import UNAVAILABLE, get_redis
-from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion
+from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConflict, Planned, StaleVersion
 from core.worklist import GRACE_MS
-from domain.core import SYSTEM
+from domain.core import SYSTEM, Rejected
 from workers import calls, forfeits, httpbot, lanes, pushcalls, sweeper, tournaments
 from workers.enqueue import cancel_timeout, enqueue_advance, schedule_timeout
 from workers.lease import LEASE_MS, Lease
@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 
 MAX_BATCHES_PER_JOB = 500  # then hand over to a fresh job, so one long bot game cannot hog a worker
 MAX_SECONDS_PER_JOB = 120.0  # likewise for slow HTTP seats (well inside the job timeout)
+MAX_RUN = 200  # fast-lane steps stored in one append (one script call's arguments stay small)
 DEADLINE_ENV = "HOURGLASS_BOT_DEADLINE_S"
 _SERVICES: dict[int, GameService] = {}
 _LOCK = threading.Lock()
@@ -58,9 +59,10 @@ def service() -> GameService:
     """This process's GameService on the configured Redis (its fold cache survives between jobs)."""
     conn = get_redis()
     with _LOCK:
-        if id(conn) not in _SERVICES:
+        if id(conn) not in _SERVICES:  # built once: a GameService imports every game and registers scripts
             metrics.use(conn)
-        return _SERVICES.setdefault(id(conn), GameService(conn, on_finished=tournaments.game_finished))
+            _SERVICES[id(conn)] = GameService(conn, on_finished=tournaments.game_finished)
+        return _SERVICES[id(conn)]
 
 
 # --- advance ---------------------------------------------------------------------------------
@@ -135,7 +137,8 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
         work.drop(game_id)
         return {"game": game_id, **{k: v for k, v in flags.items() if v}}
     renewed = time.monotonic()
-    for step in range(limit):
+    step = 0
+    while step < limit:
         if lane is None and time.monotonic() > stop_at:
             break
         if time.monotonic() - renewed > 1.0:  # a lease of several seconds, renewed every second
@@ -167,7 +170,17 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
             applied = ask_http_seat(svc, game, push)
             appended += applied is not None
             raced += applied is None
+            step += 1
             continue
+        run = _plan_run(svc, game, actor, min(stop_at, renewed + 1.0), limit - step) \
+            if kind == lanes.FAST and current is None else []
+        if run:
+            stored = _store_run(svc, game_id, run)
+            appended += len(run) if stored else 0
+            raced += not stored
+            step += len(run) if stored else 1
+            continue
+        step += 1
         decision = decide(svc, game, actor)
         version = append(svc, game, decision, f"advance:{game_id}:{game.version}")
         if version is None:
@@ -179,6 +192,43 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
     version = svc.load(game_id).version
     return {"game": game_id, "version": version, "appended": appended, "raced": raced, "continued": True,
             "next": lane or lanes.FAST}
+
+
+def _plan_run(svc: GameService, game: Game, actor: Any, until: float, most: int) -> list[Planned]:
+    """A run of fast-lane steps (SYSTEM, cheap built-in bots, a departed seat's default moves)
+    decided one after the other on the game in memory, from ``actor``'s: at least one, then more
+    while the next actor is also on the fast lane, up to ``most`` steps or ``MAX_RUN``, until the
+    monotonic time ``until`` (the slice's end, and the lease's next renewal). Nothing is stored;
+    :func:`_store_run` appends the run in one round trip. Empty when the first step cannot be
+    planned on this copy (the single-step path then reads and decides again)."""
+    run: list[Planned] = []
+    current, who = game, actor
+    while True:
+        decision = decide(svc, current, who)
+        try:
+            planned = svc.plan(current, decision.actor, decision.command, f"advance:{game.game_id}:{current.version}",
+                               decision.meta or None)
+        except Rejected:
+            return run
+        if not planned.entries:  # the single-step path reports it
+            return run
+        run.append(planned)
+        current = planned.after
+        if len(run) >= min(most, MAX_RUN) or time.monotonic() > until:
+            return run
+        who = next_actor(current.rules, current.state, current.info.seats, current.to_act, current.table.left)
+        if who is None or lanes.actor_lane(current.info.game, who, current.info.seats, current.table.left) != lanes.FAST:
+            return run
+
+
+def _store_run(svc: GameService, game_id: str, run: list[Planned]) -> bool:
+    """Append a planned run in one round trip; False when another writer got there first."""
+    try:
+        result = svc.apply_planned(game_id, run)
+    except (StaleVersion, IdempotencyConflict) as exc:
+        log.info("advance %s at %d: %s; re-reading", game_id, run[0].before.version, exc)
+        return False
+    return not result.replayed
 
 
 def _lease_ms() -> int:

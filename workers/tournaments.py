@@ -63,6 +63,7 @@ from replays.bundle import build_bundle
 from replays.seatstats import seat_stats
 from replays.source import load_game
 from workers.enqueue import ADVANCE_TIMEOUT_S, enqueue_advance, queue, retry_policy
+from workers.lease import Lease
 
 log = logging.getLogger("hourglass.tournaments")
 
@@ -87,6 +88,21 @@ def queued_key(tid: str, when: str) -> str:
 
 def seen_key(tid: str) -> str:
     return f"hg:t:{{{tid}}}:seen"
+
+
+def again_key(tid: str) -> str:
+    return f"hg:t:{{{tid}}}:again"
+
+
+class TickLock(Lease):
+    """One tick at a time (``lock_key``). A tick that finds the lock taken leaves the *again* flag
+    in the same script (``workers.lease``'s take and release, on these keys); the holder's release
+    returns it and the holder queues a tick at once: a game that ended during a tick has its
+    result taken and its place refilled without waiting for a delayed tick."""
+
+    @property
+    def keys(self) -> list[str]:
+        return [lock_key(self.game_id), again_key(self.game_id)]  # game_id: the tournament's id here
 
 
 # --- waking a tournament ---------------------------------------------------------------------------
@@ -126,29 +142,35 @@ def game_finished(game: Game) -> None:
 def tick(tid: str, when: str = "now") -> dict[str, Any]:
     conn = get_redis()
     conn.delete(queued_key(tid, when))
-    token = uuid.uuid4().hex.encode()
-    if not conn.set(lock_key(tid), token, nx=True, px=LOCK_MS):
-        enqueue_tick(conn, tid, delay_s=1.0)  # another tick is at work: look again after it
+    lock = TickLock(conn, tid)
+    if not lock.take(LOCK_MS):  # another tick is at work: it ticks again when it lets go
+        enqueue_tick(conn, tid, delay_s=1.0)  # and, should it die holding the lock, look again later
         return {"tournament": tid, "busy": True}
     try:
         conn.set(alive_key(tid), b"1", px=ALIVE_MS)
-        runner = TournamentRunner(conn)
+        from workers import jobs  # imports this module: the worker's GameService, its fold cache warm
+
+        runner = TournamentRunner(conn, games=jobs.service())  # both on get_redis()
         outcome = runner.run(tid)
     except TournamentNotFound:
         return {"tournament": tid, "missing": True}
     finally:
-        if conn.get(lock_key(tid)) == token:
-            conn.delete(lock_key(tid))
-    if not outcome.get("finished"):
+        again = lock.release()
+    if again and not outcome.get("finished"):
+        enqueue_tick(conn, tid)
+    elif not outcome.get("finished"):
         enqueue_tick(conn, tid, delay_s=SAFETY_S)
     return outcome
 
 
 class TournamentRunner:
-    def __init__(self, conn: redis.Redis, model: RatingModel | None = None) -> None:
+    """``games``: the process's GameService, whose fold cache already holds the games its jobs
+    played (a tick reads every running game); default a fresh one."""
+
+    def __init__(self, conn: redis.Redis, model: RatingModel | None = None, games: GameService | None = None) -> None:
         self.conn = conn
         self.store = TournamentStore(conn)
-        self.games = GameService(conn, on_finished=game_finished)
+        self.games = games or GameService(conn, on_finished=game_finished)
         self.board = Leaderboard(conn, model)
         self.model = self.board.model
         self.records = BotRecords(conn)
