@@ -22,6 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from rq import Worker  # noqa: E402
+
 from core.bots import BotRegistry  # noqa: E402
 from core.connection import connect, redis_url  # noqa: E402
 from core.leaderboard import Leaderboard, board_key  # noqa: E402
@@ -46,7 +48,7 @@ def tournament_run(conn: object, args: argparse.Namespace, queue_name: str) -> t
     procs = [subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--queue", queue_name,
                                "--logging-level", "WARNING"], cwd=ROOT, env=env) for _ in range(args.procs)]
     try:
-        time.sleep(2.0)  # let the workers import the engine before the clock starts
+        ready(conn, queue_name, len(procs))  # the workers have imported the engine: the clock starts
         started, idle = time.perf_counter(), process_cpu([p.pid for p in procs])
         tid = store.create(spec, BotRegistry(conn), Leaderboard(conn))["id"]  # type: ignore[arg-type]
         os.environ["HOURGLASS_QUEUE"] = queue_name
@@ -61,6 +63,16 @@ def tournament_run(conn: object, args: argparse.Namespace, queue_name: str) -> t
         for proc in procs:
             proc.wait(timeout=20)
     return tid, seconds, cpu, len(store.load(tid).tournament.games)
+
+
+def ready(conn: object, queue_name: str, procs: int, patience_s: float = 120.0) -> None:
+    """Wait until ``procs`` workers listen on the queue (RQ registers one once it has started)."""
+    deadline = time.monotonic() + patience_s
+    while Worker.count(queue=queue(conn, queue_name)) < procs:  # type: ignore[arg-type]
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{procs} workers did not start within {patience_s:.0f} s")
+        time.sleep(0.1)
+    time.sleep(0.5)  # from registered to waiting on the queue
 
 
 def process_cpu(pids: list[int]) -> float:

@@ -28,9 +28,11 @@ is marked stuck and the job returns instead of raising, so RQ stops retrying it.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from rq import get_current_job
@@ -127,10 +129,31 @@ def run_advance(svc: GameService, game_id: str, limit: int = MAX_BATCHES_PER_JOB
     return out
 
 
+@dataclass(frozen=True)
+class _Slice:
+    """When a job's slice is over: after ``lanes.slice_s()`` of this thread's CPU, or
+    ``lanes.SLICE_WALL_FACTOR`` times that in wall time, whichever comes first (a loaded machine
+    does not cut a slice into pieces that cost more in queue bookkeeping than in play, and a
+    slice still ends in bounded time); without a lane, after ``MAX_SECONDS_PER_JOB``."""
+
+    cpu_until: float  # time.thread_time()
+    wall_until: float  # time.monotonic()
+
+    @classmethod
+    def start(cls, lane: lanes.Lane | None) -> _Slice:
+        if lane is None:
+            return cls(math.inf, time.monotonic() + MAX_SECONDS_PER_JOB)
+        length = lanes.slice_s()
+        return cls(time.thread_time() + length, time.monotonic() + length * lanes.SLICE_WALL_FACTOR)
+
+    def over(self, wall_until: float = math.inf) -> bool:
+        return time.thread_time() > self.cpu_until or time.monotonic() > min(self.wall_until, wall_until)
+
+
 def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane | None,
                    lease: Lease) -> dict[str, Any]:
     appended = raced = 0
-    stop_at = time.monotonic() + (MAX_SECONDS_PER_JOB if lane is None else lanes.slice_s())
+    budget = _Slice.start(lane)
     work = svc.worklist
     flags = svc.flags(game_id)
     if flags["stuck"] is not None or flags["status"] == "expired":  # an operator's matter, or over
@@ -139,7 +162,7 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
     renewed = time.monotonic()
     step = 0
     while step < limit:
-        if lane is None and time.monotonic() > stop_at:
+        if lane is None and budget.over():
             break
         if time.monotonic() - renewed > 1.0:  # a lease of several seconds, renewed every second
             if not lease.renew(_lease_ms()):
@@ -163,7 +186,7 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
             if push is not None and calls.dispatch(svc, game, push, lease, _http_timeout(svc, game, push)):
                 return {**done, "called": True}
             wanted = lanes.SLOW if kind == lanes.CALL else kind
-            if wanted != lane or (step > 0 and (lane == lanes.SLOW or time.monotonic() > stop_at)):
+            if wanted != lane or (step > 0 and (lane == lanes.SLOW or budget.over())):
                 return {**done, "continued": True, "next": wanted}
         if push is not None:  # asked inline: the lease must outlast the seat's whole answer budget
             lease.renew(int(_http_timeout(svc, game, push) * 1000) + LEASE_MS)
@@ -172,13 +195,17 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
             raced += applied is None
             step += 1
             continue
-        run = _plan_run(svc, game, actor, min(stop_at, renewed + 1.0), limit - step) \
+        run = _plan_run(svc, game, actor, budget, renewed + 1.0, limit - step) \
             if kind == lanes.FAST and current is None else []
         if run:
             stored = _store_run(svc, game_id, run)
             appended += len(run) if stored else 0
             raced += not stored
             step += len(run) if stored else 1
+            handover = _handover(run[-1].after) if stored and lane is not None and budget.over() else None
+            if handover is not None:  # the slice is over and the run's end says who is next: no read
+                return {"game": game_id, "version": run[-1].after.version, "appended": appended, "raced": raced,
+                        "continued": True, "next": handover}
             continue
         step += 1
         decision = decide(svc, game, actor)
@@ -194,11 +221,22 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
             "next": lane or lanes.FAST}
 
 
-def _plan_run(svc: GameService, game: Game, actor: Any, until: float, most: int) -> list[Planned]:
+def _handover(game: Game) -> lanes.Lane | None:
+    """The queue lane of whoever acts next in ``game`` as a run left it (a job that ran out of
+    slice hands the game over without reading it again); None when that takes a fresh look: only
+    humans left (the work list), or a push seat (its call is dispatched by a job holding the game)."""
+    actor = next_actor(game.rules, game.state, game.info.seats, game.to_act, game.table.left)
+    if actor is None:
+        return None
+    kind = lanes.actor_lane(game.info.game, actor, game.info.seats, game.table.left)
+    return None if kind == lanes.CALL else kind
+
+
+def _plan_run(svc: GameService, game: Game, actor: Any, budget: _Slice, renew_by: float, most: int) -> list[Planned]:
     """A run of fast-lane steps (SYSTEM, cheap built-in bots, a departed seat's default moves)
     decided one after the other on the game in memory, from ``actor``'s: at least one, then more
     while the next actor is also on the fast lane, up to ``most`` steps or ``MAX_RUN``, until the
-    monotonic time ``until`` (the slice's end, and the lease's next renewal). Nothing is stored;
+    slice is over or the monotonic time ``renew_by`` (the lease's next renewal). Nothing is stored;
     :func:`_store_run` appends the run in one round trip. Empty when the first step cannot be
     planned on this copy (the single-step path then reads and decides again)."""
     run: list[Planned] = []
@@ -214,7 +252,7 @@ def _plan_run(svc: GameService, game: Game, actor: Any, until: float, most: int)
             return run
         run.append(planned)
         current = planned.after
-        if len(run) >= min(most, MAX_RUN) or time.monotonic() > until:
+        if len(run) >= min(most, MAX_RUN) or budget.over(renew_by):
             return run
         who = next_actor(current.rules, current.state, current.info.seats, current.to_act, current.table.left)
         if who is None or lanes.actor_lane(current.info.game, who, current.info.seats, current.table.left) != lanes.FAST:

@@ -46,6 +46,7 @@ from core.games import Game, GameNotFound, GameService, IdempotencyConflict, Sta
 from core.leaderboard import Leaderboard
 from core.ratings import RatingModel
 from core.scoring import ratings_due, standings
+from core.store import EventStore
 from core.tournament_store import Loaded, TournamentNotFound, TournamentStore
 from core.tournaments import (
     Tournament,
@@ -131,9 +132,27 @@ def wake_if_idle(conn: redis.Redis, tid: str) -> bool:
 
 
 def game_finished(game: Game) -> None:
-    """``GameService.on_finished`` for the worker processes: a tournament game just ended."""
+    """``GameService.on_finished`` for the worker processes: a tournament game just ended. The
+    worker that played its last step builds and keeps its replay bundle now (the tick that records
+    the result then reads it, and the games still running wait for no bundle of another), then
+    queues the tick."""
     if game.info.tournament:
-        enqueue_tick(get_redis(), game.info.tournament)
+        conn = get_redis()
+        try:
+            game_bundle(EventStore(conn), game.game_id)
+        except Exception:  # a reaction never undoes the append: the tick builds it, or says why not
+            log.exception("tournament %s: could not build the bundle of %s", game.info.tournament, game.game_id)
+        enqueue_tick(conn, game.info.tournament)
+
+
+def game_bundle(store: EventStore, game_id: str) -> str:
+    """A finished game's replay bundle: the stored one, else built now and kept."""
+    text = store.stored_bundle(game_id)
+    if text is None:
+        meta, entries = load_game(store, game_id)
+        text = build_bundle(game_id, meta, entries)
+        store.store_bundle(game_id, text)
+    return text
 
 
 # --- the job ------------------------------------------------------------------------------------
@@ -296,13 +315,7 @@ class TournamentRunner:
                 self._call_off(tid, game)
 
     def _bundle(self, game_id: str) -> str:
-        store = self.games.store
-        text = store.stored_bundle(game_id)
-        if text is None:
-            meta, entries = load_game(store, game_id)
-            text = build_bundle(game_id, meta, entries)
-            store.store_bundle(game_id, text)
-        return text
+        return game_bundle(self.games.store, game_id)
 
     def _start_games(self, tid: str, t: Tournament) -> list[dict[str, Any]]:
         playing = sum(1 for g in t.games if g.started and not g.done)
