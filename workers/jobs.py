@@ -6,7 +6,10 @@ so a job that runs twice, a retried job, or two workers racing append each step 
   lease (``workers.lease``; a job that finds it taken leaves at once), then, while SYSTEM or a
   bot/HTTP seat is to act, computes its command and appends it with key
   ``advance:<game>:<version>`` (a stale version or a replayed key means someone else did that
-  step: re-read and carry on). On the fast lane it stops once ``lanes.slice_s()`` has passed,
+  step: re-read and carry on). Fast-lane steps are decided one after the other on the game in
+  memory and a run of them is stored in one append (``GameService.apply_planned``), each step
+  still under its own key. On the fast lane the job stops once its slice is over (``_Slice``:
+  ``lanes.slice_s()`` of its CPU, or four times that on the clock),
   on the slow lane after one decision, and whenever the next actor belongs to another lane; it
   then lets the lease go and puts the game at the back of the right queue, so games take turns.
   A push seat's decision goes to the caller process (``workers.caller``) with the lease: no
