@@ -6,7 +6,8 @@ queue depends on who is to act next:
 
 - ``now`` (queue ``<base>-now``): a game that just had news from outside (it was created, a
   human or pull bot moved, a tournament started it). Its first slice is played before any
-  continuation: someone is waiting for it. Then the game goes on in the lanes below.
+  continuation: someone is waiting for it. Then the game goes on in the lanes below. A tournament
+  tick woken by a game's end waits here too: it plays nothing, and games wait for it to start.
 - ``fast`` (queue ``<base>``): SYSTEM steps, a departed seat's default move, and built-in bots
   whose decisions are cheap. A job plays such steps until it has used ``SLICE_S`` of its CPU, or
   ``SLICE_WALL_FACTOR`` times that has passed on the clock (at least one step). CPU, because on a

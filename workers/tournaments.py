@@ -64,6 +64,7 @@ from replays.bundle import build_bundle
 from replays.seatstats import seat_stats
 from replays.source import load_game
 from workers.enqueue import ADVANCE_TIMEOUT_S, enqueue_advance, queue, retry_policy
+from workers.lanes import FAST, NOW
 from workers.lease import Lease
 
 log = logging.getLogger("hourglass.tournaments")
@@ -114,7 +115,9 @@ def enqueue_tick(conn: redis.Redis, tid: str, delay_s: float = 0.0) -> bool:
     when = "later" if delay_s > 0 else "now"
     if not conn.set(queued_key(tid, when), b"1", nx=True, px=int((delay_s + 60) * 1000)):
         return False
-    q = queue(conn)
+    # a tick woken now (a game ended, the tournament began) records results and starts the games
+    # waiting for a place, and plays nothing itself: it goes before the games' continuations
+    q = queue(conn, lane=NOW if delay_s <= 0 else FAST)
     options: dict[str, Any] = {"job_id": f"tick-{tid}-{uuid.uuid4().hex[:10]}", "result_ttl": 60,
                                "failure_ttl": 86_400, "job_timeout": ADVANCE_TIMEOUT_S, "retry": retry_policy()}
     if delay_s > 0:

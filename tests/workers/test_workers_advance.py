@@ -16,7 +16,7 @@ from rq.serializers import JSONSerializer
 
 from core.games import GameService
 from domain.orleans import RULES
-from workers import jobs
+from workers import jobs, lanes
 from workers.enqueue import enqueue_advance, lane_queues
 from workers.policy import decide_builtin, next_actor
 from workers.selfplay import play
@@ -146,8 +146,10 @@ def test_a_job_that_dies_before_appending_is_retried_and_the_game_continues(
     game = GameService(conn).load(game_id)
     ref = reference(game_id, "workers-die")
     assert game.finished and stored_commands(svc, game_id) == ref.commands
-    finished = FinishedJobRegistry(queue_name, connection=conn, serializer=JSONSerializer)
-    retried = [job for job in Job.fetch_many(finished.get_job_ids(), connection=conn, serializer=JSONSerializer)
+    finished = [FinishedJobRegistry(queue_name + lanes.queue_suffix(lane), connection=conn, serializer=JSONSerializer)
+                for lane in lanes.QUEUE_LANES]
+    done = [job_id for registry in finished for job_id in registry.get_job_ids()]  # whichever lane the death hit
+    retried = [job for job in Job.fetch_many(done, connection=conn, serializer=JSONSerializer)
                if job is not None and job.retries_left == 4]
     assert len(retried) == 1  # the job whose horse died: one retry used, and it took its lease back
 
