@@ -148,6 +148,13 @@ def game_finished(game: Game) -> None:
         enqueue_tick(conn, game.info.tournament)
 
 
+def tick_after(game: Game) -> None:
+    """``GameService.on_finished`` for a process that must not stop for a bundle (the caller
+    process, whose event loop holds many calls open): only queue the tick, which builds it."""
+    if game.info.tournament:
+        enqueue_tick(get_redis(), game.info.tournament)
+
+
 def game_bundle(store: EventStore, game_id: str) -> str:
     """A finished game's replay bundle: the stored one, else built now and kept."""
     text = store.stored_bundle(game_id)

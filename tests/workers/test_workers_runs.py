@@ -1,8 +1,8 @@
 """Issue 27: a fast-lane slice decides its steps on the game in memory and stores them in one
 append. Each step keeps its own command, key and result; a run that lost a race stores nothing;
 a further key already in use refuses the whole run; a slice still ends (CPU or wall clock) and
-hands the game back to its queue. And a tournament tick that finds the lock taken leaves word
-for the holder. Nothing here measures time."""
+hands the game back to its queue. A tournament tick that finds the lock taken leaves word for the
+holder, and the worker that ends a tournament game keeps its bundle. Nothing here measures time."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -15,8 +15,9 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from core.games import GameService, IdempotencyConflict, StaleVersion
+from replays.verify import verify_bundle
 from workers import jobs, lanes
-from workers.tournaments import TickLock, again_key, lock_key
+from workers.tournaments import TickLock, again_key, game_bundle, game_finished, lock_key, queued_key
 
 SEATS = [{"name": "R1", "kind": "bot", "bot": "random"}, {"name": "G1", "kind": "bot", "bot": "greedy"}]
 
@@ -108,3 +109,24 @@ def test_a_tick_that_finds_the_lock_taken_leaves_word_for_the_holder(conn: redis
         assert holder.take(60_000) and not holder.release()  # nobody came this time
     finally:
         conn.delete(lock_key(tid), again_key(tid))
+
+
+def test_the_worker_that_ends_a_tournament_game_keeps_its_bundle_and_wakes_the_tick(
+        conn: redis.Redis, queue_name: str, created: list[str]) -> None:
+    """The finishing worker builds the bundle (the tick only reads it) and queues the tick on the
+    now lane, ahead of the games' continuations; the caller process's hook only queues the tick."""
+    tid = "t-runs-bundle"
+    svc = GameService(conn, on_finished=game_finished)
+    game_id = svc.create({"game": "orleans", "seats": SEATS, "seed": "runs-bundle"}, tournament=tid)["id"]
+    created.append(game_id)
+    try:
+        jobs.run_advance(svc, game_id, limit=100_000)
+        assert svc.load(game_id).finished
+        text = svc.store.stored_bundle(game_id)
+        assert text is not None and text == game_bundle(svc.store, game_id)
+        assert verify_bundle(text).ok
+        now = Queue(queue_name + lanes.queue_suffix(lanes.NOW), connection=conn, serializer=JSONSerializer)
+        assert [j for j in now.job_ids if j.startswith(f"tick-{tid}-")]
+        assert not Queue(queue_name, connection=conn, serializer=JSONSerializer).job_ids  # nothing behind the games
+    finally:
+        conn.delete(queued_key(tid, "now"), queued_key(tid, "later"))
