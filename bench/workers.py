@@ -3,8 +3,9 @@
 Prints games per minute and per-move latency (p50/p99) for:
 
 - the in-process baseline (``workers.selfplay``: decide + evolve only);
-- Redis + RQ with one in-process SimpleWorker (load, decide, Lua append per move; the per-move
-  figure is the time between two consecutive appends of one game);
+- Redis + RQ with one in-process SimpleWorker (a slice decides its moves on the game in memory and
+  stores them in one Lua append; the per-move figure is the time between two consecutive appends
+  of one game divided by the moves the later one stored);
 - optionally N ``hourglass worker --burst`` processes (``--procs N``; wall time only);
 - SYSTEM steps through a real ``hourglass worker`` process, as a game with four humans makes them
   (``--steps-games N``, default 2): the time from the enqueue after a human's move to the worker's
@@ -32,7 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rq import Queue, SimpleWorker  # noqa: E402
+from rq import SimpleWorker  # noqa: E402
 from rq.serializers import JSONSerializer  # noqa: E402
 
 from core import clocks  # noqa: E402
@@ -41,7 +42,7 @@ from core.games import GameService  # noqa: E402
 from core.store import EventStore, events_key, snap_key  # noqa: E402
 from domain.core import SYSTEM  # noqa: E402
 from domain.orleans import RULES  # noqa: E402
-from workers.enqueue import enqueue_advance  # noqa: E402
+from workers.enqueue import enqueue_advance, lane_queues  # noqa: E402
 from workers.selfplay import play  # noqa: E402
 
 SEATS = [{"name": "R1", "kind": "bot", "bot": "random"}, {"name": "G1", "kind": "bot", "bot": "greedy"},
@@ -73,12 +74,17 @@ def create_games(svc: GameService, seeds: list[str]) -> list[str]:
 
 def through_rq(conn: Any, seeds: list[str], queue_name: str) -> list[str]:
     svc = GameService(conn)
-    stamps: dict[str, list[float]] = defaultdict(list)
-    real_apply = GameService.apply
+    stamps: dict[str, list[tuple[float, int]]] = defaultdict(list)  # (when, moves stored) per append
+    real_apply, real_run = GameService.apply, GameService.apply_planned
 
     def timed_apply(self: GameService, game_id: str, *args: Any, **kwargs: Any) -> Any:
         out = real_apply(self, game_id, *args, **kwargs)
-        stamps[game_id].append(time.perf_counter())
+        stamps[game_id].append((time.perf_counter(), 1))
+        return out
+
+    def timed_run(self: GameService, game_id: str, run: Any) -> Any:  # a slice's run: one append
+        out = real_run(self, game_id, run)
+        stamps[game_id].append((time.perf_counter(), len(run)))
         return out
 
     started = time.perf_counter()
@@ -86,13 +92,14 @@ def through_rq(conn: Any, seeds: list[str], queue_name: str) -> list[str]:
     for game_id in ids:
         enqueue_advance(conn, game_id, svc.load(game_id).version)
     GameService.apply = timed_apply  # type: ignore[method-assign]
+    GameService.apply_planned = timed_run  # type: ignore[method-assign]
     try:
-        q = Queue(queue_name, connection=conn, serializer=JSONSerializer)
-        SimpleWorker([q], connection=conn, serializer=JSONSerializer).work(burst=True, logging_level="WARNING")
+        SimpleWorker(lane_queues(conn), connection=conn, serializer=JSONSerializer).work(
+            burst=True, logging_level="WARNING")
     finally:
-        GameService.apply = real_apply  # type: ignore[method-assign]
+        GameService.apply, GameService.apply_planned = real_apply, real_run  # type: ignore[method-assign]
     seconds = time.perf_counter() - started
-    moves = [b - a for ts in stamps.values() for a, b in zip(ts, ts[1:])]
+    moves = [(b - a) / n for ts in stamps.values() for (a, _), (b, n) in zip(ts, ts[1:]) for _ in range(n)]
     finished = sum(GameService(conn).load(g).finished for g in ids)
     report(f"Redis+RQ, 1 worker ({finished}/{len(ids)} done)", len(ids), seconds, moves)
     return ids

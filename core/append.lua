@@ -15,6 +15,9 @@
 -- ARGV[8] the window key's TTL in seconds
 -- ARGV[9] the state snapshot to keep after this batch (JSON), or ""
 -- ARGV[10] number m of meta field/value pairs to HSET on success, then 2*m values
+-- then n, the number of further batches appended in this call (a worker's run of machine steps,
+--   core/commands.py), then n triples: the batch's idempotency key, fingerprint and result JSON
+--   (stored like ARGV[2..4] on success; ARGV[2..4] name the first batch)
 -- then triples: entry id, entry JSON, entry hash
 -- Returns {status, payload, count}: count is the token's window count (0 when not counted), status
 --   "ok" (payload: the result) | "replay" (the stored result) | "conflict" | "stale" (the current
@@ -64,15 +67,25 @@ if version ~= tonumber(ARGV[1]) then
   return {"stale", tostring(version), count}
 end
 local m = tonumber(ARGV[10])
-local first = 11 + 2 * m
+local more = 11 + 2 * m
+local n = tonumber(ARGV[more])
+local first = more + 1 + 3 * n
+for i = more + 1, first - 1, 3 do
+  if redis.call("HEXISTS", KEYS[2], ARGV[i]) == 1 then
+    return {"conflict", "", count}  -- a further batch's key was used: append nothing
+  end
+end
 for i = first, #ARGV, 3 do
   redis.call("XADD", KEYS[1], ARGV[i], "entry", ARGV[i + 1], "hash", ARGV[i + 2])
 end
-for i = 11, first - 1, 2 do
+for i = 11, more - 1, 2 do
   redis.call("HSET", KEYS[3], ARGV[i], ARGV[i + 1])
 end
 if key ~= "" then
   redis.call("HSET", KEYS[2], key, ARGV[3] .. "\n" .. ARGV[4])
+end
+for i = more + 1, first - 1, 3 do
+  redis.call("HSET", KEYS[2], ARGV[i], ARGV[i + 1] .. "\n" .. ARGV[i + 2])
 end
 if ARGV[9] ~= "" then
   local ttl = redis.call("PTTL", KEYS[3])

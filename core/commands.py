@@ -81,6 +81,18 @@ class Applied:
         return self.result.replayed
 
 
+@dataclass(frozen=True)
+class Planned:
+    """One batch decided on a game held in memory and not yet stored (:meth:`CommandHandler.plan`):
+    the game before and after it, its entries, and the idempotency key it is to be stored under."""
+
+    before: Game
+    after: Game
+    entries: tuple[StoredEntry, ...]
+    key: str
+    fingerprint: str
+
+
 def command_json(rules: GameRules, command: Any) -> dict[str, Any]:
     if isinstance(command, table.TABLE_COMMANDS):
         return table.command_to_json(command)
@@ -176,6 +188,49 @@ class CommandHandler:
         if not tail or tail[0].seq != game.version + 1 or tail[-1].seq != stale.current:
             return None
         return self.repository.extend(game, tail)
+
+    def plan(self, game: Game, actor: Actor, command: Any, key: str,
+             meta: dict[str, Any] | None = None) -> Planned:
+        """Decide ``command`` on ``game`` as held in memory (nothing read or stored; Rejected as
+        :meth:`apply` would raise it): the batch :meth:`apply_planned` stores with the others of a run."""
+        cmd_json = command_json(game.rules, command)
+        entries, after = self._decide(game, actor, command, cmd_json, meta)
+        return Planned(game, after, tuple(entries), key, fingerprint(actor, cmd_json))
+
+    def apply_planned(self, game_id: str, run: Sequence[Planned]) -> AppendResult:
+        """Store a run of batches planned one after the other (each on the game the previous one
+        left) in ONE append: the version is checked once, against the first batch's base, and
+        every batch's key is stored with its own result. Then the reactions hear of each batch in
+        order, as if each had been appended alone.
+
+        StaleVersion or IdempotencyConflict: nothing was stored (the caller reads the game again);
+        a replayed result: the first batch was stored before (by an earlier try), nothing now.
+        """
+        first, last = run[0].before, run[-1].after
+        if any(not p.entries for p in run) or any(a.after is not b.before for a, b in zip(run, run[1:])):
+            raise ValueError("a run of planned batches must chain, and each batch must have entries")
+        updates: dict[str, str] = {}
+        if last.status() != first.status():
+            updates["status"] = last.status()
+            if last.finished:
+                updates["finished"] = run[-1].entries[0].entry["time"]
+        before = (self.worklist.mark_call(game_id),) if last.wants_worker() else ()
+        snapshot = (snapshots.encode(last.rules, last.state, last.table, last.version, last.last_hash)
+                    if snapshots.due(first.version, last.version, last.finished) else None)
+        try:
+            result = self.store.append(game_id, first.version, [e for p in run for e in p.entries],
+                                       idempotency_key=run[0].key, request_fingerprint=run[0].fingerprint,
+                                       meta_updates=updates or None, snapshot=snapshot, before=before,
+                                       further=[(p.key, p.fingerprint, p.entries[0].seq) for p in run[1:]])
+        except GameExpired as exc:
+            raise Rejected(RejectKind.GAME_OVER, f"{exc}; no more moves") from None
+        if result.replayed:
+            return result
+        self.repository.remember(last)
+        for p in run:
+            changed = p.after.status() != p.before.status()
+            self.react(Change(p.before, p.after, p.entries, meta_changed=changed))
+        return result
 
     def react(self, change: Change) -> None:
         for reaction in self.reactions:

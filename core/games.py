@@ -30,7 +30,7 @@ import redis
 from core import departures, seating, table
 from core.botfeed import AccountFeed, BotFeed
 from core.bots import BotRegistry, check_distinct_bots
-from core.commands import AppendGuard, Applied, CommandHandler
+from core.commands import AppendGuard, Applied, CommandHandler, Planned
 from core.connection import plain_redis
 from core.entropy import MAX_WINDOW_S, EntropyWindows
 from core.game import Game, GameInfo, GameNotFound, VersionNotFound, iso_time, token_digest, utc_now
@@ -40,6 +40,7 @@ from core.repository import GameRepository
 from core.retention import LiveCaps, LiveGames, Retention, TooManyGames
 from core.seats import Credential, Player, SeatKind, SeatSpec, new_seat_secret
 from core.store import (
+    AppendResult,
     EventStore,
     IdempotencyConflict,
     NotThisSeat,
@@ -59,8 +60,8 @@ from domain.rng import MAX_CONTRIBUTION, Rng, derive_seed, seed_commitment, seed
 
 __all__ = [
     "AppendGuard", "Applied", "EntropyClosed", "Game", "GameInfo", "GameNotFound", "GameService", "IdempotencyConflict",
-    "LiveCaps", "NotThisSeat", "RateLimited", "RateWindow", "StaleVersion", "TooManyGames", "VersionNotFound", "iso_time",
-    "token_digest", "utc_now",
+    "LiveCaps", "NotThisSeat", "Planned", "RateLimited", "RateWindow", "StaleVersion", "TooManyGames", "VersionNotFound",
+    "iso_time", "token_digest", "utc_now",
 ]
 
 
@@ -393,6 +394,14 @@ class GameService:
         what a request from outside must pass."""
         return self.commands.apply(game_id, actor, command, expected=expected_version, key=idempotency_key,
                                    guard=guard, base=base, meta=meta, meta_fields=meta_fields)
+
+    def plan(self, game: Game, actor: Actor, command: Any, key: str, meta: dict[str, Any] | None = None) -> Planned:
+        """:meth:`core.commands.CommandHandler.plan`: a batch decided in memory, not stored."""
+        return self.commands.plan(game, actor, command, key, meta)
+
+    def apply_planned(self, game_id: str, run: Sequence[Planned]) -> AppendResult:
+        """:meth:`core.commands.CommandHandler.apply_planned`: a run of planned batches, one append."""
+        return self.commands.apply_planned(game_id, run)
 
     # -- table actions (core.seating, core.departures) --------------------------------------------
 

@@ -28,12 +28,12 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.packed import Unpacked, unpack
-from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
+from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash, sha256_hex
 
 if TYPE_CHECKING:  # redis is imported where it is used: an offline verifier reads entries without it
     import redis
@@ -180,6 +180,7 @@ class StoredEntry:
     seq: int
     entry: dict[str, Any]
     hash: str
+    text: str | None = field(default=None, compare=False, repr=False)  # canonical JSON, when built here
 
     @property
     def type(self) -> str:
@@ -246,8 +247,9 @@ def build_entries(
             "command": command if i == 0 else None,
             "meta": meta if i == 0 else None,
         }
-        prev_hash = entry_hash(prev_hash, entry)
-        out.append(StoredEntry(seq, entry, prev_hash))
+        text = canonical_json(entry)  # hashed and sent to the script: encoded once
+        prev_hash = sha256_hex(prev_hash.encode("ascii") + text.encode("utf-8"))  # domain.canonical.entry_hash
+        out.append(StoredEntry(seq, entry, prev_hash, text))
     return out
 
 
@@ -300,6 +302,7 @@ class EventStore:
         window: RateWindow | None = None,
         snapshot: str | None = None,
         before: Sequence[ScriptCall] = (),
+        further: Sequence[tuple[str, str, int]] = (),
     ) -> AppendResult:
         """Append ``entries`` (built on ``base_version``) atomically, in one round trip.
 
@@ -311,24 +314,35 @@ class EventStore:
         before anything else; ``window`` counts the request (RateLimited above its limit);
         ``snapshot`` is kept under ``snap_key`` when the batch is appended. ``before`` runs in the
         same pipeline ahead of the script (the work list's mark, a key of another slot).
+
+        ``further``: ``entries`` hold several batches (a worker's run of machine steps); each batch
+        after the first is named by (idempotency key, fingerprint, its first seq), and its key is
+        stored with its own result, as if it had been appended alone. The key, fingerprint and
+        stored result of the call are the first batch's; a further key already in use appends
+        nothing (IdempotencyConflict). The returned result spans every batch.
         """
         last = entries[-1].seq if entries else base_version
         result = AppendResult(last, base_version + 1, last)
+        ends = [start - 1 for _, _, start in further] + [last]
+        first_result = AppendResult(ends[0], base_version + 1, ends[0])
         from redis.cluster import RedisCluster
 
         if window is not None and isinstance(self.conn, RedisCluster):
             window = self._count_apart(window)  # a window of another slot: counted first, on its own node
         field, seat = token_check if token_check is not None else ("", -1)
         argv: list[Any] = [base_version, idempotency_key or "", request_fingerprint,
-                           canonical_json(result.to_json()), field, seat,
+                           canonical_json(first_result.to_json()), field, seat,
                            window.limit if window is not None else 0, window.ttl_s if window is not None else 0,
                            snapshot or ""]
         pairs = list((meta_updates or {}).items())
         argv.append(len(pairs))
         for name, value in pairs:
             argv += [name, value]
+        argv.append(len(further))
+        for (key, fp, start), end in zip(further, ends[1:], strict=True):
+            argv += [key, fp, canonical_json(AppendResult(end, start, end).to_json())]
         for e in entries:
-            argv += [f"{e.seq}-0", canonical_json(e.entry), e.hash]
+            argv += [f"{e.seq}-0", e.text if e.text is not None else canonical_json(e.entry), e.hash]
         keys = [events_key(game_id), idem_key(game_id), meta_key(game_id),
                 window.key if window is not None else idem_key(game_id), snap_key(game_id)]
         answer = self._run(keys, argv, before)
@@ -337,7 +351,7 @@ class EventStore:
             window.count = int(answer[2])
         if status == "ok":
             return result
-        if status == "replay":
+        if status == "replay":  # the first batch's stored result
             return AppendResult.from_json(json.loads(payload), replayed=True)
         if status == "conflict":
             raise IdempotencyConflict(idempotency_key or "")

@@ -107,8 +107,9 @@ class TournamentStore:
         argv: list[Any] = [base, "", "", "{}", "", -1, 0, 0, "", len(meta)]
         for name, value in meta.items():
             argv += [name, value]
+        argv.append(0)  # no further batches
         for e in entries:
-            argv += [f"{e.seq}-0", canonical_json(e.entry), e.hash]
+            argv += [f"{e.seq}-0", e.text if e.text is not None else canonical_json(e.entry), e.hash]
         keys = [events_key(tid), idem_key(tid), meta_key(tid), idem_key(tid), idem_key(tid)]
         answer = self._append(keys=keys, args=argv)
         status, payload = _text(answer[0]), _text(answer[1])

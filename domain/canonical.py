@@ -7,10 +7,19 @@ from typing import Any
 
 # One encoder for every call: json.dumps with non-default options builds a new one each time.
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# ...and JSONEncoder.encode still builds a new C encoder per call (json.encoder.iterencode), about
+# as costly as encoding a small event: build it once. Its arguments are the ones JSONEncoder passes
+# for the options above, without the circular-reference markers (whose dict a failed call could
+# leave dirty; a cycle then ends in RecursionError instead of ValueError).
+_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)  # None without the C accelerator
+_ENCODE = (_C_ENCODER(None, _CANONICAL.default, json.encoder.encode_basestring, None, ":", ",", True, False, True)
+           if _C_ENCODER is not None else None)
 
 
 def canonical_json(obj: Any) -> str:
-    return _CANONICAL.encode(obj)
+    if _ENCODE is None or isinstance(obj, str):
+        return _CANONICAL.encode(obj)
+    return "".join(_ENCODE(obj, 0))
 
 
 def canonical_bytes(obj: Any) -> bytes:

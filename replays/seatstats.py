@@ -21,6 +21,7 @@ Only what the bundle holds is used: it is public, and nothing here can reveal mo
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -33,8 +34,16 @@ from domain.games import for_engine, get_game
 NOT_A_CALL = frozenset({"no_moves"})  # the seat had no choice: nothing was sent
 
 
+_STAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.(\d{3})Z")  # core.game.iso_time's shape
+
+
 def _ms(stamp: str) -> int:
-    moment = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    found = _STAMP.fullmatch(stamp)  # strptime costs ~50 us; this shape is every stamp the service writes
+    if found is not None:
+        year, month, day, hour, minute, second, milli = map(int, found.groups())
+        moment = datetime(year, month, day, hour, minute, second, milli * 1000, tzinfo=UTC)
+    else:
+        moment = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
     return int(moment.timestamp() * 1000)
 
 

@@ -237,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from workers.cli import setup_logging
 
     setup_logging(args.logging_level)
-    svc = GameService(get_redis(), on_finished=tournaments.game_finished)
+    svc = GameService(get_redis(), on_finished=tournaments.tick_after)  # no bundle built in the event loop
     metrics.use(svc.store.conn)
     caller = Caller(svc, max_calls=args.max_calls, per_bot=args.per_bot)
     return asyncio.run(_run(caller))

@@ -9,7 +9,8 @@ game, so a retry continues where the store is, not where the dead job was.
 Each lane (``workers.lanes``) is a queue: ``<base>`` for the fast lane, ``<base>-slow`` for the
 slow one, where ``<base>`` is ``hourglass`` unless ``HOURGLASS_QUEUE`` names another (tests use
 one per test). A job enqueues follow-up work under the base name it came from, on the lane the
-work belongs to; clock timeouts and tournament ticks always go to the fast lane.
+work belongs to; clock timeouts and delayed tournament ticks go to the fast lane, a tournament
+tick woken at once (a game ended) to the now lane (``workers.tournaments.enqueue_tick``).
 
 RQ cannot run on a Redis Cluster (its scripts and transactions span keys of many slots): every
 function here takes the event-store client and puts jobs on ``core.connection.plain_redis`` of

@@ -6,7 +6,10 @@ so a job that runs twice, a retried job, or two workers racing append each step 
   lease (``workers.lease``; a job that finds it taken leaves at once), then, while SYSTEM or a
   bot/HTTP seat is to act, computes its command and appends it with key
   ``advance:<game>:<version>`` (a stale version or a replayed key means someone else did that
-  step: re-read and carry on). On the fast lane it stops once ``lanes.slice_s()`` has passed,
+  step: re-read and carry on). Fast-lane steps are decided one after the other on the game in
+  memory and a run of them is stored in one append (``GameService.apply_planned``), each step
+  still under its own key. On the fast lane the job stops once its slice is over (``_Slice``:
+  ``lanes.slice_s()`` of its CPU, or four times that on the clock),
   on the slow lane after one decision, and whenever the next actor belongs to another lane; it
   then lets the lease go and puts the game at the back of the right queue, so games take turns.
   A push seat's decision goes to the caller process (``workers.caller``) with the lease: no
@@ -28,18 +31,20 @@ is marked stuck and the job returns instead of raising, so RQ stops retrying it.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from rq import get_current_job
 
 from core import clocks, metrics, timing
 from core.connection import UNAVAILABLE, get_redis
-from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConflict, StaleVersion
+from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConflict, Planned, StaleVersion
 from core.worklist import GRACE_MS
-from domain.core import SYSTEM
+from domain.core import SYSTEM, Rejected
 from workers import calls, forfeits, httpbot, lanes, pushcalls, sweeper, tournaments
 from workers.enqueue import cancel_timeout, enqueue_advance, schedule_timeout
 from workers.lease import LEASE_MS, Lease
@@ -49,6 +54,7 @@ log = logging.getLogger(__name__)
 
 MAX_BATCHES_PER_JOB = 500  # then hand over to a fresh job, so one long bot game cannot hog a worker
 MAX_SECONDS_PER_JOB = 120.0  # likewise for slow HTTP seats (well inside the job timeout)
+MAX_RUN = 200  # fast-lane steps stored in one append (one script call's arguments stay small)
 DEADLINE_ENV = "HOURGLASS_BOT_DEADLINE_S"
 _SERVICES: dict[int, GameService] = {}
 _LOCK = threading.Lock()
@@ -58,9 +64,10 @@ def service() -> GameService:
     """This process's GameService on the configured Redis (its fold cache survives between jobs)."""
     conn = get_redis()
     with _LOCK:
-        if id(conn) not in _SERVICES:
+        if id(conn) not in _SERVICES:  # built once: a GameService imports every game and registers scripts
             metrics.use(conn)
-        return _SERVICES.setdefault(id(conn), GameService(conn, on_finished=tournaments.game_finished))
+            _SERVICES[id(conn)] = GameService(conn, on_finished=tournaments.game_finished)
+        return _SERVICES[id(conn)]
 
 
 # --- advance ---------------------------------------------------------------------------------
@@ -125,18 +132,40 @@ def run_advance(svc: GameService, game_id: str, limit: int = MAX_BATCHES_PER_JOB
     return out
 
 
+@dataclass(frozen=True)
+class _Slice:
+    """When a job's slice is over: after ``lanes.slice_s()`` of this thread's CPU, or
+    ``lanes.SLICE_WALL_FACTOR`` times that in wall time, whichever comes first (a loaded machine
+    does not cut a slice into pieces that cost more in queue bookkeeping than in play, and a
+    slice still ends in bounded time); without a lane, after ``MAX_SECONDS_PER_JOB``."""
+
+    cpu_until: float  # time.thread_time()
+    wall_until: float  # time.monotonic()
+
+    @classmethod
+    def start(cls, lane: lanes.Lane | None) -> _Slice:
+        if lane is None:
+            return cls(math.inf, time.monotonic() + MAX_SECONDS_PER_JOB)
+        length = lanes.slice_s()
+        return cls(time.thread_time() + length, time.monotonic() + length * lanes.SLICE_WALL_FACTOR)
+
+    def over(self, wall_until: float = math.inf) -> bool:
+        return time.thread_time() > self.cpu_until or time.monotonic() > min(self.wall_until, wall_until)
+
+
 def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane | None,
                    lease: Lease) -> dict[str, Any]:
     appended = raced = 0
-    stop_at = time.monotonic() + (MAX_SECONDS_PER_JOB if lane is None else lanes.slice_s())
+    budget = _Slice.start(lane)
     work = svc.worklist
     flags = svc.flags(game_id)
     if flags["stuck"] is not None or flags["status"] == "expired":  # an operator's matter, or over
         work.drop(game_id)
         return {"game": game_id, **{k: v for k, v in flags.items() if v}}
     renewed = time.monotonic()
-    for step in range(limit):
-        if lane is None and time.monotonic() > stop_at:
+    step = 0
+    while step < limit:
+        if lane is None and budget.over():
             break
         if time.monotonic() - renewed > 1.0:  # a lease of several seconds, renewed every second
             if not lease.renew(_lease_ms()):
@@ -160,14 +189,28 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
             if push is not None and calls.dispatch(svc, game, push, lease, _http_timeout(svc, game, push)):
                 return {**done, "called": True}
             wanted = lanes.SLOW if kind == lanes.CALL else kind
-            if wanted != lane or (step > 0 and (lane == lanes.SLOW or time.monotonic() > stop_at)):
+            if wanted != lane or (step > 0 and (lane == lanes.SLOW or budget.over())):
                 return {**done, "continued": True, "next": wanted}
         if push is not None:  # asked inline: the lease must outlast the seat's whole answer budget
             lease.renew(int(_http_timeout(svc, game, push) * 1000) + LEASE_MS)
             applied = ask_http_seat(svc, game, push)
             appended += applied is not None
             raced += applied is None
+            step += 1
             continue
+        run = _plan_run(svc, game, actor, budget, renewed + 1.0, limit - step) \
+            if kind == lanes.FAST and current is None else []
+        if run:
+            stored = _store_run(svc, game_id, run)
+            appended += len(run) if stored else 0
+            raced += not stored
+            step += len(run) if stored else 1
+            handover = _handover(run[-1].after) if stored and lane is not None and budget.over() else None
+            if handover is not None:  # the slice is over and the run's end says who is next: no read
+                return {"game": game_id, "version": run[-1].after.version, "appended": appended, "raced": raced,
+                        "continued": True, "next": handover}
+            continue
+        step += 1
         decision = decide(svc, game, actor)
         version = append(svc, game, decision, f"advance:{game_id}:{game.version}")
         if version is None:
@@ -179,6 +222,54 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
     version = svc.load(game_id).version
     return {"game": game_id, "version": version, "appended": appended, "raced": raced, "continued": True,
             "next": lane or lanes.FAST}
+
+
+def _handover(game: Game) -> lanes.Lane | None:
+    """The queue lane of whoever acts next in ``game`` as a run left it (a job that ran out of
+    slice hands the game over without reading it again); None when that takes a fresh look: only
+    humans left (the work list), or a push seat (its call is dispatched by a job holding the game)."""
+    actor = next_actor(game.rules, game.state, game.info.seats, game.to_act, game.table.left)
+    if actor is None:
+        return None
+    kind = lanes.actor_lane(game.info.game, actor, game.info.seats, game.table.left)
+    return None if kind == lanes.CALL else kind
+
+
+def _plan_run(svc: GameService, game: Game, actor: Any, budget: _Slice, renew_by: float, most: int) -> list[Planned]:
+    """A run of fast-lane steps (SYSTEM, cheap built-in bots, a departed seat's default moves)
+    decided one after the other on the game in memory, from ``actor``'s: at least one, then more
+    while the next actor is also on the fast lane, up to ``most`` steps or ``MAX_RUN``, until the
+    slice is over or the monotonic time ``renew_by`` (the lease's next renewal). Nothing is stored;
+    :func:`_store_run` appends the run in one round trip. Empty when the first step cannot be
+    planned on this copy (the single-step path then reads and decides again)."""
+    run: list[Planned] = []
+    current, who = game, actor
+    while True:
+        decision = decide(svc, current, who)
+        try:
+            planned = svc.plan(current, decision.actor, decision.command, f"advance:{game.game_id}:{current.version}",
+                               decision.meta or None)
+        except Rejected:
+            return run
+        if not planned.entries:  # the single-step path reports it
+            return run
+        run.append(planned)
+        current = planned.after
+        if len(run) >= min(most, MAX_RUN) or budget.over(renew_by):
+            return run
+        who = next_actor(current.rules, current.state, current.info.seats, current.to_act, current.table.left)
+        if who is None or lanes.actor_lane(current.info.game, who, current.info.seats, current.table.left) != lanes.FAST:
+            return run
+
+
+def _store_run(svc: GameService, game_id: str, run: list[Planned]) -> bool:
+    """Append a planned run in one round trip; False when another writer got there first."""
+    try:
+        result = svc.apply_planned(game_id, run)
+    except (StaleVersion, IdempotencyConflict) as exc:
+        log.info("advance %s at %d: %s; re-reading", game_id, run[0].before.version, exc)
+        return False
+    return not result.replayed
 
 
 def _lease_ms() -> int:

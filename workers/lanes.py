@@ -6,9 +6,14 @@ queue depends on who is to act next:
 
 - ``now`` (queue ``<base>-now``): a game that just had news from outside (it was created, a
   human or pull bot moved, a tournament started it). Its first slice is played before any
-  continuation: someone is waiting for it. Then the game goes on in the lanes below.
+  continuation: someone is waiting for it. Then the game goes on in the lanes below. A tournament
+  tick woken by a game's end waits here too: it plays nothing, and games wait for it to start.
 - ``fast`` (queue ``<base>``): SYSTEM steps, a departed seat's default move, and built-in bots
-  whose decisions are cheap. A job plays such steps until ``SLICE_S`` has passed (at least one).
+  whose decisions are cheap. A job plays such steps until it has used ``SLICE_S`` of its CPU, or
+  ``SLICE_WALL_FACTOR`` times that has passed on the clock (at least one step). CPU, because on a
+  loaded machine a wall-clock slice holds a fraction of the work and the game pays a queue hop's
+  bookkeeping for every fraction; the wall-clock cap keeps a slice bounded all the same. The steps
+  of a slice are decided on the game in memory and stored in one append (``workers.jobs``).
 - ``slow`` (queue ``<base>-slow``): built-in bots whose single decision can take longer than a
   slice. A job makes one such decision, then hands the game to the lane of whoever acts next.
 - ``call``: a push (HTTP) seat. The decision is an HTTP call that mostly waits; it is handed to
@@ -55,6 +60,7 @@ QUEUE_LANES: tuple[Lane, ...] = (NOW, FAST, SLOW)  # the lanes that are RQ queue
 SLICE_ENV = "HOURGLASS_SLICE_MS"
 DEFAULT_SLICE_MS = 50
 SLICE_S = DEFAULT_SLICE_MS / 1000
+SLICE_WALL_FACTOR = 4  # a slice is SLICE_S of the worker's CPU, and never more than this many SLICE_S of wall time
 
 CHEAP_BOTS: frozenset[tuple[str, str]] = frozenset({
     ("orleans", "random"), ("artificium", "random"), ("cathedral", "random"),
@@ -63,7 +69,7 @@ CHEAP_BOTS: frozenset[tuple[str, str]] = frozenset({
 
 
 def slice_s() -> float:
-    """The fast lane's time slice in seconds (``HOURGLASS_SLICE_MS``, default 50)."""
+    """The fast lane's time slice in seconds of a worker's CPU (``HOURGLASS_SLICE_MS``, default 50)."""
     raw = os.environ.get(SLICE_ENV)
     return max(1, int(raw)) / 1000 if raw else SLICE_S
 

@@ -66,7 +66,7 @@ class Lease:
 
     def renew(self, ttl_ms: int = LEASE_MS) -> bool:
         """Extend the lease to ``ttl_ms`` from now; False when it is no longer ours."""
-        return bool(self.conn.register_script(_RENEW)(keys=[lease_key(self.game_id)], args=[self.token, ttl_ms]))
+        return bool(self.conn.register_script(_RENEW)(keys=self.keys[:1], args=[self.token, ttl_ms]))
 
     def release(self) -> bool:
         """Let go; True when a job came for the game meanwhile (the caller should queue it again).

@@ -47,6 +47,7 @@ from core.games import Game, GameNotFound, GameService, IdempotencyConflict, Sta
 from core.leaderboard import Leaderboard
 from core.ratings import RatingModel
 from core.scoring import ratings_due, standings
+from core.store import EventStore
 from core.tournament_store import Loaded, TournamentNotFound, TournamentStore
 from core.tournaments import (
     Tournament,
@@ -63,6 +64,8 @@ from domain.core import SYSTEM, Rejected
 from replays.seatstats import seat_stats
 from replays.source import published_bundle
 from workers.enqueue import ADVANCE_TIMEOUT_S, enqueue_advance, queue, retry_policy
+from workers.lanes import FAST, NOW
+from workers.lease import Lease
 
 log = logging.getLogger("hourglass.tournaments")
 
@@ -89,6 +92,21 @@ def seen_key(tid: str) -> str:
     return f"hg:t:{{{tid}}}:seen"
 
 
+def again_key(tid: str) -> str:
+    return f"hg:t:{{{tid}}}:again"
+
+
+class TickLock(Lease):
+    """One tick at a time (``lock_key``). A tick that finds the lock taken leaves the *again* flag
+    in the same script (``workers.lease``'s take and release, on these keys); the holder's release
+    returns it and the holder queues a tick at once: a game that ended during a tick has its
+    result taken and its place refilled without waiting for a delayed tick."""
+
+    @property
+    def keys(self) -> list[str]:
+        return [lock_key(self.game_id), again_key(self.game_id)]  # game_id: the tournament's id here
+
+
 # --- waking a tournament ---------------------------------------------------------------------------
 
 
@@ -97,7 +115,9 @@ def enqueue_tick(conn: redis.Redis, tid: str, delay_s: float = 0.0) -> bool:
     when = "later" if delay_s > 0 else "now"
     if not conn.set(queued_key(tid, when), b"1", nx=True, px=int((delay_s + 60) * 1000)):
         return False
-    q = queue(conn)
+    # a tick woken now (a game ended, the tournament began) records results and starts the games
+    # waiting for a place, and plays nothing itself: it goes before the games' continuations
+    q = queue(conn, lane=NOW if delay_s <= 0 else FAST)
     options: dict[str, Any] = {"job_id": f"tick-{tid}-{uuid.uuid4().hex[:10]}", "result_ttl": 60,
                                "failure_ttl": 86_400, "job_timeout": ADVANCE_TIMEOUT_S, "retry": retry_policy()}
     if delay_s > 0:
@@ -115,9 +135,30 @@ def wake_if_idle(conn: redis.Redis, tid: str) -> bool:
 
 
 def game_finished(game: Game) -> None:
-    """``GameService.on_finished`` for the worker processes: a tournament game just ended."""
+    """``GameService.on_finished`` for the worker processes: a tournament game just ended. The
+    worker that played its last step builds and keeps its replay bundle now (the tick that records
+    the result then reads it, and the games still running wait for no bundle of another), then
+    queues the tick."""
+    if game.info.tournament:
+        conn = get_redis()
+        try:
+            game_bundle(EventStore(conn), game.game_id)
+        except Exception:  # a reaction never undoes the append: the tick builds it, or says why not
+            log.exception("tournament %s: could not build the bundle of %s", game.info.tournament, game.game_id)
+        enqueue_tick(conn, game.info.tournament)
+
+
+def tick_after(game: Game) -> None:
+    """``GameService.on_finished`` for a process that must not stop for a bundle (the caller
+    process, whose event loop holds many calls open): only queue the tick, which builds it."""
     if game.info.tournament:
         enqueue_tick(get_redis(), game.info.tournament)
+
+
+def game_bundle(store: EventStore, game_id: str) -> str:
+    """A finished game's replay bundle: the stored one, else built, signed and kept now
+    (``replays.source.published_bundle``, what ``GET /replay`` serves)."""
+    return published_bundle(store, game_id)
 
 
 # --- the job ------------------------------------------------------------------------------------
@@ -126,29 +167,35 @@ def game_finished(game: Game) -> None:
 def tick(tid: str, when: str = "now") -> dict[str, Any]:
     conn = get_redis()
     conn.delete(queued_key(tid, when))
-    token = uuid.uuid4().hex.encode()
-    if not conn.set(lock_key(tid), token, nx=True, px=LOCK_MS):
-        enqueue_tick(conn, tid, delay_s=1.0)  # another tick is at work: look again after it
+    lock = TickLock(conn, tid)
+    if not lock.take(LOCK_MS):  # another tick is at work: it ticks again when it lets go
+        enqueue_tick(conn, tid, delay_s=1.0)  # and, should it die holding the lock, look again later
         return {"tournament": tid, "busy": True}
     try:
         conn.set(alive_key(tid), b"1", px=ALIVE_MS)
-        runner = TournamentRunner(conn)
+        from workers import jobs  # imports this module: the worker's GameService, its fold cache warm
+
+        runner = TournamentRunner(conn, games=jobs.service())  # both on get_redis()
         outcome = runner.run(tid)
     except TournamentNotFound:
         return {"tournament": tid, "missing": True}
     finally:
-        if conn.get(lock_key(tid)) == token:
-            conn.delete(lock_key(tid))
-    if not outcome.get("finished"):
+        again = lock.release()
+    if again and not outcome.get("finished"):
+        enqueue_tick(conn, tid)
+    elif not outcome.get("finished"):
         enqueue_tick(conn, tid, delay_s=SAFETY_S)
     return outcome
 
 
 class TournamentRunner:
-    def __init__(self, conn: redis.Redis, model: RatingModel | None = None) -> None:
+    """``games``: the process's GameService, whose fold cache already holds the games its jobs
+    played (a tick reads every running game); default a fresh one."""
+
+    def __init__(self, conn: redis.Redis, model: RatingModel | None = None, games: GameService | None = None) -> None:
         self.conn = conn
         self.store = TournamentStore(conn)
-        self.games = GameService(conn, on_finished=game_finished)
+        self.games = games or GameService(conn, on_finished=game_finished)
         self.board = Leaderboard(conn, model)
         self.model = self.board.model
         self.records = BotRecords(conn)

@@ -16,7 +16,7 @@ from rq.serializers import JSONSerializer
 
 from core.games import GameService
 from domain.orleans import RULES
-from workers import jobs
+from workers import jobs, lanes
 from workers.enqueue import enqueue_advance, lane_queues
 from workers.policy import decide_builtin, next_actor
 from workers.selfplay import play
@@ -126,7 +126,15 @@ def test_a_job_that_dies_before_appending_is_retried_and_the_game_continues(
             os._exit(1)  # the work horse dies after computing, before appending
         return real_apply(self, *args, **kwargs)
 
+    real_run = GameService.apply_planned
+
+    def run_or_die(self: GameService, *args: Any, **kwargs: Any) -> Any:  # a run of steps in one append
+        if self.load(game_id).version > 200 and conn.incr(deaths) == 1:
+            os._exit(1)
+        return real_run(self, *args, **kwargs)
+
     monkeypatch.setattr(GameService, "apply", apply_or_die)
+    monkeypatch.setattr(GameService, "apply_planned", run_or_die)
     start = svc.load(game_id).version
     try:
         enqueue_advance(conn, game_id, start)
@@ -138,8 +146,10 @@ def test_a_job_that_dies_before_appending_is_retried_and_the_game_continues(
     game = GameService(conn).load(game_id)
     ref = reference(game_id, "workers-die")
     assert game.finished and stored_commands(svc, game_id) == ref.commands
-    finished = FinishedJobRegistry(queue_name, connection=conn, serializer=JSONSerializer)
-    retried = [job for job in Job.fetch_many(finished.get_job_ids(), connection=conn, serializer=JSONSerializer)
+    finished = [FinishedJobRegistry(queue_name + lanes.queue_suffix(lane), connection=conn, serializer=JSONSerializer)
+                for lane in lanes.QUEUE_LANES]
+    done = [job_id for registry in finished for job_id in registry.get_job_ids()]  # whichever lane the death hit
+    retried = [job for job in Job.fetch_many(done, connection=conn, serializer=JSONSerializer)
                if job is not None and job.retries_left == 4]
     assert len(retried) == 1  # the job whose horse died: one retry used, and it took its lease back
 
@@ -157,15 +167,22 @@ def test_a_long_advance_hands_over_to_a_fresh_job(
     assert again["continued"] and again["appended"] == 0 and len(q.job_ids) == 1  # same version: deduplicated
 
 
-def test_a_worker_step_reads_the_game_once(
+def test_a_run_of_worker_steps_reads_the_game_once_and_appends_once(
         svc: GameService, new_game: Callable[..., dict[str, Any]], trips: list[str]) -> None:
-    """Each step of a job reads the game's tail once and appends in one pipeline (the work list's
-    mark and the script): the append reuses the game the step decided on, with no read of its own."""
+    """A run of fast-lane steps (SYSTEM and cheap bots) reads the game's tail once and appends
+    every step in one pipeline (the work list's mark and the script): the steps are decided on
+    the game in memory, each one's batch with its own command, key and result."""
     game_id = new_game(SEATS, seed="workers-trips")["id"]
-    svc.load(game_id)  # warm, as a worker that ran the game's previous job
+    start = svc.load(game_id)  # warm, as a worker that ran the game's previous job
     trips.clear()
-    jobs.run_advance(svc, game_id, limit=5)
+    out = jobs.run_advance(svc, game_id, limit=5)
     appends = [w for w in trips if w in ("EVAL", "EVALSHA")]
     reads = [w for w in trips if w in ("XRANGE", "XREVRANGE")]
-    assert len(appends) == 5 + 2  # and the lease's take and release (workers.lease)
-    assert len(reads) == 5 + 1, " ".join(trips)  # one per step, and the job's last look
+    assert out["appended"] == 5
+    assert len(appends) == 1 + 2  # and the lease's take and release (workers.lease)
+    assert len(reads) == 1 + 1, " ".join(trips)  # the run's first step, and the job's last look
+    heads = [e for e in svc.entries(game_id, after=start.version) if e.command is not None]
+    assert len(heads) == 5
+    for head in heads:  # each step's key holds that step's own result, as if appended alone
+        stored = svc.store.idempotent_result(game_id, f"advance:{game_id}:{head.seq - 1}")
+        assert stored is not None and stored[1].first == head.seq

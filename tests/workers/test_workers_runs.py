@@ -1,0 +1,132 @@
+"""Issue 27: a fast-lane slice decides its steps on the game in memory and stores them in one
+append. Each step keeps its own command, key and result; a run that lost a race stores nothing;
+a further key already in use refuses the whole run; a slice still ends (CPU or wall clock) and
+hands the game back to its queue. A tournament tick that finds the lock taken leaves word for the
+holder, and the worker that ends a tournament game keeps its bundle. Nothing here measures time."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import pytest
+import redis
+from rq import Queue
+from rq.serializers import JSONSerializer
+
+from core.games import GameService, IdempotencyConflict, StaleVersion
+from replays.verify import verify_bundle
+from workers import jobs, lanes
+from workers.tournaments import TickLock, again_key, game_bundle, game_finished, lock_key, queued_key
+
+SEATS = [{"name": "R1", "kind": "bot", "bot": "random"}, {"name": "G1", "kind": "bot", "bot": "greedy"}]
+
+
+def plan_steps(svc: GameService, game_id: str, count: int) -> list[Any]:
+    """``count`` machine steps planned on the game as stored now, each on the one before."""
+    game, run = svc.load(game_id), []
+    for _ in range(count):
+        actor = jobs.next_actor(game.rules, game.state, game.info.seats, game.to_act, game.table.left)
+        decision = jobs.decide(svc, game, actor)
+        planned = svc.plan(game, decision.actor, decision.command, f"advance:{game_id}:{game.version}",
+                           decision.meta or None)
+        run.append(planned)
+        game = planned.after
+    return run
+
+
+def test_a_run_is_stored_as_if_each_step_had_been_appended_alone(
+        svc: GameService, new_game: Callable[..., dict[str, Any]]) -> None:
+    game_id = new_game(SEATS, seed="runs-alone")["id"]
+    run = plan_steps(svc, game_id, 4)
+    result = svc.apply_planned(game_id, run)
+    assert (result.first, result.last) == (run[0].entries[0].seq, run[-1].entries[-1].seq)
+    stored = svc.entries(game_id, after=run[0].before.version)
+    assert [e.hash for e in stored] == [e.hash for p in run for e in p.entries]  # the same chain, in order
+    assert svc.load(game_id).version == run[-1].after.version
+    for p in run:
+        found = svc.store.idempotent_result(game_id, p.key)
+        assert found is not None and found[0] == p.fingerprint
+        assert (found[1].first, found[1].last) == (p.entries[0].seq, p.entries[-1].seq)
+    again = svc.apply_planned(game_id, run)  # the first key's stored result: nothing twice
+    assert again.replayed and svc.load(game_id).version == run[-1].after.version
+
+
+def test_a_run_that_lost_a_race_stores_nothing(svc: GameService, new_game: Callable[..., dict[str, Any]]) -> None:
+    game_id = new_game(SEATS, seed="runs-race")["id"]
+    run = plan_steps(svc, game_id, 3)
+    other = plan_steps(svc, game_id, 1)[0]
+    svc.apply_planned(game_id, [replace(other, key="someone-else")])  # another writer got there first
+    with pytest.raises(StaleVersion):
+        svc.apply_planned(game_id, run)
+    assert svc.load(game_id).version == other.after.version  # only the other writer's step
+
+
+def test_a_further_key_in_use_refuses_the_whole_run(svc: GameService, new_game: Callable[..., dict[str, Any]],
+                                                    conn: redis.Redis) -> None:
+    game_id = new_game(SEATS, seed="runs-key")["id"]
+    run = plan_steps(svc, game_id, 3)
+    before = svc.store.version(game_id)
+    conn.hset(f"hg:{{{game_id}}}:idem", run[2].key, "elsewhere\n{}")  # as if that key had been used
+    with pytest.raises(IdempotencyConflict):
+        svc.apply_planned(game_id, run)
+    assert svc.store.version(game_id) == before and svc.store.idempotent_result(game_id, run[0].key) is None
+
+
+def test_runs_that_do_not_chain_are_refused_before_anything_is_sent(
+        svc: GameService, new_game: Callable[..., dict[str, Any]]) -> None:
+    game_id = new_game(SEATS, seed="runs-chain")["id"]
+    first, second = plan_steps(svc, game_id, 1)[0], plan_steps(svc, game_id, 1)[0]  # both on the same version
+    with pytest.raises(ValueError):
+        svc.apply_planned(game_id, [first, second])
+    assert svc.store.version(game_id) == first.before.version
+
+
+def test_a_slice_ends_and_the_game_goes_back_to_the_end_of_its_queue(
+        conn: redis.Redis, svc: GameService, queue_name: str, new_game: Callable[..., dict[str, Any]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slice of 1 ms of CPU (4 ms on the clock) plays a run of at least one step and stops: the
+    game waits at the back of the fast queue (another game in it would go first), its version read
+    from the run's end, not from Redis again."""
+    monkeypatch.setenv(lanes.SLICE_ENV, "1")
+    game_id = new_game(SEATS, seed="runs-slice")["id"]
+    start = svc.load(game_id).version
+    out = jobs.run_advance(svc, game_id, lane=lanes.FAST)
+    assert out["continued"] and out["next"] == "fast" and 1 <= out["appended"] < 200
+    assert out["version"] == svc.store.version(game_id) > start
+    fast = Queue(queue_name, connection=conn, serializer=JSONSerializer)
+    assert fast.job_ids == [f"advance-{game_id}-{out['version']}"]
+
+
+def test_a_tick_that_finds_the_lock_taken_leaves_word_for_the_holder(conn: redis.Redis) -> None:
+    tid = "t-lock-test"
+    holder, late = TickLock(conn, tid), TickLock(conn, tid)
+    try:
+        assert holder.take(60_000) and not late.take(60_000)
+        assert conn.exists(again_key(tid))
+        assert holder.release()  # someone came: the holder ticks again at once
+        assert not conn.exists(lock_key(tid)) and not conn.exists(again_key(tid))
+        assert holder.take(60_000) and not holder.release()  # nobody came this time
+    finally:
+        conn.delete(lock_key(tid), again_key(tid))
+
+
+def test_the_worker_that_ends_a_tournament_game_keeps_its_bundle_and_wakes_the_tick(
+        conn: redis.Redis, queue_name: str, created: list[str]) -> None:
+    """The finishing worker builds the bundle (the tick only reads it) and queues the tick on the
+    now lane, ahead of the games' continuations; the caller process's hook only queues the tick."""
+    tid = "t-runs-bundle"
+    svc = GameService(conn, on_finished=game_finished)
+    game_id = svc.create({"game": "orleans", "seats": SEATS, "seed": "runs-bundle"}, tournament=tid)["id"]
+    created.append(game_id)
+    try:
+        jobs.run_advance(svc, game_id, limit=100_000)
+        assert svc.load(game_id).finished
+        text = svc.store.stored_bundle(game_id)
+        assert text is not None and text == game_bundle(svc.store, game_id)
+        assert verify_bundle(text).ok
+        now = Queue(queue_name + lanes.queue_suffix(lanes.NOW), connection=conn, serializer=JSONSerializer)
+        assert [j for j in now.job_ids if j.startswith(f"tick-{tid}-")]
+        assert not Queue(queue_name, connection=conn, serializer=JSONSerializer).job_ids  # nothing behind the games
+    finally:
+        conn.delete(queued_key(tid, "now"), queued_key(tid, "later"))
