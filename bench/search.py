@@ -2,9 +2,11 @@
 
 Game i is played twice on seed "<seed>-i": once with ``search`` in seat i mod N and ``greedy`` in
 every other seat, and once with ``greedy`` in every seat (the baseline: how often greedy wins from
-that same seat on that same seed). Prints the search seat's wins, mean score, rank and lead
-against the baseline, then decisions per second of both bots and the search's iterations per
-second, measured in the same run. Never asserts timings.
+that same seat on that same seed). Prints the search seat's wins with their 95% (Wilson) interval,
+mean score, rank and lead against the baseline, then decisions per second of both bots, the CPU
+time of a decision with a choice (on a shared machine the wall clock counts other processes' work
+too), and the search's iterations per second, measured in the same run, with the load average.
+Never asserts timings.
 
 Turning a move-time budget into iterations (the search never reads a clock): a service that
 allows T seconds per decision sets ``Budget(iterations=floor(T * r))`` with r the "iterations/s"
@@ -17,6 +19,8 @@ Usage: python bench/search.py [--game orleans] [--games 24] [--iterations 32] [-
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import statistics
 import sys
 import time
@@ -43,8 +47,10 @@ class Clock:
     """Time and calls spent inside one seat's policy."""
 
     seconds: float = 0.0
+    cpu: float = 0.0  # this process's CPU time: on a shared machine the honest cost of a decision
     decisions: int = 0
     iterations: int = 0
+    searched: int = 0  # decisions with more than one legal move
 
 
 @dataclass(frozen=True)
@@ -69,11 +75,13 @@ class Outcome:
 
 def timed_search(game: SearchGame, budget: Budget, clock: Clock) -> Callable[..., Any]:
     def choose(rules: Any, state: Any, seat: int, moves: list[Any], rng: Rng) -> Any:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         search = Search(rules, game, seat, budget, rng)
         move = moves[0] if len(moves) == 1 else search.run(state, moves)
         clock.seconds += time.perf_counter() - started
+        clock.cpu += time.process_time() - cpu
         clock.decisions += 1
+        clock.searched += len(moves) > 1
         clock.iterations += search.iterations
         return move
     return choose
@@ -81,10 +89,12 @@ def timed_search(game: SearchGame, budget: Budget, clock: Clock) -> Callable[...
 
 def timed_greedy(clock: Clock) -> Callable[..., Any]:
     def choose(rules: Any, state: Any, seat: int, moves: list[Any], rng: Rng) -> Any:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         move = get_bot("greedy", rules.name)(rules, state, seat, moves, rng)
         clock.seconds += time.perf_counter() - started
+        clock.cpu += time.process_time() - cpu
         clock.decisions += 1
+        clock.searched += len(moves) > 1
         return move
     return choose
 
@@ -126,19 +136,34 @@ def report(name: str, outcomes: list[Outcome]) -> None:
     n = len(outcomes)
     wins = sum(o.won for o in outcomes)
     shared = sum(o.won and len(o.winners) > 1 for o in outcomes)
-    print(f"  {name:<22} wins {wins:3d}/{n} ({100 * wins / n:5.1f}%, {shared} shared)"
+    low, high = wilson(wins, n)
+    print(f"  {name:<22} wins {wins:3d}/{n} ({100 * wins / n:5.1f}%, 95% [{100 * low:4.1f}, {100 * high:4.1f}], {shared} shared)"
           f"  mean score {statistics.mean(o.scores[o.seat] for o in outcomes):6.1f}"
           f"  mean rank {statistics.mean(o.rank for o in outcomes):4.2f}"
           f"  mean lead {statistics.mean(o.lead for o in outcomes):+6.1f}")
 
 
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% (Wilson score) interval of a share ``successes / n``."""
+    if n == 0:
+        return 0.0, 1.0
+    share = successes / n
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def speed(name: str, clocks: list[Clock]) -> None:
     seconds = sum(c.seconds for c in clocks)
+    cpu = sum(c.cpu for c in clocks)
     decisions = sum(c.decisions for c in clocks)
+    searched = sum(c.searched for c in clocks)
     iterations = sum(c.iterations for c in clocks)
-    line = f"  {name:<22} decisions/s {decisions / seconds:9.1f}   ({decisions / len(clocks):.0f} per game)"
+    line = (f"  {name:<22} decisions/s {decisions / seconds:9.1f}   ({decisions / len(clocks):.0f} per game,"
+            f" {searched / len(clocks):.0f} with a choice)   CPU {1000 * cpu / max(1, searched):7.2f} ms"
+            f" per decision with a choice")
     if iterations:
-        line += f"   iterations/s {iterations / seconds:7.1f}"
+        line += f"   iterations/s {iterations / seconds:7.1f} (CPU {iterations / cpu:7.1f})"
     print(line)
 
 
@@ -170,7 +195,7 @@ def main() -> None:
     print(f"  (an even share is {100 / args.players:.1f}%)")
     speed("search", [o.clock for o in searched])
     speed("baseline: greedy", [o.clock for o in baseline])
-    print(f"  wall time {elapsed:.0f} s with {args.jobs} job(s)")
+    print(f"  wall time {elapsed:.0f} s with {args.jobs} job(s); load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

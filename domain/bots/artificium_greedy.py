@@ -19,7 +19,10 @@ from typing import Any
 
 from domain import games
 from domain.artificium import data as D
+from domain.artificium import dispatch
+from domain.artificium.common import Tx
 from domain.artificium.data import Card, Effect, Resource, Tables
+from domain.artificium.flow import settle
 from domain.artificium.model import RESOURCES, Phase, Player, RedrawHand, State, sort_cards, tables
 from domain.core import Rejected
 from domain.rng import Rng
@@ -38,7 +41,12 @@ def choose(rules: Any, state: State, seat: int, moves: Sequence[Any], rng: Rng) 
     """Pick one of ``moves`` (``rules.legal_moves(state, seat)``) for ``seat``."""
     if len(moves) == 1:
         return moves[0]
-    belief = believe(state, seat, rng)
+    return choose_on(rules, believe(state, seat, rng), seat, moves, rng)
+
+
+def choose_on(rules: Any, belief: State, seat: int, moves: Sequence[Any], rng: Rng) -> Any:
+    """The greedy choice on ``belief``, a position with nothing real the seat cannot see (its
+    belief, or one of the search bot's determinizations)."""
     scored = [(score_move(rules, belief, seat, move, rng), i) for i, move in enumerate(moves)]
     best = max(score for score, _ in scored)
     tied = [moves[i] for score, i in scored if score >= best - 1e-9]
@@ -46,14 +54,31 @@ def choose(rules: Any, state: State, seat: int, moves: Sequence[Any], rng: Rng) 
 
 
 def score_move(rules: Any, belief: State, seat: int, move: Any, rng: Rng) -> float:
-    try:
-        after = games.step(rules, belief, move, Rng(rng.seed, rng.game_id + ":lookahead", rng.counter))[1]
-    except Rejected:
+    after = simulate(rules, belief, move, Rng(rng.seed, rng.game_id + ":lookahead", rng.counter))
+    if after is None:
         return float("-inf")
     value = estimate(after, seat)
     if isinstance(move, RedrawHand):  # the new cards are unknown: value the fresh hand on average
         value += REDRAW_HAND_VALUE - potential(after, seat)
     return value
+
+
+def simulate(rules: Any, state: State, move: Any, look: Rng) -> State | None:
+    """``move`` applied on the bot's own rng stream ``look``; None if the rules reject it.
+
+    Every move scored comes from ``legal_moves``, so under the current rules the checks ``decide``
+    runs first (``dispatch.guard``) are skipped: the command is applied and the automatic steps
+    run, exactly what ``decide`` does after its checks."""
+    try:
+        if rules.step is dispatch.step:
+            tx = Tx(state, look)
+            dispatch.COMMAND_RULES[type(move)].apply(tx, move)
+            settle(tx)
+            return tx.state
+        result: State = games.step(rules, state, move, look)[1]
+    except Rejected:
+        return None
+    return result
 
 
 # --- what the seat may know --------------------------------------------------------------------------

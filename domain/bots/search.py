@@ -64,7 +64,9 @@ class SearchGame:
     - ``stop(root, state)``: the horizon, where an iteration stops and scores;
     - ``score(rules, state, seat)``: the seat's prospects in [0, 1] (0.5 is even);
     - ``model``: the policy that plays other seats, and every seat after the tree;
-    - ``candidates(rules, state, seat, moves)``: the moves worth searching (default: all).
+    - ``candidates(rules, state, seat, moves)``: the moves worth searching (default: all);
+    - ``prior``: the policy whose choice at the root is tried first and wins ties (default: the
+      model; a game whose model is a cheaper stand-in for simulations names its real bot here).
     """
 
     canonical: Callable[[Any, int], Any]
@@ -73,6 +75,7 @@ class SearchGame:
     score: Callable[[Any, Any, int], float]
     model: Policy
     candidates: Callable[[Any, Any, int, Sequence[Any]], Sequence[Any]] | None = None
+    prior: Policy | None = None
 
 
 class Node:
@@ -116,7 +119,7 @@ class Search:
     def options(self, state: Any, moves: Sequence[Any]) -> Sequence[Any]:
         """The moves worth searching, the model's own choice (among all legal moves) first: it is
         tried first and wins ties."""
-        first = self.game.model(self.rules, state, self.seat, moves, self.stream("prior"))
+        first = (self.game.prior or self.game.model)(self.rules, state, self.seat, moves, self.stream("prior"))
         return [first, *(m for m in self.candidates(state, moves) if m != first)]
 
     def best(self, options: Sequence[Any]) -> Any:

@@ -76,3 +76,56 @@ def test_registered_for_artificium_and_plays_legal_moves():
     seat = min(a for a in RULES.to_act(state) if isinstance(a, int))
     assert get_bot("search", "artificium") is not get_bot("search", "orleans")
     assert decide(state, seat) in RULES.legal_moves(state, seat)
+
+
+def test_only_greedy_favourites_are_searched_and_its_choice_is_among_them():
+    """The root options: at most TOP moves by greedy's estimate, all legal, greedy's own choice
+    first (it is tried first and wins ties)."""
+    from domain.bots.search import Search
+    from domain.bots.search_artificium import TOP, candidates
+
+    state = play_until(seat_to_act(Phase.MARKET))
+    seat = min(a for a in RULES.to_act(state) if isinstance(a, int))
+    moves = RULES.legal_moves(state, seat)
+    assert len(moves) > TOP  # a market step offers many exchanges
+    known = canonical(state, seat)
+    picked = candidates(RULES, known, seat, moves)
+    assert len(picked) == TOP and set(picked) <= set(moves)
+    search = Search(RULES, GAME, seat, TINY, bot_rng(SEED, "g", seat, 3))
+    options = search.options(known, moves)
+    greedy_choice = artificium_greedy.choose(RULES, known, seat, moves, search.stream("prior"))
+    assert options[0] == greedy_choice and set(options[1:]) <= set(picked)
+
+
+def test_the_registered_budget_is_deterministic_and_legal():
+    from domain.bots.search_artificium import ITERATIONS
+
+    state = play_until(seat_to_act(Phase.COMMIT))
+    seat = min(a for a in RULES.to_act(state) if isinstance(a, int))
+    moves = RULES.legal_moves(state, seat)
+    bot = get_bot("search", "artificium")
+    first = bot(RULES, state, seat, moves, bot_rng(SEED, "g", seat, 7))
+    assert first in moves
+    assert bot(RULES, state, seat, moves, bot_rng(SEED, "g", seat, 7)) == first
+    assert choose_with(GAME, Budget(iterations=ITERATIONS))(RULES, state, seat, moves, bot_rng(SEED, "g", seat, 7)) == first
+
+
+def test_greedy_applies_moves_as_the_rules_do():
+    """The greedy bot's lookahead skips ``decide``'s guards for listed moves: the position it
+    reaches is the one the rules reach, for every legal move of several steps."""
+    for phase in (Phase.MARKET, Phase.COMMIT, Phase.RESOLVE, Phase.TURN_END):
+        state = play_until(seat_to_act(phase))
+        seat = min(a for a in RULES.to_act(state) if isinstance(a, int))
+        for move in RULES.legal_moves(state, seat):
+            expected = step(RULES, state, move, Rng(SEED, "look", 5))[1]
+            assert artificium_greedy.simulate(RULES, state, move, Rng(SEED, "look", 5)) == expected
+
+
+def test_greedy_is_its_belief_then_its_choice_on_it():
+    """``choose`` is ``choose_on`` the belief: the search's model is greedy minus the re-deal."""
+    state = play_until(seat_to_act(Phase.MARKET))
+    seat = min(a for a in RULES.to_act(state) if isinstance(a, int))
+    moves = RULES.legal_moves(state, seat)
+    belief = artificium_greedy.believe(state, seat, bot_rng(SEED, "g", seat, 11))  # a tie-break moves the rng
+    assert artificium_greedy.choose(RULES, state, seat, moves, bot_rng(SEED, "g", seat, 11)) == \
+        artificium_greedy.choose_on(RULES, belief, seat, moves, bot_rng(SEED, "g", seat, 11))
