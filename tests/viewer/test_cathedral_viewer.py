@@ -229,7 +229,8 @@ def test_reference_data_comes_from_the_rules_tables(app: Any) -> None:
     assert body["routes"]["tours-bourges"] == {"a": "tours", "b": "bourges", "kind": D.ROUTES[D.Route.TOURS_BOURGES].kind.value}
     assert body["rosette_spot"] == D.ROSETTE_SPOT and body["workshop_places"] == [p.value for p in D.WORKSHOP_PLACES]
     assert body["spaces"]["R6"] == {"area": "red", "action": "glass_foundry"}
-    assert body["tiles"]["hour_glasses"]["H1"] == {"needs": ["wood", "wood"], "rewards": ["section"]}
+    assert body["tiles_by_rules"]["2"]["hour_glasses"]["H1"] == {"needs": ["wood", "wood"], "rewards": ["section"]}
+    assert body["tiles"]["hour_glasses"]["H1"] == {"needs": ["wood", "rosette"], "rewards": ["section"]}  # rules 3
     assert set(body["tiles"]["events"]) == {e.value for e in D.EventTile}
     assert body["bags_at_setup"]["expert"]["red"]["monk"] == 1 and body["bags_at_setup"]["expert"]["supply_monks"] == 8
     assert body["mandatory_actions"] == ["festival_ground", "bell_tower"]
