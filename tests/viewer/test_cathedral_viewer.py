@@ -34,7 +34,8 @@ from tests.viewer.helpers import (
 )
 
 # (game id, seed) pairs whose greedy games end each way (found by self-play; the fixtures assert it).
-ENDINGS = {"won": ("viewer-cathedral-9", b"viewer-9"), "lost": ("viewer-cathedral-2", b"viewer-2")}
+# Rules 3 (re-tuned tables): of seeds 1-15, 5, 11, 12 and 14 end won; 9 no longer does.
+ENDINGS = {"won": ("viewer-cathedral-5", b"viewer-5"), "lost": ("viewer-cathedral-2", b"viewer-2")}
 
 
 def _finished(service: GameService, ending: str) -> dict[str, Any]:
