@@ -16,8 +16,10 @@ as before the orleans-3 rule fixes, to compare speed across that change.)
 games the greedy team wins with 2, 3 and 4 seats, next to an all-random team on the same seeds
 as the baseline, with the sections built, the time per game and per decision, and the game's floor
 (fold + rng draws of the same games, measured right after); with ``--edition both`` it also
-prints the greedy team's win rate per edition over all seat counts with its 95% interval (Wilson).
-Usage: python bench/selfplay.py --game cathedral [--games N] [--edition standard|expert|both]
+prints the greedy team's win rate per edition over all seat counts with its 95% interval (Wilson),
+the two editions in two processes, and whether the intervals overlap (``--engine cathedral-2``: the
+tile tables before rules 3, as the baseline).
+Usage: python bench/selfplay.py --game cathedral [--games N] [--edition standard|expert|both] [--engine cathedral-2]
 
 ``--game artificium`` measures the reconstructed economy (docs/artificium-data.md A§5) under each
 rules version: every converter's margin at the prices (coins from buying its inputs and selling its
@@ -75,7 +77,7 @@ def main() -> None:
     if args.game == "cathedral":
         edition = "standard" if args.edition == "classic" else args.edition
         if edition == "both":
-            cathedral_editions(args.games)
+            cathedral_editions(args.games, args.engine if args.engine.startswith("cathedral") else None)
         else:
             cathedral(args.games, edition)
         return
@@ -231,21 +233,38 @@ def share(successes: int, n: int) -> str:
     return f"{successes:3}/{n} = {successes / n:5.1%}  95% [{low:5.1%}, {high:5.1%}]"
 
 
-def cathedral_editions(games: int) -> None:
+def cathedral_editions(games: int, engine: str | None = None) -> None:
     """The greedy team's win rate per edition over ``games`` seeded games per seat count (2-4), the
-    same seeds in both editions (docs/cathedral-data.md, the expert tuning)."""
-    CATHEDRAL = get_game("cathedral")
-    print(f"The Cathedral of Orléans, greedy team, {games} seeded games per seat count (2, 3, 4 seats)")
-    for edition in ("standard", "expert"):
-        won, sections = 0, 0
-        for players in (2, 3, 4):
-            config = CATHEDRAL.config_from_json({"edition": edition, "players": players})
-            for i in range(games):
-                r = CATHEDRAL.result(play(CATHEDRAL, config, f"cathedral-bench-{i}".encode(),
-                                          f"cathedral-bench-{players}-{i}", ["greedy"]).state)
-                won += r["outcome"] == "won"
-                sections += r["sections_built"]
+    same seeds in both editions (docs/cathedral-data.md, the expert tuning), under the current rules
+    or those ``engine`` recorded (cathedral-2: the tables before rules 3). The two editions are
+    played in two processes side by side."""
+    rules = get_game("cathedral", engine)
+    print(f"The Cathedral of Orléans ({rules.engine_version} rules), greedy team, {games} seeded games per seat "
+          f"count (2, 3, 4 seats)")
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        rows = list(pool.map(_cathedral_edition, [(rules.engine_version, e, games) for e in ("standard", "expert")]))
+    for edition, won, sections in rows:
         print(f"  {edition:9} won {share(won, 3 * games)}   sections {sections / (3 * games):4.2f}/8")
+    (_, won_s, _), (_, won_e, _) = rows
+    low_s, _ = wilson(won_s, 3 * games)
+    _, high_e = wilson(won_e, 3 * games)
+    verdict = "do not overlap: expert is harder" if high_e < low_s else "overlap: not separated"
+    print(f"  95% intervals {verdict}")
+
+
+def _cathedral_edition(job: tuple[str, str, int]) -> tuple[str, int, int]:
+    engine, edition, games = job
+    rules = get_game("cathedral", engine)
+    won, sections = 0, 0
+    for players in (2, 3, 4):
+        config = rules.config_from_json({"edition": edition, "players": players})
+        for i in range(games):
+            r = rules.result(play(rules, config, f"cathedral-bench-{i}".encode(), f"cathedral-bench-{players}-{i}",
+                                  ["greedy"]).state)
+            won += r["outcome"] == "won"
+            sections += r["sections_built"]
+    return edition, won, sections
 
 
 def artificium_economy(players: int, games: int) -> None:

@@ -86,34 +86,35 @@ class Order:
 
 
 def open_orders(state: State) -> list[Order]:
-    orders = [_workshop_order(w.tile, w.delivered, w.place) for w in state.workshops if not w.done]
+    tables = D.tables(state.config.rules_version)
+    orders = [_workshop_order(tables, w.tile, w.delivered, w.place) for w in state.workshops if not w.done]
     glass = state.hour_glass
     if glass is not None:
-        orders.append(_glass_order(glass.tile, glass.delivered))
+        orders.append(_glass_order(tables, glass.tile, glass.delivered))
     return orders
 
 
 # An Order is read-only once made (knapsack_value counts down copies of ``lacks``), so each
 # distinct (tile, delivered, place) is built once: the lookahead asks for thousands a game. The
 # keys are finite (a tile and a part of what it needs), so the tables stay small.
-_WORKSHOP_ORDERS: dict[tuple[Workshop, tuple[Item, ...], Place], Order] = {}
-_GLASS_ORDERS: dict[tuple[HourGlass, tuple[Item, ...]], Order] = {}
+_WORKSHOP_ORDERS: dict[tuple[D.Tables, Workshop, tuple[Item, ...], Place], Order] = {}
+_GLASS_ORDERS: dict[tuple[D.Tables, HourGlass, tuple[Item, ...]], Order] = {}
 
 
-def _workshop_order(tile: Workshop, delivered: tuple[Item, ...], place: Place) -> Order:
-    key = (tile, delivered, place)
+def _workshop_order(tables: D.Tables, tile: Workshop, delivered: tuple[Item, ...], place: Place) -> Order:
+    key = (tables, tile, delivered, place)
     order = _WORKSHOP_ORDERS.get(key)
     if order is None:
-        spec = D.WORKSHOPS[tile]
+        spec = tables.workshops[tile]
         order = _WORKSHOP_ORDERS[key] = Order(spec.needs, delivered, spec.rewards, place)
     return order
 
 
-def _glass_order(tile: HourGlass, delivered: tuple[Item, ...]) -> Order:
-    key = (tile, delivered)
+def _glass_order(tables: D.Tables, tile: HourGlass, delivered: tuple[Item, ...]) -> Order:
+    key = (tables, tile, delivered)
     order = _GLASS_ORDERS.get(key)
     if order is None:
-        spec = D.HOUR_GLASSES[tile]
+        spec = tables.hour_glasses[tile]
         order = _GLASS_ORDERS[key] = Order(spec.needs, delivered, spec.rewards, None, HOUR_GLASS_RISK)
     return order
 
@@ -222,7 +223,7 @@ def order_value(state: State) -> float:
     """The active Event order pays a Blueprint when met: value getting closer to it."""
     if state.order is None:
         return 0.0
-    spec = D.EVENTS[state.order]
+    spec = D.tables(state.config.rules_version).events[state.order]
     if spec.condition is Condition.BUILDER_AT and spec.place is not None:
         return -ORDER_STEP * min(DISTANCE[spec.place][b] for b in state.builders)
     if spec.condition is Condition.ROSETTES:

@@ -45,6 +45,11 @@ def unplanned(p: Player) -> Player:
     no take-back counted (rules 4: how many it took back is as sealed as its plan)."""
     if not (p.pending or p.tower_pending or p.planned or p.take_backs):
         return p
+    if any(x.from_tower for x in p.pending):  # rules 5: the tower's copies back on the tower
+        market = sort_tiles(p.market + tuple(x.tile for x in p.pending if not x.from_tower) + p.tower_pending)
+        tower = sort_tiles(p.tower + tuple(x.tile for x in p.pending if x.from_tower))
+        return replace(p, market=market, tower=tower, pending=(), tower_pending=(), planned_from_tower=(),
+                       planned=False, take_backs=0)
     market = sort_tiles(p.market + tuple(x.tile for x in p.pending) + p.tower_pending)
     return replace(p, market=market, pending=(), tower_pending=(), planned=False, take_backs=0)
 

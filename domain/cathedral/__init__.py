@@ -8,6 +8,6 @@ place, rest), ``travel`` (Cart and Boat), ``market`` (deliveries, Workshops, the
 candidates per command), ``flow`` (automatic steps), ``dispatch`` (guard, decide, legal moves,
 timeouts) and ``game`` (views, result, JSON, ``RULES``).
 """
-from domain.cathedral.game import LEGACY_RULES, RULES
+from domain.cathedral.game import LEGACY_RULES, RULES, RULES_2
 
-__all__ = ["LEGACY_RULES", "RULES"]
+__all__ = ["LEGACY_RULES", "RULES", "RULES_2"]

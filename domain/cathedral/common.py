@@ -79,13 +79,15 @@ def workshop_here(state: State, seat: int) -> WorkshopSlot | None:
     return next((w for w in state.workshops if w.place is place and not w.done), None)
 
 
-def workshop_lacks(slot: WorkshopSlot) -> Counter[Item]:
-    return lacking(D.WORKSHOPS[slot.tile].needs, slot.delivered)
+def workshop_lacks(state: State, slot: WorkshopSlot) -> Counter[Item]:
+    return lacking(D.tables(state.config.rules_version).workshops[slot.tile].needs, slot.delivered)
 
 
 def hour_glass_lacks(state: State) -> Counter[Item]:
     glass = state.hour_glass
-    return Counter() if glass is None else lacking(D.HOUR_GLASSES[glass.tile].needs, glass.delivered)
+    if glass is None:
+        return Counter()
+    return lacking(D.tables(state.config.rules_version).hour_glasses[glass.tile].needs, glass.delivered)
 
 
 # --- Event orders (C-rules l.358-369) --------------------------------------------------------------------
@@ -95,7 +97,7 @@ def order_met(state: State) -> bool:
     """Whether the active Event order's condition holds now."""
     if state.order is None:
         return False
-    spec = D.EVENTS[state.order]
+    spec = D.tables(state.config.rules_version).events[state.order]
     if spec.condition is Condition.BUILDER_AT:
         return spec.place in state.builders
     if spec.condition is Condition.TWO_BUILDERS:

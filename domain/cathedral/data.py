@@ -372,6 +372,53 @@ BLUEPRINTS: Final[Mapping[Reward, int]] = MappingProxyType({  # RECONSTRUCTION (
     Rw.SECTION: 7, Rw.ROSETTE: 3, Rw.MONK: 2})
 BLUEPRINT_COUNT: Final = 12  # C-rules l.33
 
+# Rules 3 (engine cathedral-3): the tables re-tuned so that the expert variant is harder (issue 28;
+# docs/cathedral-data.md, "Rules 3"). The expert variant takes one Monk out of each bag and nothing
+# else (C-rules l.83-86); with the tables above, Monk rewards on orders and tiles refilled the bags
+# and rosettes came from everywhere, so two Monks fewer changed nothing measurable. Here the Monks
+# stay scarce (no order pays a Monk; one Event and one Blueprint still do, as the rulebook's Events
+# and reward icons show Monks, C-rules l.266-267, l.298-299), no order pays a rosette, and 8 of the
+# 14 orders need one, so the Glass Foundry (Monk only, C-rules l.247-250) is the steady source.
+WORKSHOPS_3: Final[Mapping[Workshop, OrderSpec]] = MappingProxyType({  # RECONSTRUCTION (C§4.4, rules 3)
+    **WORKSHOPS,
+    Workshop.W1: OrderSpec((It.WOOD, It.STONE, It.ROSETTE), (Rw.SECTION,)),
+    Workshop.W2: OrderSpec((It.STONE, It.STONE, It.ROSETTE), (Rw.SECTION,)),
+    Workshop.W4: OrderSpec((It.WOOD, It.WOOD, It.ROSETTE), (Rw.SECTION,)),
+    Workshop.W5: OrderSpec((It.BREAD, It.BREAD, It.ROSETTE), (Rw.SECTION,)),
+    Workshop.W7: OrderSpec((It.WOOD, It.WOOD, It.WOOD), (Rw.BLUEPRINT,)),
+})
+HOUR_GLASSES_3: Final[Mapping[HourGlass, OrderSpec]] = MappingProxyType({  # RECONSTRUCTION (C§4.5, rules 3)
+    **HOUR_GLASSES,
+    HourGlass.H1: OrderSpec((It.WOOD, It.ROSETTE), (Rw.SECTION,)),
+    HourGlass.H3: OrderSpec((It.BREAD, It.ROSETTE), (Rw.SECTION,)),
+    HourGlass.H4: OrderSpec((It.WOOD, It.BREAD), (Rw.BLUEPRINT,)),
+    HourGlass.H6: OrderSpec((It.WOOD, It.STONE, It.BREAD), (Rw.SECTION,)),
+})
+EVENTS_3: Final[Mapping[EventTile, EventSpec]] = MappingProxyType({  # RECONSTRUCTION (C§4.6, rules 3)
+    **EVENTS, E.E5: EventSpec(reward=Rw.ROSETTE)})
+BLUEPRINTS_3: Final[Mapping[Reward, int]] = MappingProxyType({  # RECONSTRUCTION (C§4.7, rules 3)
+    Rw.SECTION: 8, Rw.ROSETTE: 3, Rw.MONK: 1})
+
+
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one object per table set
+class Tables:
+    """The reconstructed tile tables a rules version plays with (C§4.4-C§4.7)."""
+
+    workshops: Mapping[Workshop, OrderSpec]
+    hour_glasses: Mapping[HourGlass, OrderSpec]
+    events: Mapping[EventTile, EventSpec]
+    blueprints: Mapping[Reward, int]
+
+
+TABLES_1: Final = Tables(WORKSHOPS, HOUR_GLASSES, EVENTS, BLUEPRINTS)  # rules 1 and 2
+TABLES_3: Final = Tables(WORKSHOPS_3, HOUR_GLASSES_3, EVENTS_3, BLUEPRINTS_3)
+TABLES_FROM: Final = 3  # the rules version that plays TABLES_3
+
+
+def tables(rules_version: int) -> Tables:
+    """The tile tables of a game played by ``rules_version``."""
+    return TABLES_3 if rules_version >= TABLES_FROM else TABLES_1
+
 # --- rulings the texts leave open (C§3.8; the facts sheet's proposal C§4.8, and ours C§5) ----------
 
 
@@ -386,8 +433,8 @@ ROUND_START: Final = RoundStart.AFTER_BELL_TOWER_PLAYER  # RECONSTRUCTION (C§4.
 GIFT_NEEDS_ROOM: Final = True  # RECONSTRUCTION (C§4.8 gifts_respect_knapsack_capacity): no gift into a full knapsack
 # The rules a game is played by, recorded in its config (``Config.rules_version``): 1 (engine
 # cathedral-1, games recorded without a number) refused gifts into a full knapsack; 2 lets the
-# receiver make room.
-RULES_VERSION: Final = 2
+# receiver make room; 3 plays the re-tuned tile tables (TABLES_3), under which expert is harder.
+RULES_VERSION: Final = 3
 LEGACY_RULES_VERSION: Final = 1
 
 
@@ -404,5 +451,6 @@ FIRST_SEAT: Final = 0
 # lists each one with its reason; a test checks the two agree).
 RECONSTRUCTED: Final = frozenset({
     "ROUTES", "SPOTS", "WORKSHOP_PLACES", "SPACES", "WORKSHOPS", "HOUR_GLASSES", "EVENTS", "BLUEPRINTS",
-    "ROUND_START", "GIFT_NEEDS_ROOM", "EMPTY_SUPPLY_REWARD",
+    "WORKSHOPS_3", "HOUR_GLASSES_3", "EVENTS_3", "BLUEPRINTS_3", "ROUND_START", "GIFT_NEEDS_ROOM",
+    "EMPTY_SUPPLY_REWARD",
 })

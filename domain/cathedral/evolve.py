@@ -137,7 +137,7 @@ def _started(e: GameStarted) -> State:
         knapsacks=((),) * n,
         event_pool=tuple(D.EventTile),
         hour_glass_pool=tuple(D.HourGlass),
-        blueprint_pool=expand(D.BLUEPRINTS),
+        blueprint_pool=expand(D.tables(e.config.rules_version).blueprints),
         workshop_box=tuple(D.Workshop),
         active=D.FIRST_SEAT,
     )
@@ -235,7 +235,7 @@ def _glass_painted(s: State, e: GlassPainted) -> State:
 
 def _event_revealed(s: State, e: EventRevealed) -> State:
     s = replace(s, event_pool=without(s.event_pool, (e.tile,)), draws=e.draws)
-    if not D.EVENTS[e.tile].is_order:
+    if not D.tables(s.config.rules_version).events[e.tile].is_order:
         return replace(s, event_discard=s.event_discard + (e.tile,))
     discard = s.event_discard + ((e.replaced,) if e.replaced is not None else ())
     return replace(s, order=e.tile, event_discard=discard)

@@ -19,7 +19,7 @@ def reveal(tx: Tx, seat: int) -> None:
     if not pool:  # 10 Events and at most 6 Festival placements a game: never reached with C§4.3
         return
     tile = blind_draw(tx, pool)
-    spec = D.EVENTS[tile]
+    spec = D.tables(tx.state.config.rules_version).events[tile]
     replaced = tx.state.order if spec.is_order else None
     tx.emit(EventRevealed(seat, tile, replaced, tx.rng.counter))
     if spec.reward is not None:

@@ -45,21 +45,17 @@ def _order_json(needs: tuple[D.Item, ...], rewards: tuple[D.Reward, ...]) -> dic
     return {"needs": _values(needs), "rewards": _values(rewards)}
 
 
-def _event_json(tile: D.EventTile) -> dict[str, Any]:
-    spec = D.EVENTS[tile]
+def _event_json(tables: D.Tables, tile: D.EventTile) -> dict[str, Any]:
+    spec = tables.events[tile]
     return {"tile": tile.value, "reward": spec.reward and spec.reward.value,
             "condition": spec.condition and spec.condition.value, "place": spec.place and spec.place.value,
             "count": spec.count or None}
 
 
-def _workshop_json(w: WorkshopSlot) -> dict[str, Any]:
-    return {"place": w.place.value, "tile": w.tile.value, **_order_json(*_spec(w)), "delivered": _values(w.delivered),
-            "done": w.done}
-
-
-def _spec(w: WorkshopSlot) -> tuple[tuple[D.Item, ...], tuple[D.Reward, ...]]:
-    spec = D.WORKSHOPS[w.tile]
-    return spec.needs, spec.rewards
+def _workshop_json(tables: D.Tables, w: WorkshopSlot) -> dict[str, Any]:
+    spec = tables.workshops[w.tile]
+    return {"place": w.place.value, "tile": w.tile.value, **_order_json(spec.needs, spec.rewards),
+            "delivered": _values(w.delivered), "done": w.done}
 
 
 def board_json() -> dict[str, Any]:
@@ -81,7 +77,7 @@ VIEW_RECONSTRUCTED = ("board", "workshops", "hour_glass", "events", "blueprints"
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
-    glass = state.hour_glass
+    glass, tables = state.hour_glass, D.tables(state.config.rules_version)
     return {
         "game": GAME,
         "edition": state.config.edition.value,
@@ -102,13 +98,13 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
                   for i, (place, knapsack) in enumerate(zip(state.builders, state.knapsacks))],
         "bags": {"red": len(state.red_bag), "blue": len(state.blue_bag), "black": len(state.black_bag)},
         "supply": {"monks": state.supply_monks, "rosettes": state.supply_rosettes},
-        "workshops": [_workshop_json(w) for w in state.workshops],
+        "workshops": [_workshop_json(tables, w) for w in state.workshops],
         "hour_glass": None if glass is None else {"tile": glass.tile.value, "delivered": _values(glass.delivered),
-                                                  **_order_json(D.HOUR_GLASSES[glass.tile].needs,
-                                                                D.HOUR_GLASSES[glass.tile].rewards)},
+                                                  **_order_json(tables.hour_glasses[glass.tile].needs,
+                                                                tables.hour_glasses[glass.tile].rewards)},
         "hour_glass_stack": hour_glass_stack(state),
-        "events": {"stack": len(state.event_pool), "order": state.order and _event_json(state.order),
-                   "discard": [_event_json(t) for t in state.event_discard]},
+        "events": {"stack": len(state.event_pool), "order": state.order and _event_json(tables, state.order),
+                   "discard": [_event_json(tables, t) for t in state.event_discard]},
         "blueprints": {"face_down": len(state.blueprint_pool), "turned": _values(state.blueprints_turned)},
         "sections": {"built": state.sections, "needed": D.SECTIONS},
         "removed": _values(state.removed),
@@ -209,9 +205,12 @@ def plugin(rules_version: int) -> GamePlugin[State, Any, Any, Config]:
 
 
 def for_engine(engine_version: str) -> GamePlugin[State, Any, Any, Config]:
-    """The rules that set up a game recorded by ``engine_version`` again: rules 1 for cathedral-1."""
-    return LEGACY_RULES if engine_version == LEGACY_RULES.engine_version else RULES
+    """The rules that set up a game recorded by ``engine_version`` again: rules 1 for cathedral-1,
+    rules 2 for cathedral-2, else the current."""
+    return RECORDED_RULES.get(engine_version, RULES)
 
 
 RULES = plugin(D.RULES_VERSION)
+RULES_2 = plugin(2)  # cathedral-2: the first tile tables (data.TABLES_1), gifts make room
 LEGACY_RULES = plugin(D.LEGACY_RULES_VERSION)
+RECORDED_RULES = {rules.engine_version: rules for rules in (LEGACY_RULES, RULES_2)}

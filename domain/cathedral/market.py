@@ -47,7 +47,7 @@ def _check_target(state: State, c: Deliver) -> Why:
         slot = workshop_here(state, c.seat)
         if slot is None:
             return f"no open Workshop where your Master Builder stands ({state.builders[c.seat].value})"
-        return None if workshop_lacks(slot)[c.item] else f"Workshop {slot.tile.value} needs no {c.item.value}"
+        return None if workshop_lacks(state, slot)[c.item] else f"Workshop {slot.tile.value} needs no {c.item.value}"
     if not is_seat(state, c.player) or c.player == c.seat:
         return f"player must be another seat, 0-{state.config.players - 1}"
     assert c.player is not None
@@ -61,12 +61,12 @@ def apply_deliver(tx: Tx, c: Deliver) -> None:
     state = tx.state
     if c.to is Target.HOUR_GLASS and state.hour_glass is not None and not hour_glass_lacks(state):
         tx.emit(HourGlassCompleted(c.seat, state.hour_glass.tile, state.hour_glass.delivered))
-        tx.emit(RewardsEarned(c.seat, D.HOUR_GLASSES[state.hour_glass.tile].rewards))
+        tx.emit(RewardsEarned(c.seat, D.tables(state.config.rules_version).hour_glasses[state.hour_glass.tile].rewards))
     if c.to is Target.WORKSHOP:
         slot = workshop_here(state, c.seat)
-        if slot is not None and not workshop_lacks(slot):
+        if slot is not None and not workshop_lacks(state, slot):
             tx.emit(WorkshopCompleted(c.seat, slot.place, slot.tile, slot.delivered))
-            tx.emit(RewardsEarned(c.seat, D.WORKSHOPS[slot.tile].rewards))
+            tx.emit(RewardsEarned(c.seat, D.tables(state.config.rules_version).workshops[slot.tile].rewards))
 
 
 def candidates_deliver(state: State, seat: int) -> Iterator[Deliver]:

@@ -16,6 +16,12 @@ def reference() -> dict[str, Any]:
         return {"reward": spec.reward and spec.reward.value, "condition": spec.condition and spec.condition.value,
                 "place": spec.place and spec.place.value, "count": spec.count or None}
 
+    def tiles(t: D.Tables) -> dict[str, Any]:
+        return {"workshops": {w.value: order(s) for w, s in t.workshops.items()},
+                "hour_glasses": {h.value: order(s) for h, s in t.hour_glasses.items()},
+                "events": {e.value: event(s) for e, s in t.events.items()},
+                "blueprints": {r.value: n for r, n in t.blueprints.items()}}
+
     return {
         "game": "cathedral",
         "rounds": D.ROUNDS,
@@ -28,10 +34,11 @@ def reference() -> dict[str, Any]:
         "workshop_places": [p.value for p in D.WORKSHOP_PLACES],
         "rosette_spot": D.ROSETTE_SPOT,
         # The printed contents of every tile, for the log's words when one turns face up; which tiles
-        # lie face down or in the box is never here (a view shows only counts of those).
-        "tiles": {"workshops": {w.value: order(s) for w, s in D.WORKSHOPS.items()},
-                  "hour_glasses": {h.value: order(s) for h, s in D.HOUR_GLASSES.items()},
-                  "events": {e.value: event(s) for e, s in D.EVENTS.items()}},
+        # lie face down or in the box is never here (a view shows only counts of those). ``tiles``
+        # are those of new games; ``tiles_by_rules`` those of each rules version (a game's
+        # GameStarted config names its version; none: 1), as the tables were re-tuned in rules 3.
+        "tiles": tiles(D.tables(D.RULES_VERSION)),
+        "tiles_by_rules": {str(v): tiles(D.tables(v)) for v in range(D.LEGACY_RULES_VERSION, D.RULES_VERSION + 1)},
         "components": {"events": len(D.EventTile), "blueprints": D.BLUEPRINT_COUNT, "rosettes": D.ROSETTES,
                        "hour_glasses_in_play": D.HOUR_GLASSES_IN_PLAY, "workshops_in_play": D.WORKSHOPS_IN_PLAY,
                        "goods": {g.value: n for g, n in D.GOODS_IN_GAME.items()}},

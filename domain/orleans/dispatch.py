@@ -57,6 +57,7 @@ from domain.orleans.model import (
     TakeGood,
     TimeoutApplied,
     Travel,
+    UnloadTower,
     UsePharmacy,
     UseVillage,
     rules_at_least,
@@ -75,6 +76,8 @@ COMMAND_RULES: dict[type[SeatCommand], CommandRule[State, Tx, Any]] = {
     DrawFollowers: CommandRule(followers.validate_draw, followers.apply_draw, followers.candidates_draw, exact=True),
     LoadTower: CommandRule(followers.validate_load_tower, followers.apply_load_tower, followers.candidates_load_tower,
                            exact=True),
+    UnloadTower: CommandRule(followers.validate_unload_tower, followers.apply_unload_tower,
+                             followers.candidates_unload_tower, exact=True),
     FinishLoading: CommandRule(followers.validate_finish_loading, followers.apply_finish_loading,
                                followers.candidates_finish_loading),
     PlaceFollower: CommandRule(planning.validate_place, planning.apply_place, planning.candidates_place, exact=True),
@@ -124,6 +127,7 @@ PHASE_COMMANDS: dict[Phase, tuple[type[SeatCommand], ...]] = {
     Phase.ACTIONS: (TakeAction, UseVillage, Travel, UsePharmacy, Pass),
 }
 LOADING_COMMANDS: tuple[type[SeatCommand], ...] = (LoadTower, FinishLoading)  # phase 3, after the draw
+LOADING_COMMANDS_5: tuple[type[SeatCommand], ...] = (LoadTower, UnloadTower, FinishLoading)  # rules 5 (D15)
 # Rules 2 (games recorded before orleans-3): the exclusion could not be skipped, the tower was
 # loaded during planning and a placement could not be taken back.
 LEGACY_PHASE_COMMANDS: dict[Phase, tuple[type[SeatCommand], ...]] = {
@@ -182,7 +186,7 @@ def allowed_types(state: State, seat: int) -> tuple[type[SeatCommand], ...]:
     if not rules_at_least(state, 3):
         return LEGACY_PHASE_COMMANDS.get(state.phase, ())
     if state.phase is FOLLOWERS and state.players[seat].loading:
-        return LOADING_COMMANDS
+        return LOADING_COMMANDS_5 if rules_at_least(state, 5) else LOADING_COMMANDS
     return PHASE_COMMANDS.get(state.phase, ())
 
 
@@ -329,7 +333,7 @@ DEFAULTS: tuple[type[SeatCommand], ...] = (
 # simultaneous phase is not over until it says so (FinishLoading, FinishPlanning) or it has
 # drawn without a tower to load. Clocks (core/clocks.py) run one stint over all of them.
 PROVISIONAL: frozenset[type[SeatCommand]] = frozenset({
-    RecallFollower, DrawFollowers, LoadTower, PlaceFollower, TakeBackFollower, MoveToTower,
+    RecallFollower, DrawFollowers, LoadTower, UnloadTower, PlaceFollower, TakeBackFollower, MoveToTower,
 })
 
 

@@ -63,6 +63,7 @@ from domain.orleans.model import (
     TowerLoaded,
     TowerLoadingBegan,
     TowerLoadingEnded,
+    TowerUnloaded,
     TurnMoved,
     place_map,
     rules_at_least,
@@ -270,13 +271,24 @@ def _(state: State, e: TowerLoaded) -> State:
 
 
 @fold_rule
+def _(state: State, e: TowerUnloaded) -> State:
+    p = state.players[e.seat]
+    return with_player(state, e.seat, tower=without(p.tower, e.tile), market=sort_tiles(p.market + (e.tile,)),
+                       tower_returns=p.tower_returns + 1)
+
+
+@fold_rule
 def _(state: State, e: TowerLoadingEnded) -> State:
+    if state.players[e.seat].tower_returns:  # rules 5 (D15): the count starts afresh each phase 3
+        return with_player(state, e.seat, loading=False, tower_returns=0)
     return with_player(state, e.seat, loading=False)
 
 
 @fold_rule
 def _(state: State, e: FollowerPlaced) -> State:
     p = state.players[e.seat]
+    if rules_at_least(state, 5):  # the placement names its copy, and remembers it for a take-back
+        return _placed_copy(state, p, e)
     pending = p.pending + (PLACEMENT(e.tile, e.place, e.space),)
     if e.tile in p.market:  # the market first, then the Gunpowder Tower
         return with_player(state, e.seat, pending=pending, market=without(p.market, e.tile))
@@ -286,15 +298,36 @@ def _(state: State, e: FollowerPlaced) -> State:
     return with_player(state, e.seat, pending=pending, tower=without(p.tower, e.tile))
 
 
+def _placed_copy(state: State, p: Player, e: FollowerPlaced) -> State:
+    pending = p.pending + (PLACEMENT(e.tile, e.place, e.space, e.from_tower),)
+    if e.from_tower:
+        return with_player(state, e.seat, pending=pending, tower=without(p.tower, e.tile),
+                           planned_from_tower=p.planned_from_tower + (e.tile,))
+    return with_player(state, e.seat, pending=pending, market=without(p.market, e.tile))
+
+
 @fold_rule
 def _(state: State, e: FollowerTakenBack) -> State:
     p = state.players[e.seat]
+    if rules_at_least(state, 5):
+        return _taken_back_to_source(state, p, e)
     pending = tuple([x for x in p.pending if x.space != e.space or x.place != e.place])
     counted = p.take_backs + 1 if rules_at_least(state, 4) else 0  # D13; rules 3 states keep their hashes
     if e.tile in p.planned_from_tower:  # back where it came from; the tower first, as placing takes the market first
         return with_player(state, e.seat, pending=pending, tower=sort_tiles(p.tower + (e.tile,)),
                            planned_from_tower=without(p.planned_from_tower, e.tile), take_backs=counted)
     return with_player(state, e.seat, pending=pending, market=sort_tiles(p.market + (e.tile,)), take_backs=counted)
+
+
+def _taken_back_to_source(state: State, p: Player, e: FollowerTakenBack) -> State:
+    """Rules 5: the tile goes back to the copy it was placed from, whatever else stands there."""
+    taken = next(x for x in p.pending if x.space == e.space and x.place == e.place)
+    pending = tuple([x for x in p.pending if x is not taken])
+    if taken.from_tower:
+        return with_player(state, e.seat, pending=pending, tower=sort_tiles(p.tower + (e.tile,)),
+                           planned_from_tower=without(p.planned_from_tower, e.tile), take_backs=p.take_backs + 1)
+    return with_player(state, e.seat, pending=pending, market=sort_tiles(p.market + (e.tile,)),
+                       take_backs=p.take_backs + 1)
 
 
 @fold_rule

@@ -28,6 +28,8 @@ from domain.orleans.model import (
     TowerLoaded,
     TowerLoadingBegan,
     TowerLoadingEnded,
+    TowerUnloaded,
+    UnloadTower,
     rules_at_least,
 )
 from domain.orleans.queries import (
@@ -130,7 +132,7 @@ def validate_draw(state: State, c: DrawFollowers) -> Why:
 def apply_draw(tx: Tx, c: DrawFollowers) -> None:
     tiles = draw_from_bag(tx, tx.state.players[c.seat].bag, c.count)
     tx.emit(FollowersDrawn(c.seat, tiles, tx.rng.counter))
-    if rules_at_least(tx.state, 3) and can_load_tower(tx.state.players[c.seat]):
+    if rules_at_least(tx.state, 3) and may_arrange_tower(tx.state, tx.state.players[c.seat]):
         tx.emit(TowerLoadingBegan(c.seat))
     end_of_followers(tx)
 
@@ -151,7 +153,7 @@ def end_of_followers(tx: Tx) -> None:
     tx.emit(PHASE_BEGAN(Phase.PLANNING))
 
 
-# --- the Gunpowder Tower, rules 3 (R14 l.673-681, R23 l.593-600) ---------------------------------------
+# --- the Gunpowder Tower, rules 3 (R14 l.673-681, R23 l.593-600) ----------------------------------
 # In phase 3 its owner may put 1 or 2 characters of its choice on the tower: after drawing, any
 # character on the market (drawn now or left from earlier rounds, starting followers included:
 # they may be planned from the tower, only deeds refuse them). Optional, except that the market
@@ -160,6 +162,23 @@ def end_of_followers(tx: Tx) -> None:
 
 def can_load_tower(p: Player) -> bool:
     return bool(p.market) and len(p.tower) < D.TOWER_SPACES and owns(p, D.GUNPOWDER_TOWER)
+
+
+# Rules 5 (D15): the tower is two more market spaces (R14 l.675; in German, R14 l.662-664: "erweitert
+# den Markt um 2 Ablagefelder"), and phase 3 is when the owner decides what stands on them
+# (R14 l.675-677), so a character may also go from the tower back to a free space of the market.
+# Each loading allows at most TOWER_SPACES returns, so a seat cannot keep phase 3 going for ever
+# by moving one character to and fro (as D13 bounds take-backs).
+
+
+def can_unload_tower(state: State, p: Player) -> bool:
+    return (rules_at_least(state, 5) and bool(p.tower) and len(p.market) < D.MARKET_SPACES
+            and p.tower_returns < D.TOWER_SPACES and owns(p, D.GUNPOWDER_TOWER))
+
+
+def may_arrange_tower(state: State, p: Player) -> bool:
+    """Is there anything the seat may still do on its Gunpowder Tower in this phase 3?"""
+    return can_load_tower(p) or can_unload_tower(state, p)
 
 
 def validate_load_tower(state: State, c: LoadTower) -> Why:
@@ -175,8 +194,12 @@ def validate_load_tower(state: State, c: LoadTower) -> Why:
 
 def apply_load_tower(tx: Tx, c: LoadTower) -> None:
     tx.emit(TowerLoaded(c.seat, c.tile))
-    if not can_load_tower(tx.state.players[c.seat]):
-        tx.emit(TowerLoadingEnded(c.seat))
+    end_loading_if_done(tx, c.seat)
+
+
+def end_loading_if_done(tx: Tx, seat: int) -> None:
+    if not may_arrange_tower(tx.state, tx.state.players[seat]):
+        tx.emit(TowerLoadingEnded(seat))
         end_of_followers(tx)
 
 
@@ -186,6 +209,31 @@ def candidates_load_tower(state: State, seat: int) -> Iterator[LoadTower]:
     if len(p.tower) < D.TOWER_SPACES and owns(p, D.GUNPOWDER_TOWER):
         for tile in dict.fromkeys(p.market):
             yield LoadTower(seat, tile)
+
+
+def validate_unload_tower(state: State, c: UnloadTower) -> Why:
+    p = state.players[c.seat]
+    if not rules_at_least(state, 5):
+        return "this game's rules (before rules 5) keep the Gunpowder Tower's characters on the tower"
+    if c.tile not in p.tower:
+        return f"no {c.tile.value} on your Gunpowder Tower"
+    if len(p.market) >= D.MARKET_SPACES:
+        return f"your market's {D.MARKET_SPACES} spaces are full"
+    if p.tower_returns >= D.TOWER_SPACES:
+        return f"you have put {D.TOWER_SPACES} characters back on the market in this phase, the most allowed (D15)"
+    return None
+
+
+def apply_unload_tower(tx: Tx, c: UnloadTower) -> None:
+    tx.emit(TowerUnloaded(c.seat, c.tile))
+    end_loading_if_done(tx, c.seat)
+
+
+def candidates_unload_tower(state: State, seat: int) -> Iterator[UnloadTower]:
+    """Exact: each kind of tower tile, while the market proper has room (rules 5, D15)."""
+    if can_unload_tower(state, state.players[seat]):
+        for tile in dict.fromkeys(state.players[seat].tower):
+            yield UnloadTower(seat, tile)
 
 
 def validate_finish_loading(state: State, c: FinishLoading) -> Why:

@@ -51,9 +51,10 @@ from domain.orleans.schema import SCHEMA
 from domain.orleans.scoring import result, score
 from domain.orleans.setup import config_from_json, config_to_json, setup
 
-# orleans-2: the 2023 edition's Farmer-only technology tile (F§2.3, F§8.2). orleans-3 and
-# orleans-4: the rules of model.RULES_VERSION; a game records its rules version in its config, and
-# games recorded by orleans-1 or orleans-2 replay with rules 2, those by orleans-3 with rules 3.
+# orleans-2: the 2023 edition's Farmer-only technology tile (F§2.3, F§8.2). orleans-3 to
+# orleans-5: the rules of model.RULES_VERSION; a game records its rules version in its config, and
+# games recorded by orleans-1 or orleans-2 replay with rules 2, those by orleans-3 or orleans-4
+# with their own rules.
 ENGINE_VERSION = f"orleans-{RULES_VERSION}"
 LEGACY_ENGINES = frozenset({"orleans-1", "orleans-2"})
 
@@ -155,14 +156,15 @@ def _seat_view(state: State, i: int, viewer: int | None) -> dict[str, Any]:
         "planning_done": p.planned,
         "plan_hidden": sealed,  # market and tower are shown as they stood when planning began
         "followers_drawn": p.drew,
-        "loading_tower": p.loading,  # phase 3, rules 3: drew, and may now load the Gunpowder Tower
+        "loading_tower": p.loading,  # phase 3, rules 3: drew, and may now load (rules 5: or unload) the tower
         "passed": p.passed,
     }
     if own:
         if rules_at_least(state, 4) and state.phase is Phase.PLANNING:  # D13; hidden like the plan itself
             out["take_backs_left"] = D.TAKE_BACKS_PER_PLANNING - p.take_backs
         out["bag"] = [t.value for t in p.bag]
-        out["planned"] = [{"tile": x.tile.value, "place": x.place, "space": x.space} for x in p.pending]
+        out["planned"] = [{"tile": x.tile.value, "place": x.place, "space": x.space, "from_tower": x.from_tower}
+                          for x in p.pending]
         out["tower_planned"] = [t.value for t in p.tower_pending]
     return out
 
@@ -261,13 +263,15 @@ def plugin(rules_version: int) -> GamePlugin[State, Command, Event, Config]:
 
 def for_engine(engine_version: str) -> GamePlugin[State, Command, Event, Config]:
     """The rules that set up a game recorded by ``engine_version`` again (a replay's verifier reads
-    it from the bundle header): rules 2 for orleans-1 and orleans-2, rules 3 for orleans-3, else
-    the current."""
+    it from the bundle header): rules 2 for orleans-1 and orleans-2, rules 3 for orleans-3, rules 4
+    for orleans-4, else the current."""
     if engine_version in LEGACY_ENGINES:
         return LEGACY_RULES
-    return RULES_3 if engine_version == RULES_3.engine_version else RULES
+    return RECORDED_RULES.get(engine_version, RULES)
 
 
 RULES = plugin(RULES_VERSION)
 RULES_3 = plugin(3)  # orleans-3: take-backs without a limit, two timeouts for a tower loading
+RULES_4 = plugin(4)  # orleans-4: the market's copy placed first, a take-back back to the tower first
 LEGACY_RULES = plugin(LEGACY_RULES_VERSION)
+RECORDED_RULES = {rules.engine_version: rules for rules in (RULES_3, RULES_4)}

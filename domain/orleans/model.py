@@ -14,8 +14,10 @@ SYSTEM = "system"
 # The rules a game is played by, recorded in its config. 3 (engine orleans-3): the expert exclusion
 # may be skipped, the census pays in turn order, the Gunpowder Tower is loaded in phase 3, planning
 # placements may be taken back until done. 4: at most 10 take-backs per planning phase (D13), one
-# timeout ends a tower loading (D14). Games recorded before rules 3 carry no number: rules 2.
-RULES_VERSION: Final = 4
+# timeout ends a tower loading (D14). 5: a placement says which copy it takes, the market's or the
+# Gunpowder Tower's, and a take-back returns it there; in phase 3 the tower's characters may go back
+# to the market (D15). Games recorded before rules 3 carry no number: rules 2.
+RULES_VERSION: Final = 5
 LEGACY_RULES_VERSION: Final = 2
 TECH = "tech"  # a technology tile on an action space
 CHARS = tuple(Char)
@@ -72,6 +74,7 @@ class Placement:
     tile: Tile
     place: str
     space: int
+    from_tower: bool = added(False)  # rules 5: the Gunpowder Tower's copy, which a take-back returns there
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,7 @@ class Player:
     loading: bool = added(False)  # rules 3: drew in phase 3 and may now load the Gunpowder Tower
     planned_from_tower: tuple[Tile, ...] = added(())  # rules 3: pending tiles that left the tower
     take_backs: int = added(0)  # rules 4: placements taken back in this planning phase (D13)
+    tower_returns: int = added(0)  # rules 5: tower characters put back on the market in this loading (D15)
 
 
 @derived(Player, depends_on=("places",))
@@ -238,16 +242,28 @@ class LoadTower:
 
 
 @dataclass(frozen=True)
+class UnloadTower:
+    """Phase 3 (rules 5, D15): put a character from the Gunpowder Tower back on the market."""
+
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True)
 class FinishLoading:
     seat: int
 
 
 @dataclass(frozen=True)
 class PlaceFollower:
+    """Planning: put a character on an action space; rules 5: ``from_tower`` takes the Gunpowder
+    Tower's copy of the tile, otherwise the market's."""
+
     seat: int
     tile: Tile
     place: str
     space: int
+    from_tower: bool = added(False)
 
 
 @dataclass(frozen=True)
@@ -365,7 +381,7 @@ class GiveUp:
 
 SystemCommand: TypeAlias = RevealHourglass | TakeCensus | ResolveEvent | PassStartPlayer | EndGame | ApplyTimeout
 SeatCommand: TypeAlias = (
-    ExcludePlaceTile | SkipExclusion | RecallFollower | DrawFollowers | LoadTower | FinishLoading
+    ExcludePlaceTile | SkipExclusion | RecallFollower | DrawFollowers | LoadTower | UnloadTower | FinishLoading
     | PlaceFollower | TakeBackFollower | MoveToTower | FinishPlanning
     | TakeAction | UseVillage | Travel | UsePharmacy | Pass | TakeGood | ChoosePlaceTile | SendToDeed
     | FinishSending | PlaceDrawn | PlaceTechnology | KeepTechnology | PayFood | GiveUp
@@ -457,6 +473,14 @@ class TowerLoaded:
 
 
 @dataclass(frozen=True)
+class TowerUnloaded:
+    """Rules 5 (D15): a character went from the Gunpowder Tower back to the market."""
+
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True)
 class TowerLoadingEnded:
     seat: int
 
@@ -469,6 +493,7 @@ class FollowerPlaced:
     tile: Tile
     place: str
     space: int
+    from_tower: bool = added(False)  # rules 5: the Gunpowder Tower's copy
 
 
 @dataclass(frozen=True)
@@ -670,8 +695,8 @@ class GameEnded:
 
 Event: TypeAlias = (
     GameStarted | PhaseBegan | PlaceTileExcluded | ExclusionSkipped | HourglassRevealed | CoinsChanged
-    | DueAssigned | FollowerRecalled | FollowersDrawn | TowerLoadingBegan | TowerLoaded | TowerLoadingEnded
-    | FollowerPlaced | FollowerTakenBack | MovedToTower | PlanningFinished | PlansRevealed
+    | DueAssigned | FollowerRecalled | FollowersDrawn | TowerLoadingBegan | TowerLoaded | TowerUnloaded
+    | TowerLoadingEnded | FollowerPlaced | FollowerTakenBack | MovedToTower | PlanningFinished | PlansRevealed
     | ActionTaken | CharacterRecruited | GoodTaken | DevelopmentMoved | CitizenTaken | TechnologyGained
     | MerchantMoved | StationBuilt | PlaceTileTaken | SentToDeed | BathhouseDrawn | DrawnPlaced
     | TilesReturned | ChoiceOffered | ChoiceClosed | Passed | TechnologyPlaced | TurnMoved | EventResolved

@@ -35,13 +35,20 @@ from domain.orleans.queries import SPACES, available_tiles, free_on, owns, place
 
 def validate_place(state: State, c: PlaceFollower) -> Why:
     p = state.players[c.seat]
-    if c.tile not in available_tiles(p):
-        return f"no {c.tile.value} on your market"
+    if not rules_at_least(state, 5):  # the market's copy first, then the tower's
+        if c.from_tower:
+            return "from_tower needs rules 5: this game takes the market's copy first, then the Gunpowder Tower's"
+        if c.tile not in available_tiles(p):
+            return f"no {c.tile.value} on your market"
+    elif c.from_tower and c.tile not in p.tower:
+        return f"no {c.tile.value} on your Gunpowder Tower"
+    elif not c.from_tower and c.tile not in p.market:
+        return f"no {c.tile.value} on your market" + (" (the tower's copy: from_tower)" if c.tile in p.tower else "")
     return placement_why(p, c.tile, c.place, c.space)
 
 
 def apply_place(tx: Tx, c: PlaceFollower) -> None:
-    tx.emit(PLACED(c.seat, c.tile, c.place, c.space))
+    tx.emit(PLACED(c.seat, c.tile, c.place, c.space, c.from_tower))
 
 
 def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
@@ -49,8 +56,13 @@ def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
     validator is skipped for what this lists; tests/domain/test_playout.py holds listed <=> accepted)."""
     p = state.players[seat]
     owned = place_map(p)
-    moves = _placements(seat, tuple(dict.fromkeys(p.market + p.tower)), D.HERB_GARDEN in owned, D.SCHOOL in owned,
-                        free_spaces(p))
+    herb_garden, school, spaces = D.HERB_GARDEN in owned, D.SCHOOL in owned, free_spaces(p)
+    if rules_at_least(state, 5):  # each copy its own move: the market's, then the Gunpowder Tower's
+        moves = _placements(seat, tuple(dict.fromkeys(p.market)), herb_garden, school, spaces)
+        if p.tower:
+            moves += _placements(seat, tuple(dict.fromkeys(p.tower)), herb_garden, school, spaces, True)
+    else:
+        moves = _placements(seat, tuple(dict.fromkeys(p.market + p.tower)), herb_garden, school, spaces)
     if not p.pending:
         return list(moves)
     taken = {(x.place, x.space) for x in p.pending}  # this round's placements, not on the spaces yet
@@ -83,35 +95,36 @@ class _PlacementRow(list[tuple[PlaceFollower, ...] | None]):
     """Per space number, the placements of one seat with one set of tiles (built on first use).
     Commands are immutable values, so every state with the same tiles shares them."""
 
-    def __init__(self, seat: int, fit: dict[SpaceKey, tuple[Tile, ...]]) -> None:
+    def __init__(self, seat: int, fit: dict[SpaceKey, tuple[Tile, ...]], from_tower: bool) -> None:
         super().__init__([None] * len(SPACES))
-        self.seat, self.fit = seat, fit
+        self.seat, self.fit, self.from_tower = seat, fit, from_tower
 
     def build(self, space: int) -> tuple[PlaceFollower, ...]:
-        moves = self[space] = _space_placements(self.seat, space, self.fit[SPACE_KEYS[space]])
+        moves = self[space] = _space_placements(self.seat, space, self.fit[SPACE_KEYS[space]], self.from_tower)
         return moves
 
 
 @lru_cache(maxsize=8192)
-def _space_placements(seat: int, space: int, tiles: tuple[Tile, ...]) -> tuple[PlaceFollower, ...]:
+def _space_placements(seat: int, space: int, tiles: tuple[Tile, ...], from_tower: bool) -> tuple[PlaceFollower, ...]:
     """The placements of these tiles on one space: shared by every row whose tiles that fit the
     space are the same (most rows, a space fitting one or two kinds)."""
     place, i = SPACES[space]
-    return tuple(PlaceFollower(seat, tile, place, i) for tile in tiles)
+    return tuple(PlaceFollower(seat, tile, place, i, from_tower) for tile in tiles)
 
 
 @lru_cache(maxsize=4096)
-def _placement_row(seat: int, tiles: tuple[Tile, ...], herb_garden: bool, school: bool) -> _PlacementRow:
-    return _PlacementRow(seat, _fit_table(tiles, herb_garden, school))
+def _placement_row(seat: int, tiles: tuple[Tile, ...], herb_garden: bool, school: bool,
+                   from_tower: bool) -> _PlacementRow:
+    return _PlacementRow(seat, _fit_table(tiles, herb_garden, school), from_tower)
 
 
 @lru_cache(maxsize=8192)
 def _placements(seat: int, tiles: tuple[Tile, ...], herb_garden: bool, school: bool,
-                spaces: tuple[int, ...]) -> tuple[PlaceFollower, ...]:
+                spaces: tuple[int, ...], from_tower: bool = False) -> tuple[PlaceFollower, ...]:
     """The placements on the numbered ``spaces`` (a seat's free spaces), in their order. A seat's
     free spaces stay the same all planning long while its tiles come and go, so the same lists
     recur, and most free spaces fit none of the tiles: looking the list up beats walking them."""
-    row = _placement_row(seat, tiles, herb_garden, school)
+    row = _placement_row(seat, tiles, herb_garden, school, from_tower)
     moves: list[PlaceFollower] = []
     for space in spaces:
         listed = row[space]
@@ -137,7 +150,8 @@ def validate_take_back(state: State, c: TakeBackFollower) -> Why:
 
 def apply_take_back(tx: Tx, c: TakeBackFollower) -> None:
     """Rules 3 (R23 l.375, D10): until done, a seat may change its mind; the tile goes back
-    where it came from (the market, or the Gunpowder Tower)."""
+    where it came from (the market, or the Gunpowder Tower; rules 5 go by the copy the placement
+    named, evolve._taken_back_to_source)."""
     for x in tx.state.players[c.seat].pending:
         if x.space == c.space and x.place == c.place:
             tx.emit(TAKEN_BACK(c.seat, c.place, c.space, x.tile))

@@ -60,9 +60,11 @@ SEAT_VIEW = obj({
     "bag_count": INT, "places": array(PLACE), "planning_done": BOOL, "followers_drawn": BOOL, "passed": BOOL,
     "plan_hidden": {**BOOL, "description": "another seat plans in secret: its market and tower as they stood "
                                            "when planning began"},
-    "loading_tower": {**BOOL, "description": "phase 3: drew, and may now load the Gunpowder Tower"},
+    "loading_tower": {**BOOL, "description": "phase 3: drew, and may now load the Gunpowder Tower (rules 5: "
+                                             "or put its characters back on the market)"},
     "bag": {**array(TILE), "description": "your own seat only"},
-    "planned": {**array(obj({"tile": TILE, "place": PLACE_ID, "space": INT})), "description": "your own seat only"},
+    "planned": {**array(obj({"tile": TILE, "place": PLACE_ID, "space": INT, "from_tower": BOOL})),
+                "description": "your own seat only; from_tower: the Gunpowder Tower's copy (rules 5)"},
     "tower_planned": {**array(TILE), "description": "your own seat only"},
     "take_backs_left": {**INT, "description": "your own seat only, while planning (rules 4): how many more "
                                               "placements you may take back this planning phase"},

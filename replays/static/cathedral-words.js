@@ -69,7 +69,10 @@ export const stageName = (stage) => ({ draw: "drawing a tile", place: "placing t
   reward: "taking rewards", turn_end: "ending the turn (may rest)", finished: "finished" }[stage] || words(stage));
 
 const moveName = (type) => String(type).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
-const tiles = (ctx, kind) => ctx.reference.tiles?.[kind] || {};
+// The tiles of the game's own rules version (the tables were re-tuned in rules 3; a config without
+// one is rules 1), from the reference's tiles_by_rules.
+const rulesVersion = (ctx) => (ctx.history || []).find((e) => e.type === "GameStarted")?.data?.config?.rules_version || 1;
+const tiles = (ctx, kind) => (ctx.reference.tiles_by_rules?.[rulesVersion(ctx)] || ctx.reference.tiles)?.[kind] || {};
 const spaceText = (ctx, space) => {
   const spec = ctx.reference.spaces?.[space];
   return spec ? `the ${action(spec.action)} (${space}) in ${areaName(spec.area)}` : `space ${space}`;

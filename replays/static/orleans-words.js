@@ -73,11 +73,12 @@ const PHRASES = {
     : "draws no followers"],
   ExclusionSkipped: (d) => [d.seat, "keeps every place tile in the game"],
   TowerLoadingBegan: (d) => [d.seat, "may load the Gunpowder Tower"],
+  TowerUnloaded: (d) => [d.seat, `puts ${article(character(d.tile))} from the Gunpowder Tower back on the market`],
   TowerLoaded: (d) => [d.seat, `puts ${article(character(d.tile))} on the Gunpowder Tower`],
   TowerLoadingEnded: (d) => [d.seat, "is done loading the Gunpowder Tower"],
   // Another seat's placement, take-back or tower move while plans are sealed (D10): all alike.
   SealedPlanning: (d) => [d.seat, "changes their plan (hidden until the plans are revealed)"],
-  FollowerPlaced: (d, ctx) => [d.seat, `plans ${article(character(d.tile))} on the ${place(ctx, d.place)}`],
+  FollowerPlaced: (d, ctx) => [d.seat, `plans ${article(character(d.tile))}${d.from_tower ? " from the Gunpowder Tower" : ""} on the ${place(ctx, d.place)}`],
   FollowerTakenBack: (d, ctx) => [d.seat,
     `takes ${article(character(d.tile))} back from the plan for the ${place(ctx, d.place)}`],
   MovedToTower: (d) => [d.seat, `moves ${article(character(d.tile))} to the tower`],

@@ -18,7 +18,7 @@ import pytest
 from domain.cathedral import RULES
 from domain.cathedral import data as D
 from domain.cathedral.data import Bag, EventTile, Follower, HourGlass, Item, Place, Space, Workshop
-from domain.cathedral.evolve import put, to_supplies, with_bag, with_knapsack, without
+from domain.cathedral.evolve import expand, put, to_supplies, with_bag, with_knapsack, without
 from domain.cathedral.model import DrawFollower, HourGlassSlot, PlaceFollower, State, Step, WorkshopSlot, sort_tiles
 from domain.core import Rejected, RejectKind
 from domain.games import fold
@@ -196,5 +196,9 @@ def drawing(state: State, seat: int | None = None) -> DrawFollower:
 
 
 def under_rules(state: State, version: int) -> State:
-    """The same state in a game played by rules ``version`` (its config records the version)."""
-    return replace(state, config=replace(state.config, rules_version=version))
+    """The same state in a game played by rules ``version`` (its config records the version; a
+    Blueprint pile nobody has turned yet is that version's, as rules 3 re-tuned the tables)."""
+    state = replace(state, config=replace(state.config, rules_version=version))
+    if not state.blueprints_turned:
+        state = replace(state, blueprint_pool=expand(D.tables(version).blueprints))
+    return state

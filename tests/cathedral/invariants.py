@@ -9,7 +9,6 @@ from domain.cathedral.model import Outcome, State, Step, sort_tiles
 
 FOLLOWERS = Counter(D.FOLLOWERS_IN_GAME)
 ITEMS = Counter(D.GOODS_IN_GAME) + Counter({Item.ROSETTE: D.ROSETTES})
-BLUEPRINTS = Counter(D.BLUEPRINTS)
 
 
 def followers_everywhere(state: State) -> Counter[Follower]:
@@ -35,7 +34,8 @@ def items_everywhere(state: State) -> Counter[Item]:
 def check(state: State) -> None:
     assert followers_everywhere(state) == FOLLOWERS, "every follower is in exactly one place"
     assert items_everywhere(state) == ITEMS, "every good and rosette is in exactly one place"
-    assert Counter(state.blueprint_pool) + Counter(state.blueprints_turned) == BLUEPRINTS, "every Blueprint"
+    blueprints = Counter(D.tables(state.config.rules_version).blueprints)  # the game's own tables (rules 3 re-tuned)
+    assert Counter(state.blueprint_pool) + Counter(state.blueprints_turned) == blueprints, "every Blueprint"
     assert 0 <= state.sections <= D.SECTIONS, "sections built plus those beside the board make 8"
     events = list(state.event_pool) + list(state.event_discard) + ([state.order] if state.order else [])
     assert sorted(events) == sorted(D.EventTile), "every Event tile is in exactly one place"

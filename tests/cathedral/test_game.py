@@ -43,7 +43,7 @@ COMMANDS = [
 
 def test_registered_under_its_name_with_its_engine_version() -> None:
     rules: GameRules = get_game("cathedral")
-    assert rules is RULES and "cathedral" in game_names() and RULES.engine_version == "cathedral-2"
+    assert rules is RULES and "cathedral" in game_names() and RULES.engine_version == "cathedral-3"
     assert isinstance(RULES, GamePlugin)
 
 

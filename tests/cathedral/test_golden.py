@@ -2,7 +2,8 @@
 
 ``cathedral-3p.jsonl`` was recorded by cathedral-1 and replays with the rules that engine's games keep
 (rules 1, ``for_engine``); ``cathedral-2-3p.jsonl`` is the same game under rules 2 (a gift into a
-full knapsack makes room). Regeneration rewrites only the current engine's file.
+full knapsack makes room), ``cathedral-3-3p.jsonl`` under rules 3 (the re-tuned tile tables, under
+which expert is harder). Regeneration rewrites only the current engine's file.
 
 The greedy team plays, so the transcript runs through Workshops, Hour Glasses, Events, Blueprints
 and rests. Regenerate on purpose only (after a deliberate change to the rules or to the greedy bot)
@@ -19,14 +20,15 @@ from typing import Any
 import pytest
 
 from domain.canonical import canonical_json
-from domain.cathedral import LEGACY_RULES, RULES
+from domain.cathedral import LEGACY_RULES, RULES, RULES_2
 from domain.games import get_game
 from domain.selfplay import play
 
 GOLDEN = pathlib.Path(__file__).resolve().parents[1] / "golden"
 NAME = "cathedral-3p.jsonl"
 NAME_2 = "cathedral-2-3p.jsonl"
-CASES = [(NAME, LEGACY_RULES), (NAME_2, RULES)]
+NAME_3 = "cathedral-3-3p.jsonl"
+CASES = [(NAME, LEGACY_RULES), (NAME_2, RULES_2), (NAME_3, RULES)]
 
 
 def transcript(rules: Any = RULES) -> list[str]:
@@ -57,7 +59,7 @@ def test_playthrough_matches_golden_file(name: str, rules: Any) -> None:
         assert got == want, f"{name} line {i + 1} differs"
 
 
-@pytest.mark.parametrize("name", [NAME, NAME_2])
+@pytest.mark.parametrize("name", [NAME, NAME_2, NAME_3])
 def test_golden_file_replays_through_the_fold(name: str) -> None:
     """The recorded events alone rebuild the recorded result (no seed, no rules run)."""
     recorded = (GOLDEN / name).read_text(encoding="utf-8").splitlines()

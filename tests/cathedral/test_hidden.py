@@ -90,7 +90,7 @@ def test_the_opening_events_carry_no_pile() -> None:
     """GameStarted names the configuration only: bags and stacks follow from the edition's data."""
     events = RULES.setup(RULES.config_from_json({"players": 4, "edition": "expert"}), Rng(b"s", "g", 0))
     assert RULES.event_to_json(events[0]) == {"type": "GameStarted", "config": {"players": 4, "edition": "expert",
-                                                                           "rules_version": 2}}
+                                                                           "rules_version": 3}}
 
 
 @pytest.mark.parametrize("players,edition,seed_index", CONFIGS[2:])

@@ -142,8 +142,8 @@ def test_an_order_takes_only_what_it_still_lacks() -> None:
 
 
 def test_a_fulfilled_workshop_pays_its_reward_returns_its_goods_and_turns_over() -> None:
-    """C-rules l.211-222: W1 needs 2 wood and a stone and builds a section (C§4.4)."""
-    state = workshops(fresh(3), Workshop.W1, Workshop.W3, Workshop.W5,
+    """C-rules l.211-222: W1 needs 2 wood and a stone and builds a section (C§4.4, rules 1 and 2)."""
+    state = workshops(under_rules(fresh(3), 2), Workshop.W1, Workshop.W3, Workshop.W5,
                       delivered={Place.CHARTRES: (Item.WOOD, Item.WOOD)})
     state = placed(at(knapsack(state, 0, Item.STONE, Item.BREAD), 0, Place.CHARTRES), MARKET, Follower.TRADER)
     bag = Counter(state.black_bag)
@@ -159,8 +159,9 @@ def test_a_fulfilled_workshop_pays_its_reward_returns_its_goods_and_turns_over()
 
 
 def test_a_workshop_rosette_goes_back_to_the_supply() -> None:
-    """C-rules l.211-222: W5 needs 2 bread and a rosette; the rosette returns to the supply."""
-    state = workshops(fresh(3), Workshop.W1, Workshop.W3, Workshop.W5,
+    """C-rules l.211-222: W5 needs 2 bread and a rosette; the rosette returns to the supply (rules 2
+    tables: W5 also pays a rosette)."""
+    state = workshops(under_rules(fresh(3), 2), Workshop.W1, Workshop.W3, Workshop.W5,
                       delivered={Place.SANCERRE: (Item.BREAD, Item.BREAD)})
     state = placed(at(knapsack(state, 0, Item.ROSETTE), 0, Place.SANCERRE), MARKET, Follower.TRADER)
     supply = state.supply_rosettes
@@ -178,8 +179,8 @@ def test_a_done_workshop_takes_nothing_more() -> None:
 
 
 def test_a_fulfilled_hour_glass_pays_and_leaves_the_game_until_the_round_ends() -> None:
-    """C-rules l.226-242: H4 pays a Blueprint and a rosette (C§4.5)."""
-    state = market(Item.WOOD, Item.BREAD)
+    """C-rules l.226-242: H4 pays a Blueprint and a rosette (C§4.5, rules 1 and 2)."""
+    state = under_rules(market(Item.WOOD, Item.BREAD), 2)
     state, _ = play(state, Deliver(0, Item.WOOD, HG))
     after, events = play(state, Deliver(0, Item.BREAD, HG))
     assert of_type(events, HourGlassCompleted) == [HourGlassCompleted(0, HourGlass.H4, (Item.WOOD, Item.BREAD))]

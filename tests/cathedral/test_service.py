@@ -76,8 +76,8 @@ def test_create_a_cathedral_game(svc: GameService, players: int, edition: str) -
     assert out["game"] == "cathedral" and out["edition"] == edition and out["version"] > 1
     assert all(s.get("token") for s in out["seats"])
     game = svc.load(out["id"])
-    assert game.to_act == {0} and game.info.engine_version == "cathedral-2"
-    assert game.info.config == {"edition": edition, "players": players, "rules_version": 2}
+    assert game.to_act == {0} and game.info.engine_version == "cathedral-3"
+    assert game.info.config == {"edition": edition, "players": players, "rules_version": 3}
     monks = game.state.red_bag.count("monk")
     assert monks == (1 if edition == "expert" else 2)
 

@@ -19,7 +19,7 @@ from domain.orleans import RULES
 from domain.orleans import data as D
 from domain.orleans.data import Char, Event, Good, Hourglass, Tile
 from domain.orleans.evolve import CHAR_INDEX, GOOD_INDEX, TRACK_INDEX, with_player
-from domain.orleans.game import LEGACY_RULES, RULES_3
+from domain.orleans.game import LEGACY_RULES, RULES_3, RULES_4
 from domain.orleans.model import RULES_VERSION, TECH, Phase, Slots, State
 
 SEED = b"seed"
@@ -45,7 +45,7 @@ def rng(state: State | None = None, counter: int | None = None):
 def _setup(edition: str, players: int, exclusion: bool, start_player: int, seed: bytes, rules_version: int) -> State:
     from domain.rng import Rng
 
-    rules = next(r for r in (RULES, RULES_3, LEGACY_RULES) if r.engine_version == f"orleans-{rules_version}")
+    rules = next(r for r in (RULES, RULES_4, RULES_3, LEGACY_RULES) if r.engine_version == f"orleans-{rules_version}")
     config = rules.config_from_json(
         {"edition": edition, "players": players, "exclusion": exclusion, "start_player": start_player})
     return fold(RULES, RULES.setup(config, Rng(seed, GAME, 0)))

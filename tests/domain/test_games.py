@@ -38,7 +38,8 @@ def test_provisional_commands_are_what_each_game_declares_and_empty_by_default()
     assert provisional(TOY) == frozenset()
     declared = {name: provisional(get_game(name)) for name in ("orleans", "artificium", "cathedral")}
     assert declared == {
-        "orleans": {"RecallFollower", "DrawFollowers", "LoadTower", "PlaceFollower", "TakeBackFollower", "MoveToTower"},
+        "orleans": {"RecallFollower", "DrawFollowers", "LoadTower", "UnloadTower", "PlaceFollower", "TakeBackFollower",
+                    "MoveToTower"},
         "artificium": {"BuyResource", "SellResource", "DiscardFromHand"},
         "cathedral": frozenset(),
     }

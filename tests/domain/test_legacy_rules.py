@@ -69,12 +69,12 @@ def test_a_game_recorded_before_the_bump_keeps_its_rules_when_loaded_today(name:
     assert RULES.result(state) == lines[-1]["result"]
 
 
-def test_new_games_record_rules_4_and_engine_orleans_4() -> None:
+def test_new_games_record_rules_5_and_engine_orleans_5() -> None:
     config = RULES.config_from_json({"edition": "classic", "players": 3})
-    assert config.rules_version == 4 and RULES.engine_version == "orleans-4"
-    assert RULES.config_to_json(config)["rules_version"] == 4
+    assert config.rules_version == 5 and RULES.engine_version == "orleans-5"
+    assert RULES.config_to_json(config)["rules_version"] == 5
     assert RULES.config_from_json(RULES.config_to_json(config)) == config
-    for older in (2, 3):
+    for older in (2, 3, 4):
         with pytest.raises(Rejected) as info:
             RULES.config_from_json({"edition": "classic", "players": 3, "rules_version": older})
         assert info.value.kind is RejectKind.INVALID_CONFIG
@@ -91,7 +91,8 @@ def test_an_old_config_without_a_rules_version_reads_as_rules_2_and_keeps_its_by
 
 
 @pytest.mark.parametrize("engine,rules_version",
-                         [("orleans-1", 2), ("orleans-2", 2), ("orleans-3", 3), ("orleans-4", 4), ("orleans-9", 4)])
+                         [("orleans-1", 2), ("orleans-2", 2), ("orleans-3", 3), ("orleans-4", 4), ("orleans-5", 5),
+                          ("orleans-9", 5)])
 def test_the_engine_version_selects_the_rules_that_set_a_game_up(engine: str, rules_version: int) -> None:
     rules = get_game("orleans", engine)
     assert rules.config_from_json({"edition": "2023", "players": 2}).rules_version == rules_version
@@ -116,6 +117,7 @@ def test_the_fast_state_hash_leaves_out_added_fields_as_the_codec_does() -> None
         move = skip[0] if skip else moves[chooser.below(len(moves))]
         state = RULES.step(state, move, Rng(b"h", "h", state.draws))[1]
         assert hasher(state) == sha256_hex(canonical_json(RULES.state_to_json(state)).encode())
-        seen |= {f for p in state.players for f in ("loading", "planned_from_tower") if getattr(p, f)}
+        seen |= {f for p in state.players for f in ("loading", "planned_from_tower", "tower_returns") if getattr(p, f)}
+        seen |= {"from_tower"} if any(x.from_tower for p in state.players for x in p.pending) else set()
         seen |= {"exclusions_skipped"} if state.exclusions_skipped else set()
-    assert hasher.fast and seen == {"loading", "planned_from_tower", "exclusions_skipped"}
+    assert hasher.fast and seen == {"loading", "planned_from_tower", "tower_returns", "from_tower", "exclusions_skipped"}

@@ -309,7 +309,8 @@ def test_loading_the_tower_is_optional_within_the_market():
 
 
 def test_one_character_may_go_on_the_tower_and_a_second_one_in_a_later_round():
-    s = tower_state(market=(F, B))
+    # rules 4: a full tower ends the loading (rules 5 lets the tower's characters go back: D15)
+    s = tower_state(market=(F, B), rules_version=4)
     s, _ = play(s, DrawFollowers(0, 0))
     s, _ = play(s, LoadTower(0, F))
     s, _ = play(s, FinishLoading(0))
@@ -325,7 +326,7 @@ def test_no_loading_step_without_the_tower_or_without_room():
     s = followers_state()
     s, events = play(s, DrawFollowers(0, 4))
     assert not of_type(events, TowerLoadingBegan) and not s.players[0].loading
-    s = tower_state(market=(F,), tower=(K, S))
+    s = tower_state(market=(F,), tower=(K, S), rules_version=4)  # rules 5: a full tower may be unloaded (D15)
     s, events = play(s, DrawFollowers(0, 2))
     assert not of_type(events, TowerLoadingBegan)
     rejected(s, LoadTower(0, F), RejectKind.NOT_YOUR_TURN, listed_check=False)

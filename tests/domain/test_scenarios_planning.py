@@ -167,7 +167,7 @@ def test_plans_are_sealed_until_every_seat_is_done():
     assert sorted(other["market"]) == sorted(["knight", "farmer", "boatman"])
     assert "planned" not in other
     own = RULES.view(s, 0)["seats"][0]
-    assert own["planned"] == [{"tile": "knight", "place": "ship", "space": 2}]
+    assert own["planned"] == [{"tile": "knight", "place": "ship", "space": 2, "from_tower": False}]
     s, events = finish_all(s)
     (revealed,) = of_type(events, PlansRevealed)
     assert revealed.placements[0][0] == 0
@@ -197,7 +197,7 @@ def test_gunpowder_tower_characters_can_be_planned_onto_action_spaces():
     s = planning((F,))
     s = with_place(s, 0, "gunpowder_tower")
     s = with_player(s, 0, tower=(K, S))
-    s, _ = play(s, PlaceFollower(0, K, "scriptorium", 0))  # R14 Gunpowder Tower: in Planning
+    s, _ = play(s, PlaceFollower(0, K, "scriptorium", 0, from_tower=True))  # R14 Gunpowder Tower: in Planning
     s, _ = finish_all(s)
     assert s.players[0].tower == (S,)
     assert slots(s, 0, "scriptorium") == ("knight", None)
@@ -249,7 +249,7 @@ def test_only_this_rounds_own_placements_can_be_taken_back():
 def test_a_character_taken_back_returns_to_the_gunpowder_tower_it_left():
     s = with_place(planning((K, F)), 0, "gunpowder_tower")
     s = with_player(s, 0, tower=(K, S))
-    s, _ = play(s, PlaceFollower(0, S, "scriptorium", 1))  # from the tower
+    s, _ = play(s, PlaceFollower(0, S, "scriptorium", 1, from_tower=True))
     s, _ = play(s, PlaceFollower(0, K, "scriptorium", 0))  # from the market, which has a knight
     s, _ = play(s, TakeBackFollower(0, "scriptorium", 1))
     assert s.players[0].tower == (K, S) and sorted(s.players[0].market) == sorted((F,))

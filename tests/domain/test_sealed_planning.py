@@ -100,9 +100,12 @@ def test_a_character_leaving_the_tower_is_not_seen_by_others():
     s = with_place(s, 0, "gunpowder_tower")
     s = with_player(s, 0, market=(K,), tower=(K, S))
     seen = others_see(s, 0)
-    s1, _ = play(s, PlaceFollower(0, S, "scriptorium", 1))  # S can only come from the tower
+    s1, _ = play(s, PlaceFollower(0, S, "scriptorium", 1, from_tower=True))  # S can only come from the tower
     s2, _ = play(s, PlaceFollower(0, K, "scriptorium", 0))  # K from the market
-    assert others_see(s1, 0) == others_see(s2, 0) == seen
+    s3, _ = play(s, PlaceFollower(0, K, "scriptorium", 0, from_tower=True))  # rules 5: the tower's K
+    assert others_see(s1, 0) == others_see(s2, 0) == others_see(s3, 0) == seen
+    assert RULES.view(s3, 1)["seats"][0]["tower"] == ["knight", "scholar"]
+    assert RULES.view(s3, 0)["seats"][0]["tower"] == ["scholar"]
     assert RULES.view(s1, 1)["seats"][0]["tower"] == ["knight", "scholar"]
     assert RULES.view(s1, 0)["seats"][0]["tower"] == ["knight"]  # the seat itself sees its plan
 
