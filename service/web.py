@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import current_app, request
 
-from core.games import AppendGuard, Game, GameService, token_digest
+from core.games import AppendGuard, Applied, Game, GameService, token_digest
 from core.store import StoredEntry
 from core.table import is_table_event
 from domain.core import SYSTEM
@@ -135,6 +135,12 @@ def event_view(game: Game, entry: StoredEntry, seat: int | None) -> dict[str, An
 
 def event_views(game: Game, entries: Iterable[StoredEntry], seat: int | None) -> list[dict[str, Any]]:
     return [event_view(game, e, seat) for e in entries]
+
+
+def answer_head(applied: Applied, seat: int | None) -> str | None:
+    """``seat``'s view-chain head at the version a move answer names (None if the game it holds
+    is at another version: a replayed answer after later moves)."""
+    return applied.game.view_head(seat) if applied.game.version == applied.version else None
 
 
 def to_act_list(game: Game) -> list[Any]:
