@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from core import snapshots, table
+from core import snapshots, table, viewchain
 from core.game import Game, iso_time
 from core.reactions import Change, Reaction
 from core.repository import GameRepository
@@ -33,7 +33,6 @@ from core.store import (
     fingerprint,
 )
 from core.worklist import WorkList
-from domain import viewchain
 from domain.core import Actor, GameRules, Rejected, RejectKind
 from domain.rng import Rng
 
@@ -181,8 +180,7 @@ class CommandHandler:
         if entries:
             tbl = table.note(tbl, actor, cmd_json, meta)
             seats = len(game.info.seats)
-            heads = viewchain.advance_all(heads or viewchain.genesis_heads(seats), entries[-1].seq,
-                                          viewchain.seat_views(game.rules, state, seats))
+            heads = viewchain.advance_all(game.rules, heads or viewchain.genesis_heads(seats), entries[-1].seq, events)
         return entries, Game(game.info, game.rules, state, game.version + len(entries),
                              entries[-1].hash if entries else game.last_hash, tbl, heads)
 

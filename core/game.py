@@ -109,7 +109,7 @@ class Game:
     version: int
     last_hash: str
     table: Table = EMPTY_TABLE
-    view_heads: tuple[str, ...] = ()  # each seat's view-chain head at ``version`` (domain.viewchain); () before any
+    view_heads: tuple[str, ...] = ()  # each seat's view-chain head at ``version`` (core.viewchain); () before any
 
     def view_head(self, seat: int | None) -> str | None:
         """``seat``'s view-chain head at this version; None for a spectator (or before the set-up)."""

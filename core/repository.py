@@ -20,10 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core import snapshots, table
+from core import snapshots, table, viewchain
 from core.game import Game, GameInfo, GameNotFound, VersionNotFound
 from core.store import EventStore, StoredEntry, meta_key
-from domain import viewchain
 from domain.canonical import GENESIS_HASH
 from domain.games import get_game
 
@@ -128,14 +127,14 @@ class GameRepository:
 
     def folded(self, start: Game, entries: Sequence[StoredEntry]) -> Game:
         """``start`` with ``entries`` (whole batches) folded in (not remembered), batch by batch:
-        every seat's view-chain head advances after each batch (``domain.viewchain``)."""
+        every seat's view-chain head advances after each batch (``core.viewchain``)."""
         rules, state, tbl = start.rules, start.state, start.table
         seats = len(start.info.seats)
         heads = start.view_heads or viewchain.genesis_heads(seats)
         for batch in _batches(entries):
             state, tbl = table.fold(rules, (e.data for e in batch), state, tbl)
             tbl = table.note(tbl, batch[0].actor, batch[0].command, batch[0].entry.get("meta"))  # who played
-            heads = viewchain.advance_all(heads, batch[-1].seq, viewchain.seat_views(rules, state, seats))
+            heads = viewchain.advance_all(rules, heads, batch[-1].seq, [e.data for e in batch])
         info = start.info
         if any(e.type in SEAT_CHANGES for e in entries):  # a joiner's name, kind and token: the meta
             info = self.info(info.game_id)

@@ -65,7 +65,7 @@ def due(before_version: int, after_version: int, finished: bool) -> bool:
 def encode(rules: GameRules, state: Any, table: Table, version: int, last_hash: str,
            view_heads: tuple[str, ...] = ()) -> str | None:
     """The snapshot's JSON; None (and no snapshot) for a game whose state type cannot be named.
-    ``view_heads``: every seat's view-chain head at ``version`` (``domain.viewchain``)."""
+    ``view_heads``: every seat's view-chain head at ``version`` (``core.viewchain``)."""
     try:
         schema = schema_digest(state_type(rules))
     except (KeyError, TypeError, NameError, AttributeError):

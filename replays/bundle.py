@@ -7,7 +7,7 @@ then the footer. Every line is ``canonical_json(obj) + "\\n"``. Format 1 hashes 
 every batch, formats 2 and 3 only at checkpoints (every ``CHECKPOINT``-th batch; the footer hashes
 the final state in all of them). Format 3 adds the service's signature to the footer
 (:func:`sign_lines`, ``core.signing``); format 4 adds every seat's view-chain head after every
-batch (``view_heads``, ``domain.viewchain``).
+batch (``view_heads``, ``core.viewchain``).
 """
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core import table
+from core import table, viewchain
 from core.signing import Signer
-from domain import viewchain
 from domain.canonical import GENESIS_HASH, canonical_json, json_hash
 from domain.core import GameRules
 from domain.games import get_game
@@ -146,7 +145,7 @@ def build_lines(
         done += len(batch)
         after = hasher(state) if hashed_batch(fmt, index) else None
         if fmt in VIEW_CHAIN_FORMATS:
-            heads = viewchain.advance_all(heads, batch[-1]["seq"], viewchain.seat_views(rules, state, seats))
+            heads = viewchain.advance_all(rules, heads, batch[-1]["seq"], [event_json(e) for e in batch])
         lines.append(batch_line(index, batch, after, hashes[done - 1],
                                 heads if fmt in VIEW_CHAIN_FORMATS else None))
     if state is None or table.status(rules, state, tbl) not in OVER:

@@ -9,8 +9,8 @@ the header line (canonical JSON, its fields, a known format); for every batch, t
 ``setup``/``decide`` produce with ``Rng(seed, game_id, draw_counter(state))`` equal the stored
 ones byte for byte, the hash chain and the state hash after the batch (format 1: every batch;
 format 2 and later: the checkpoint batches, null on the others), in format 4 every seat's
-view-chain head after the batch, re-derived from the seat's view of the re-derived state
-(``domain.viewchain``), and the heads one seat recorded during play (``Signing.heads``); and
+view-chain head after the batch, re-derived from the seat's view of the re-derived events
+(``core.viewchain``), and the heads one seat recorded during play (``Signing.heads``); and
 finally the footer: the
 ``header_hash``, the recomputed result, the counts and the final hashes; last, given the
 service's key set (``keys``), the format-3 signature (``core.signing``: a known key, valid when it
@@ -32,9 +32,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from core import table
+from core import table, viewchain
 from core.signing import KeySet, SignatureProblem, check
-from domain import viewchain
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
 from domain.core import GameRules, Rejected
 from domain.games import fold, for_engine, get_game
@@ -219,13 +218,12 @@ class _Replayer:
         else:
             _expect_equal(number, "state hash after the batch (null between checkpoints)", None, line["state_hash"])
         if self.format in VIEW_CHAIN_FORMATS:
-            self.view_chain(number, index, line["view_heads"])
+            self.view_chain(number, index, expected, line["view_heads"])
 
-    def view_chain(self, number: int, index: int, found: Any) -> None:
+    def view_chain(self, number: int, index: int, events: list[dict[str, Any]], found: Any) -> None:
         """Every seat's view-chain head after the batch: re-derived from the seat's view of the
-        re-derived state (``domain.viewchain``), then the heads a seat recorded (``--heads``)."""
-        views = viewchain.seat_views(self.rules, self.state, self.seats)
-        self.view_heads = viewchain.advance_all(self.view_heads, self.seq, views)
+        re-derived events (``core.viewchain``), then the heads a seat recorded (``--heads``)."""
+        self.view_heads = viewchain.advance_all(self.rules, self.view_heads, self.seq, events)
         if not isinstance(found, list) or len(found) != self.seats:
             raise _Diverged(number, f"view heads after batch {index} (one per seat)", f"a list of {self.seats}", found)
         for seat, (expected, head) in enumerate(zip(self.view_heads, found)):

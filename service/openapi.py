@@ -135,7 +135,7 @@ REQUEST_CONTENT = {  # operation id -> a non-JSON request body
     "verifyReplay": {NDJSON: {"schema": {**BINARY, "minLength": 1}}},
 }
 SUCCESS_CONTENT = {
-    "getReplay": {NDJSON: {"schema": {**BINARY, "description": "hourglass-replay/3: JSON Lines, signed; see "
+    "getReplay": {NDJSON: {"schema": {**BINARY, "description": "hourglass-replay/4: JSON Lines, signed; see "
                                                                 "docs/replay-format.md"}}},
     "getSigningKeys": {"application/json": {"schema": {"$ref": REF + "SigningKeys"}}},
     "verifyReplay": {"application/json": {"schema": {"$ref": REF + "VerifyReport"}}},

@@ -17,8 +17,8 @@ import redis
 from hourglass_client import Client
 from werkzeug.serving import make_server
 
+from core import viewchain
 from core.games import GameService
-from domain import viewchain
 from domain.canonical import canonical_json
 from domain.core import SYSTEM
 from replays import cli
@@ -77,14 +77,14 @@ def test_a_changed_view_head_is_named_with_its_line_seat_and_version(bundle: str
 
 def test_a_head_forged_from_another_view_is_caught_at_its_batch(bundle: str,
                                                                  game: tuple[str, dict[str, Any], list[Any]]) -> None:
-    """A forger who rehashes the rest of the chain after showing seat 0 another view at one batch
-    is still caught: the verifier re-derives every view from the replayed state."""
+    """A forger who rehashes the rest of the chain after showing seat 0 another event at one batch
+    is still caught: the verifier re-derives every seat's view of every event it replays."""
     lines = lines_of(bundle)
     batches = [line for line in lines if line["kind"] == "batch"]
     prev = batches[9]["view_heads"][0]
     for line in batches[10:]:  # a consistent chain from a view the seat was not really shown
-        view = {"forged": line["batch"]} if line["batch"] == 10 else {"forged": True}
-        prev = viewchain.advance(prev, 0, line["entries"][-1]["seq"], view)
+        events = [{"forged": line["batch"]}] if line["batch"] == 10 else [e["data"] for e in line["entries"]]
+        prev = viewchain.advance(prev, 0, line["entries"][-1]["seq"], events)
         line["view_heads"][0] = prev
     report = verify_bundle(dumped(lines))
     assert not report.ok and report.divergence is not None
