@@ -19,6 +19,7 @@ from werkzeug.serving import make_server
 
 from core import viewchain
 from core.games import GameService
+from core.signing import KeySet
 from domain.canonical import canonical_json
 from domain.core import SYSTEM
 from replays import cli
@@ -231,3 +232,19 @@ def test_a_seat_is_sent_only_its_own_head(conn: redis.Redis) -> None:
         assert snap["view_head"] == theirs and mine not in json.dumps(snap)
     finally:
         forget_games(conn, [game_id])
+
+
+GOLDEN_3 = Path(__file__).resolve().parents[1] / "golden" / "cathedral-format3-signed-2p.jsonl"
+GOLDEN_3_KEY = "812783d6faa600854bf30ee187bfff037588d766942094d7d01bc18fb7b1ad79"  # its signer's public key
+
+
+def test_a_format_3_bundle_exported_before_view_chains_still_verifies_signed() -> None:
+    """tests/golden/cathedral-format3-signed-2p.jsonl was exported by main before format 4 (a
+    Cathedral game between bots, signed by a key generated for it): it keeps verifying, signature
+    included, and refuses recorded heads (it has no chains)."""
+    text = GOLDEN_3.read_text(encoding="utf-8")
+    assert json.loads(text.splitlines()[0])["format"] == FORMAT_3
+    report = verify_bundle(text, signing=Signing(KeySet.single(GOLDEN_3_KEY)))
+    assert report.ok and report.signed_by is not None, report.describe()
+    refused = verify_bundle(text, signing=Signing(heads=RecordedHeads(0, {1: "00" * 32})))
+    assert not refused.ok and refused.divergence is not None and refused.divergence.line == 1
