@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from core import snapshots, table
+from core import snapshots, table, viewchain
 from core.game import Game, iso_time
 from core.reactions import Change, Reaction
 from core.repository import GameRepository
@@ -155,7 +155,7 @@ class CommandHandler:
             # the work list's mark goes first in the same pipeline (before the append, see core.worklist)
             before = (self.worklist.mark_call(game_id),) if new_game.wants_worker() else ()
             snapshot = (snapshots.encode(new_game.rules, new_game.state, new_game.table, new_game.version,
-                                         new_game.last_hash)
+                                         new_game.last_hash, new_game.view_heads)
                         if entries and snapshots.due(game.version, new_game.version, new_game.finished) else None)
             counted, window = window, None  # the window is counted by the first script that runs, once
             try:
@@ -242,10 +242,13 @@ class CommandHandler:
         events, state, tbl = table.step(game.rules, game.state, game.table, command, rng, len(game.info.seats))
         entries = build_entries(game.version, game.last_hash, events, actor=actor, time=iso_time(self.clock()),
                                 command=cmd_json, meta=meta)
+        heads = game.view_heads
         if entries:
             tbl = table.note(tbl, actor, cmd_json, meta)
+            seats = len(game.info.seats)
+            heads = viewchain.advance_all(game.rules, heads or viewchain.genesis_heads(seats), entries[-1].seq, events)
         return entries, Game(game.info, game.rules, state, game.version + len(entries),
-                             entries[-1].hash if entries else game.last_hash, tbl)
+                             entries[-1].hash if entries else game.last_hash, tbl, heads)
 
     def _replay(self, game: Game, key: str, request: str) -> Applied | None:
         found = self.store.idempotent_result(game.game_id, key)

@@ -109,6 +109,11 @@ class Game:
     version: int
     last_hash: str
     table: Table = EMPTY_TABLE
+    view_heads: tuple[str, ...] = ()  # each seat's view-chain head at ``version`` (core.viewchain); () before any
+
+    def view_head(self, seat: int | None) -> str | None:
+        """``seat``'s view-chain head at this version; None for a spectator (or before the set-up)."""
+        return self.view_heads[seat] if seat is not None and 0 <= seat < len(self.view_heads) else None
 
     @property
     def game_id(self) -> str:

@@ -1,5 +1,8 @@
 """The packed form of a finished game: its replay bundle, compressed, which replaces its stream.
 
+(Format 4 bundles: every batch's ``view_heads`` are left out as well and recomputed from the
+events, ``core.viewchain``, when the text is read: 64 incompressible hex digits per seat per batch.)
+
 A finished game's entries are all in its ``hourglass-replay/2`` bundle (docs/replay-format.md):
 each batch line carries its entries (the command on the batch) and the chain hash after it. The
 packed form is that bundle text, compressed with zlib (stdlib, maintained, ~1 ms to inflate a
@@ -18,9 +21,12 @@ import json
 import re
 import zlib
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from core import viewchain
 from domain.canonical import GENESIS_HASH, entry_hash
+from domain.games import for_engine, get_game
 
 ELIDED = b"hgpack/1 elided\n"
 WHOLE = b"hgpack/1 whole\n"
@@ -28,6 +34,8 @@ LEVEL = 9  # a game is packed once and read many times: the smallest output is w
 ENTRY_KEYS = ("seq", "type", "data", "actor", "time", "command", "meta")  # replays.entries.ENTRY_KEYS
 _CHAIN = re.compile(r'"chain_hash":"[0-9a-f]{64}"')
 _EMPTY_CHAIN = '"chain_hash":""'
+_HEADS = re.compile(r'"view_heads":\[(?:"[0-9a-f]{64}",?)*\]')  # format 4: recomputed from the events too
+_NO_HEADS = '"view_heads":[]'
 
 
 class PackError(ValueError):
@@ -36,10 +44,19 @@ class PackError(ValueError):
 
 @dataclass(frozen=True)
 class Unpacked:
-    """A packed game opened: the bundle text and every entry with its chain hash, in seq order."""
+    """A packed game opened: the bundle text and every entry with its chain hash, in seq order.
 
-    text: str
+    ``lines``: the bundle's lines with their chain hashes; when ``heads`` is true their view-chain
+    heads (format 4) are still left out, and :attr:`text` recomputes them when it is first read
+    (about 45 us a batch for 4 seats, ``core.viewchain``: the entries need none of it)."""
+
+    lines: tuple[str, ...]
     entries: tuple[tuple[dict[str, Any], str], ...]
+    heads: bool = False
+
+    @cached_property
+    def text(self) -> str:
+        return "".join(_with_heads(self.lines) if self.heads else self.lines)
 
     @property
     def version(self) -> int:
@@ -49,8 +66,8 @@ class Unpacked:
 def pack(text: str) -> bytes:
     """``text`` (a bundle) packed; chain hashes left out when :func:`unpack` restores them exactly."""
     lines = text.splitlines(keepends=True)
-    elided = "".join(_CHAIN.sub(_EMPTY_CHAIN, line, count=1) if line.startswith('{"actor"') else line
-                     for line in lines)
+    elided = "".join(_HEADS.sub(_NO_HEADS, _CHAIN.sub(_EMPTY_CHAIN, line, count=1), count=1)
+                     if line.startswith('{"actor"') else line for line in lines)
     packed = ELIDED + zlib.compress(elided.encode("utf-8"), LEVEL)
     try:
         if unpack(packed).text == text:
@@ -69,11 +86,26 @@ def unpack(data: bytes) -> Unpacked:
         raise PackError(f"not a packed game: {exc}") from None
     if head + b"\n" == WHOLE:
         _, whole = _entries(raw.splitlines(keepends=True), fill=False)
-        return Unpacked(raw, tuple(whole))
+        return Unpacked((raw,), tuple(whole))
     if head + b"\n" != ELIDED:
         raise PackError(f"unknown packed header {head[:40]!r}")
     lines, entries = _entries(raw.splitlines(keepends=True), fill=True)
-    return Unpacked("".join(lines), tuple(entries))
+    return Unpacked(tuple(lines), tuple(entries), heads=_NO_HEADS in raw)
+
+
+def _with_heads(lines: tuple[str, ...]) -> list[str]:
+    """The lines with every batch's view-chain heads recomputed from its events (format 4)."""
+    header = json.loads(lines[0])
+    rules = for_engine(get_game(str(header["game"])), str(header["engine_version"]))
+    heads = viewchain.genesis_heads(len(header["seats"]))
+    out = [lines[0]]
+    for line in lines[1:]:
+        if line.startswith('{"actor"') and _NO_HEADS in line:
+            batch = json.loads(line)
+            heads = viewchain.advance_all(rules, heads, batch["entries"][-1]["seq"], [e["data"] for e in batch["entries"]])
+            line = line.replace(_NO_HEADS, '"view_heads":' + json.dumps(list(heads), separators=(",", ":")), 1)
+        out.append(line)
+    return out
 
 
 def _entries(lines: list[str], *, fill: bool) -> tuple[list[str], list[tuple[dict[str, Any], str]]]:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core import snapshots, table
+from core import snapshots, table, viewchain
 from core.game import Game, GameInfo, GameNotFound, VersionNotFound
 from core.store import EventStore, StoredEntry, meta_key
 from domain.canonical import GENESIS_HASH
@@ -29,6 +29,12 @@ from domain.games import get_game
 CACHE_ENV = "HOURGLASS_FOLD_CACHE"
 DEFAULT_CACHE_SIZE = 512  # games per process (an LRU): the fold cache's memory bound, docs/architecture.md
 SEAT_CHANGES = ("SeatJoined", "SeatVacated")  # events after which the meta's seats and tokens are re-read
+
+
+def _batches(entries: Sequence[StoredEntry]) -> list[Sequence[StoredEntry]]:
+    """``entries`` cut into batches: a batch starts at an entry that carries its command."""
+    starts = [i for i, e in enumerate(entries) if e.command is not None or i == 0]
+    return [entries[a:b] for a, b in zip(starts, [*starts[1:], len(entries)])]
 
 
 @dataclass
@@ -120,15 +126,19 @@ class GameRepository:
     # -- folding ---------------------------------------------------------------------------
 
     def folded(self, start: Game, entries: Sequence[StoredEntry]) -> Game:
-        """``start`` with ``entries`` folded in (not remembered)."""
-        rules = start.rules
-        state, tbl = table.fold(rules, (e.data for e in entries), start.state, start.table)
-        for head in (e for e in entries if e.command is not None):  # who played (core.table.note)
-            tbl = table.note(tbl, head.actor, head.command, head.entry.get("meta"))
+        """``start`` with ``entries`` (whole batches) folded in (not remembered), batch by batch:
+        every seat's view-chain head advances after each batch (``core.viewchain``)."""
+        rules, state, tbl = start.rules, start.state, start.table
+        seats = len(start.info.seats)
+        heads = start.view_heads or viewchain.genesis_heads(seats)
+        for batch in _batches(entries):
+            state, tbl = table.fold(rules, (e.data for e in batch), state, tbl)
+            tbl = table.note(tbl, batch[0].actor, batch[0].command, batch[0].entry.get("meta"))  # who played
+            heads = viewchain.advance_all(rules, heads, batch[-1].seq, [e.data for e in batch])
         info = start.info
         if any(e.type in SEAT_CHANGES for e in entries):  # a joiner's name, kind and token: the meta
             info = self.info(info.game_id)
-        return Game(info, rules, state, entries[-1].seq, entries[-1].hash, tbl)
+        return Game(info, rules, state, entries[-1].seq, entries[-1].hash, tbl, heads)
 
     def _load_cold(self, game_id: str) -> Game:
         meta, snapshot = self.store.snapshot_and_meta(game_id)
@@ -138,8 +148,10 @@ class GameRepository:
         start = Game(info, get_game(info.game), None, 0, GENESIS_HASH)
         restored = snapshots.decode(start.rules, snapshot, game_id) if snapshot is not None else None
         entries = self.store.read(game_id, after=restored.version - 1) if restored is not None else []
-        if restored is not None and entries and entries[0].seq == restored.version and entries[0].hash == restored.hash:
-            start = Game(info, start.rules, restored.state, restored.version, restored.hash, restored.table)
+        if (restored is not None and entries and entries[0].seq == restored.version and entries[0].hash == restored.hash
+                and len(restored.view_heads) == len(info.seats)):
+            start = Game(info, start.rules, restored.state, restored.version, restored.hash, restored.table,
+                         restored.view_heads)
             entries = entries[1:]
         else:
             entries = self.store.read(game_id)

@@ -42,7 +42,7 @@ from domain import codec
 from domain.canonical import json_hash
 from domain.core import GameRules
 
-FORMAT = 2  # 2: the snapshot carries the digest of its content
+FORMAT = 3  # 2: the snapshot carries the digest of its content; 3: and every seat's view-chain head
 EVERY = 64  # events between snapshots: a cold load folds at most this many
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,7 @@ class Restored:
     table: Table
     version: int
     hash: str
+    view_heads: tuple[str, ...]
 
 
 def due(before_version: int, after_version: int, finished: bool) -> bool:
@@ -61,15 +62,18 @@ def due(before_version: int, after_version: int, finished: bool) -> bool:
     return finished or after_version // EVERY > before_version // EVERY
 
 
-def encode(rules: GameRules, state: Any, table: Table, version: int, last_hash: str) -> str | None:
-    """The snapshot's JSON; None (and no snapshot) for a game whose state type cannot be named."""
+def encode(rules: GameRules, state: Any, table: Table, version: int, last_hash: str,
+           view_heads: tuple[str, ...] = ()) -> str | None:
+    """The snapshot's JSON; None (and no snapshot) for a game whose state type cannot be named.
+    ``view_heads``: every seat's view-chain head at ``version`` (``core.viewchain``)."""
     try:
         schema = schema_digest(state_type(rules))
     except (KeyError, TypeError, NameError, AttributeError):
         log.warning("no snapshots for %s: its state_to_json names no state type", rules.name, exc_info=True)
         return None
     content = {"format": FORMAT, "engine": rules.engine_version, "schema": schema, "version": version,
-               "hash": last_hash, "state": rules.state_to_json(state), "table": codec.object_to_json(table)}
+               "hash": last_hash, "state": rules.state_to_json(state), "table": codec.object_to_json(table),
+               "view_heads": list(view_heads)}
     return json.dumps({**content, "digest": json_hash(content)}, separators=(",", ":"))
 
 
@@ -86,14 +90,16 @@ def decode(rules: GameRules, text: str, game_id: str = "") -> Restored | None:
                 FORMAT, rules.engine_version, schema_digest(state_type(rules))):
             return None
         version, digest = data["version"], data["hash"]
-        if not (isinstance(version, int) and version > 0 and isinstance(digest, str)):
+        heads = data["view_heads"]
+        if not (isinstance(version, int) and version > 0 and isinstance(digest, str) and isinstance(heads, list)
+                and heads and all(isinstance(h, str) and len(h) == 64 for h in heads)):
             return None
         state = codec.from_json(state_type(rules), data["state"])
         table = codec.from_json(Table, data["table"])
     except (ValueError, TypeError, KeyError, AttributeError, codec.DecodeError):
         log.warning("ignoring a %s snapshot that does not decode", rules.name, exc_info=True)
         return None
-    return Restored(state, table, version, digest)
+    return Restored(state, table, version, digest, tuple(heads))
 
 
 def state_type(rules: GameRules) -> Any:

@@ -1,12 +1,13 @@
-"""Build ``hourglass-replay/3`` bundles (and, on request, ``/2`` or ``/1``): canonical JSON Lines,
-one line per batch.
+"""Build ``hourglass-replay/4`` bundles (and, on request, ``/3``, ``/2`` or ``/1``): canonical JSON
+Lines, one line per batch.
 
 Pure functions of (game id, meta, entries); the field-by-field description is in
 docs/replay-format.md. Line 1 is the header, then one line per batch (the setup batch first),
 then the footer. Every line is ``canonical_json(obj) + "\\n"``. Format 1 hashes the state after
 every batch, formats 2 and 3 only at checkpoints (every ``CHECKPOINT``-th batch; the footer hashes
-the final state in all three). Format 3 adds the service's signature to the footer
-(:func:`sign_lines`, ``core.signing``).
+the final state in all of them). Format 3 adds the service's signature to the footer
+(:func:`sign_lines`, ``core.signing``); format 4 adds every seat's view-chain head after every
+batch (``view_heads``, ``core.viewchain``).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core import table
+from core import table, viewchain
 from core.signing import Signer
 from domain.canonical import GENESIS_HASH, canonical_json, json_hash
 from domain.core import GameRules
@@ -25,9 +26,11 @@ from replays.statehash import StateHasher
 
 FORMAT_1 = "hourglass-replay/1"  # a state hash after every batch
 FORMAT_2 = "hourglass-replay/2"  # a state hash on checkpoint batches only
-FORMAT = "hourglass-replay/3"  # format 2 and the service's signature in the footer; what export writes
-FORMATS = (FORMAT_1, FORMAT_2, FORMAT)
-SIGNED_FORMATS = (FORMAT,)
+FORMAT_3 = "hourglass-replay/3"  # format 2 and the service's signature in the footer
+FORMAT = "hourglass-replay/4"  # format 3 and every seat's view-chain head after every batch; what export writes
+FORMATS = (FORMAT_1, FORMAT_2, FORMAT_3, FORMAT)
+SIGNED_FORMATS = (FORMAT_3, FORMAT)
+VIEW_CHAIN_FORMATS = (FORMAT,)
 SIGNATURE_CONTEXT = b"hourglass-replay signature\n"  # so a bundle's signature can sign nothing else
 CHECKPOINT = 64  # format 2: batches 0, 64, 128, ... carry a state hash, the others null
 HEADER_KEYS = frozenset({
@@ -35,7 +38,8 @@ HEADER_KEYS = frozenset({
     "engine_version", "seed", "seed_commitment", "contributions",
 })
 UNCONTRIBUTED_HEADER_KEYS = HEADER_KEYS - {"contributions"}  # formats 1 and 2
-BATCH_KEYS = frozenset({"kind", "batch", "actor", "command", "entries", "state_hash", "chain_hash"})
+BATCH_KEYS = frozenset({"kind", "batch", "actor", "command", "entries", "state_hash", "chain_hash", "view_heads"})
+UNVIEWED_BATCH_KEYS = BATCH_KEYS - {"view_heads"}  # formats 1 to 3
 BATCH_ENTRY_KEYS = frozenset(ENTRY_KEYS) - {"command"}
 FOOTER_KEYS = frozenset({
     "kind", "batches", "entries", "version", "result", "final_state_hash", "final_hash", "header_hash", "signature",
@@ -45,6 +49,10 @@ UNSIGNED_FOOTER_KEYS = FOOTER_KEYS - {"signature"}  # formats 1 and 2
 
 def footer_keys(fmt: str) -> frozenset[str]:
     return FOOTER_KEYS if fmt in SIGNED_FORMATS else UNSIGNED_FOOTER_KEYS
+
+
+def batch_keys(fmt: str) -> frozenset[str]:
+    return BATCH_KEYS if fmt in VIEW_CHAIN_FORMATS else UNVIEWED_BATCH_KEYS
 
 
 def header_keys(fmt: str) -> frozenset[str]:
@@ -76,7 +84,7 @@ def build_header(game_id: str, meta: dict[str, Any], rules: GameRules, fmt: str 
         raise NotFinished(f"game {game_id} has not revealed its seed (is it finished?)")
     contributed = {"contributions": meta.get("contributions")} if fmt in SIGNED_FORMATS else {}
     if meta.get("contributions") is not None and fmt not in SIGNED_FORMATS:
-        raise ValueError(f"a game with seat contributions needs format {FORMAT}")
+        raise ValueError(f"a game with seat contributions needs format {FORMAT_3} or later")
     return {
         **contributed,
         "kind": "header",
@@ -100,9 +108,12 @@ def hashed_batch(fmt: str, index: int) -> bool:
 
 
 def batch_line(index: int, batch: Sequence[Entry], state_hash_after: str | None, chain_hash: str,
-               ) -> dict[str, Any]:
+               view_heads: Sequence[str] | None = None) -> dict[str, Any]:
+    """A batch line; ``view_heads`` (format 4): every seat's view-chain head after the batch."""
     first = batch[0]
+    viewed = {"view_heads": list(view_heads)} if view_heads is not None else {}
     return {
+        **viewed,
         "kind": "batch",
         "batch": index,
         "actor": first["actor"],
@@ -126,12 +137,17 @@ def build_lines(
     hasher = StateHasher(rules)
     lines: list[dict[str, Any]] = [header]
     state, tbl, done = None, table.EMPTY, 0
+    seats = len(header["seats"])
+    heads = viewchain.genesis_heads(seats)
     for index, batch in enumerate(split_batches(entries)):
         state, tbl = table.fold(rules, (event_json(e) for e in batch), state, tbl)
         tbl = table.note(tbl, batch[0]["actor"], batch[0]["command"], batch[0].get("meta"))
         done += len(batch)
         after = hasher(state) if hashed_batch(fmt, index) else None
-        lines.append(batch_line(index, batch, after, hashes[done - 1]))
+        if fmt in VIEW_CHAIN_FORMATS:
+            heads = viewchain.advance_all(rules, heads, batch[-1]["seq"], [event_json(e) for e in batch])
+        lines.append(batch_line(index, batch, after, hashes[done - 1],
+                                heads if fmt in VIEW_CHAIN_FORMATS else None))
     if state is None or table.status(rules, state, tbl) not in OVER:
         raise NotFinished(f"game {game_id} is not finished")
     result = table.result(rules, state, tbl)
@@ -167,7 +183,7 @@ def sign_lines(lines: list[dict[str, Any]], signer: Signer, signed_at: str, body
     lines before the footer already encoded (``dumps(lines[:-1])``), when the caller has them."""
     footer = lines[-1]
     if "signature" not in footer:
-        raise ValueError("only a format-3 bundle carries a signature")
+        raise ValueError("only a format-3 or -4 bundle carries a signature")
     footer["signature"] = signer.stamp(signed_at)
     digest = hashlib.sha256(((dumps(lines[:-1]) if body is None else body) + dumps([footer])).encode("utf-8")).digest()
     footer["signature"] = {**footer["signature"], "value": signer.sign(signed_message(digest))}

@@ -11,12 +11,14 @@ accepted too, so ``python -m replays.cli replay verify F`` works). Export reads 
 the embedded server, see ``core.connection``) and signs it with the service's key
 (``core.signing``). Verify checks the signature against a saved key set (``--keys``, the JSON
 of ``GET /.well-known/hourglass-keys.json``) or one public key (``--key``, hex); without either
-it reports the signature unchecked, and with either an unsigned bundle fails. Exit codes: 0
+it reports the signature unchecked, and with either an unsigned bundle fails. ``--seat N --heads
+FILE`` checks the view-chain heads seat N recorded during play against the bundle's chain. Exit codes: 0
 success / "verified", 1 divergence or a game that cannot be exported, 2 usage (or unusable keys).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from core.signing import KeyProblem, KeySet, can_check, service_keys
 from replays.bundle import NotFinished, build_bundle
-from replays.verify import Interrupted, Signing, verify_stream
+from replays.verify import Interrupted, RecordedHeads, Signing, verify_stream
 
 if TYPE_CHECKING:  # export reads the store; verify runs offline without the server's packages
     from replays.source import Loader
@@ -40,6 +42,10 @@ def add_verify_arguments(verify: argparse.ArgumentParser) -> None:
     trust.add_argument("--key", metavar="HEX", help="one Ed25519 public key (64 hex digits) the bundle must be signed by")
     verify.add_argument("--contribution", action="append", default=[], metavar="SEAT:HEX",
                         help="the entropy seat SEAT contributed (its client recorded it): the bundle must carry it")
+    verify.add_argument("--seat", type=int, metavar="N", help="the seat whose recorded view-chain heads --heads holds")
+    verify.add_argument("--heads", type=Path, metavar="FILE",
+                        help='the view-chain heads seat N recorded during play, JSON {"version": "head", ...} '
+                             "(the Python client writes it): each must be the bundle's")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -163,8 +169,21 @@ def _contributions(given: Sequence[str]) -> dict[int, str]:
     return out
 
 
+def _recorded(seat: int | None, heads: Path | None) -> RecordedHeads | None:
+    """``--seat N --heads FILE``: the heads seat N recorded, version -> head."""
+    if seat is None and heads is None:
+        return None
+    if seat is None or heads is None:
+        raise ValueError("--seat and --heads go together")
+    data = json.loads(heads.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not all(
+            isinstance(k, str) and k.isascii() and k.isdigit() and isinstance(v, str) for k, v in data.items()):
+        raise ValueError(f'{heads}: expected a JSON object {{"version": "head", ...}}')
+    return RecordedHeads(seat, {int(k): v for k, v in data.items()})
+
+
 def verify(file: Path, stdout: TextIO, stderr: TextIO, keys: Path | None = None, key: str | None = None,
-           contributions: Sequence[str] = ()) -> int:
+           contributions: Sequence[str] = (), seat: int | None = None, heads: Path | None = None) -> int:
     """The same streaming verification as ``POST /api/v1/replays/verify``, without its budgets;
     given ``keys`` (a key set file) or ``key`` (hex), the bundle must be signed by one of them."""
     try:
@@ -177,9 +196,17 @@ def verify(file: Path, stdout: TextIO, stderr: TextIO, keys: Path | None = None,
         print(exc, file=stderr)
         return 2
     try:
+        recorded = _recorded(seat, heads)
+    except OSError as exc:
+        print(f"cannot read the recorded heads: {exc}", file=stderr)
+        return 2
+    except ValueError as exc:
+        print(f"cannot use the recorded heads: {exc}", file=stderr)
+        return 2
+    try:
         with ExitStack() as stack:
             source = sys.stdin.buffer if str(file) == "-" else stack.enter_context(file.open("rb"))
-            report = verify_stream(_chunks(source), signing=Signing(trusted, contributions=known))
+            report = verify_stream(_chunks(source), signing=Signing(trusted, contributions=known, heads=recorded))
     except OSError as exc:
         print(f"cannot read {file}: {exc.strerror}", file=stderr)
         return 1
@@ -207,7 +234,7 @@ def main(argv: Sequence[str] | None = None, load: Loader | None = None, publish:
         from core.connection import get_redis
 
         return compact(ns.game_ids, ns.over, conn or get_redis(), stdout, stderr)
-    return verify(ns.file, stdout, stderr, ns.keys, ns.key, ns.contribution)
+    return verify(ns.file, stdout, stderr, ns.keys, ns.key, ns.contribution, ns.seat, ns.heads)
 
 
 if __name__ == "__main__":

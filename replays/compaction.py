@@ -1,7 +1,7 @@
 """Compacting finished games: the stream, snapshot and stored bundle give way to the packed bundle.
 
 A game that has ended never changes, and everything a reader asks of it (state, any past state,
-events, the replay, the viewer's timeline) follows from its replay bundle (signed, ``hourglass-replay/3``). So
+events, the replay, the viewer's timeline) follows from its replay bundle (signed, ``hourglass-replay/4``; before: ``/3``). So
 :func:`compact` builds the bundle (or takes the one already stored), packs it (``core.packed``),
 checks that the packed form gives back every stored entry with its hash, offers the bundle to
 the archive, writes the packed bytes, and then swaps them in with one script

@@ -30,7 +30,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     ns = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     if ns.kind == "replay":
-        return cli.verify(ns.file, stdout, stderr, ns.keys, ns.key, ns.contribution)
+        return cli.verify(ns.file, stdout, stderr, ns.keys, ns.key, ns.contribution, ns.seat, ns.heads)
     return tournament_cli.verify_command(ns, stdout, stderr)
 
 

@@ -9,7 +9,7 @@ written byte-for-byte reproducibly (fixed member order, dates and modes), holdin
   every member through its sha256;
 - ``tournament.jsonl``: the tournament's stream, one stored entry per line with its chain hash;
 - ``standings.json``: the final standings;
-- ``games/<index>-<game id>.jsonl``: the ``hourglass-replay/3`` (before: ``/2``) bundle of every game that ended
+- ``games/<index>-<game id>.jsonl``: the ``hourglass-replay/4`` (before: ``/3``, ``/2``) bundle of every game that ended
   (finished, or called off: aborted, its result null); skipped games have none.
 
 :func:`verify_package` checks, cheapest first, so a tampered byte is named quickly: the zip and the

@@ -1,4 +1,4 @@
-"""Verify an ``hourglass-replay/3`` (or ``/2``, ``/1``) bundle: the library behind the CLI and the HTTP endpoint.
+"""Verify an ``hourglass-replay/4`` (or ``/3``, ``/2``, ``/1``) bundle: the library behind the CLI and the HTTP endpoint.
 
 ``verify_stream(chunks)`` re-derives the whole game from the revealed seed and the commands alone
 and reports the first line where the bundle and the re-run disagree; ``verify_bundle(data)`` does
@@ -8,7 +8,10 @@ that is wrong in its first line is refused without reading the rest. In file ord
 the header line (canonical JSON, its fields, a known format); for every batch, the events that
 ``setup``/``decide`` produce with ``Rng(seed, game_id, draw_counter(state))`` equal the stored
 ones byte for byte, the hash chain and the state hash after the batch (format 1: every batch;
-format 2: the checkpoint batches, null on the others); and finally the footer: the
+format 2 and later: the checkpoint batches, null on the others), in format 4 every seat's
+view-chain head after the batch, re-derived from the seat's view of the re-derived events
+(``core.viewchain``), and the heads one seat recorded during play (``Signing.heads``); and
+finally the footer: the
 ``header_hash``, the recomputed result, the counts and the final hashes; last, given the
 service's key set (``keys``), the format-3 signature (``core.signing``: a known key, valid when it
 signed, over the bundle's exact bytes).
@@ -29,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from core import table
+from core import table, viewchain
 from core.signing import KeySet, SignatureProblem, check
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
 from domain.core import GameRules, Rejected
@@ -37,11 +40,12 @@ from domain.games import fold, for_engine, get_game
 from domain.rng import Rng, valid_contribution
 from replays.bundle import (
     BATCH_ENTRY_KEYS,
-    BATCH_KEYS,
-        FORMAT_1,
+    FORMAT_1,
     FORMATS,
     HEADER_KEYS,
     SIGNED_FORMATS,
+    VIEW_CHAIN_FORMATS,
+    batch_keys,
     footer_keys,
     hashed_batch,
     header_keys,
@@ -153,7 +157,8 @@ def _expect_keys(number: int, obj: dict[str, Any], kind: str, keys: frozenset[st
 class _Replayer:
     """Walks the bundle line by line, keeping the re-derived state, chain and counters."""
 
-    def __init__(self, header: dict[str, Any], rules: GameRules, seed: bytes) -> None:
+    def __init__(self, header: dict[str, Any], rules: GameRules, seed: bytes,
+                 recorded: RecordedHeads | None = None) -> None:
         self.header = header
         self.rules = rules
         self.seed = seed
@@ -167,6 +172,9 @@ class _Replayer:
         self.chain = GENESIS_HASH
         self.seq = 0
         self.entries = 0
+        self.view_heads = viewchain.genesis_heads(self.seats)
+        self.recorded = recorded
+        self.unchecked = sorted(recorded.heads) if recorded is not None else []  # recorded versions not yet reached
 
     def expected_events(self, number: int, index: int, command: Any) -> tuple[list[dict[str, Any]], Any, table.Table]:
         """The events (as stored JSON) the engine produces for this batch's command, and the
@@ -194,7 +202,7 @@ class _Replayer:
                             "the engine cannot read this command", "a valid command", f"{exc!r}: {_show(command)}") from None
 
     def batch(self, number: int, index: int, line: dict[str, Any]) -> None:
-        _expect_keys(number, line, "batch", BATCH_KEYS)
+        _expect_keys(number, line, "batch", batch_keys(self.format))
         _expect_equal(number, "batch number", index, line["batch"])
         stored = line["entries"]
         if not isinstance(stored, list) or not stored:
@@ -220,6 +228,26 @@ class _Replayer:
             _expect_equal(number, "state hash after the batch", self.last_state_hash, line["state_hash"])
         else:
             _expect_equal(number, "state hash after the batch (null between checkpoints)", None, line["state_hash"])
+        if self.format in VIEW_CHAIN_FORMATS:
+            self.view_chain(number, index, expected, line["view_heads"])
+
+    def view_chain(self, number: int, index: int, events: list[dict[str, Any]], found: Any) -> None:
+        """Every seat's view-chain head after the batch: re-derived from the seat's view of the
+        re-derived events (``core.viewchain``), then the heads a seat recorded (``--heads``)."""
+        self.view_heads = viewchain.advance_all(self.rules, self.view_heads, self.seq, events)
+        if not isinstance(found, list) or len(found) != self.seats:
+            raise _Diverged(number, f"view heads after batch {index} (one per seat)", f"a list of {self.seats}", found)
+        for seat, (expected, head) in enumerate(zip(self.view_heads, found)):
+            _expect_equal(number, f"view-chain head of seat {seat} after batch {index} (version {self.seq})",
+                          expected, head)
+        while self.recorded is not None and self.unchecked and self.unchecked[0] <= self.seq:
+            version = self.unchecked.pop(0)
+            seat = self.recorded.seat
+            what = f"view-chain head of seat {seat} at version {version} (the one the seat recorded)"
+            if version != self.seq:
+                raise _Diverged(number, what, f"a version that ends a batch (this batch ends at {self.seq})",
+                                self.recorded.heads[version])
+            _expect_equal(number, what, self.view_heads[seat], self.recorded.heads[version])
 
     def entry(self, number: int, position: int, line: dict[str, Any], event: dict[str, Any], entry: object,
               check_event: bool) -> None:
@@ -261,6 +289,11 @@ class _Replayer:
             _expect_equal(number, "final state hash (the last batch's state hash)", final_state_hash,
                           self.last_state_hash)
         _expect_equal(number, "final chain hash", self.chain, line["final_hash"])
+        if self.unchecked and self.recorded is not None:
+            version = self.unchecked[0]
+            raise _Diverged(number, f"view-chain head of seat {self.recorded.seat} at version {version} "
+                            "(the one the seat recorded)", f"a version of the game (it ends at {self.seq})",
+                            self.recorded.heads[version])
         return result
 
 
@@ -295,6 +328,19 @@ def _check_known(header: dict[str, Any], known: Mapping[int, str]) -> None:
         have = found[seat] if isinstance(found, list) and 0 <= seat < len(found) else None
         _expect_equal(1, f"contribution of seat {seat} (the one the seat recorded)", value.lower(),
                       "no contribution" if have is None else have)
+
+
+def _check_recorded(header: dict[str, Any], recorded: RecordedHeads | None) -> None:
+    """Recorded heads need a bundle with view chains and a seat the game has."""
+    if recorded is None:
+        return
+    if header["format"] not in VIEW_CHAIN_FORMATS:
+        raise _Diverged(1, f"view-chain heads of seat {recorded.seat} (the ones the seat recorded)",
+                        f"a bundle with view chains ({', '.join(VIEW_CHAIN_FORMATS)})", f"format {header['format']}")
+    seats = len(header["seats"]) if isinstance(header["seats"], list) else 0
+    if not 0 <= recorded.seat < seats:
+        raise _Diverged(1, "seat of the recorded view-chain heads", f"a seat from 0 to {seats - 1}",
+                        str(recorded.seat))
 
 
 def _rules(header: dict[str, Any], rules_for: Callable[[str], GameRules]) -> GameRules:
@@ -339,6 +385,14 @@ def _footer_line(count: int, last: str | None, header: dict[str, Any]) -> dict[s
 
 
 @dataclass(frozen=True)
+class RecordedHeads:
+    """The view-chain heads one seat recorded during play (version -> head, as the service sent them)."""
+
+    seat: int
+    heads: Mapping[int, str]
+
+
+@dataclass(frozen=True)
 class Signing:
     """What to check against knowledge from outside the bundle: its signature against ``keys``
     (None: report it unchecked; ``unsigned_ok``: a bundle without one, formats 1 and 2 or
@@ -348,6 +402,7 @@ class Signing:
     keys: KeySet | None = None
     unsigned_ok: bool = False
     contributions: Mapping[int, str] = field(default_factory=dict)  # seat -> the hex it knows it contributed
+    heads: RecordedHeads | None = None  # view-chain heads a seat recorded: the bundle's chain must have them
 
 
 SIGNATURE_KEYS = ["alg", "key_id", "signed_at", "value"]
@@ -384,7 +439,8 @@ def _replay(lines: BundleLines, header: dict[str, Any], rules_for: Callable[[str
     seed = play_seed(header, _seed(header))
     _check_known(header, signing.contributions)
     rules = _rules(header, rules_for)
-    replayer = _Replayer(header, rules, seed)
+    _check_recorded(header, signing.heads)
+    replayer = _Replayer(header, rules, seed, signing.heads)
     batches, pending = 0, lines.next_line()
     while pending is not None:
         following = lines.next_line()  # one line ahead: the last line is the footer

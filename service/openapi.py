@@ -135,7 +135,7 @@ REQUEST_CONTENT = {  # operation id -> a non-JSON request body
     "verifyReplay": {NDJSON: {"schema": {**BINARY, "minLength": 1}}},
 }
 SUCCESS_CONTENT = {
-    "getReplay": {NDJSON: {"schema": {**BINARY, "description": "hourglass-replay/3: JSON Lines, signed; see "
+    "getReplay": {NDJSON: {"schema": {**BINARY, "description": "hourglass-replay/4: JSON Lines, signed; see "
                                                                 "docs/replay-format.md"}}},
     "getSigningKeys": {"application/json": {"schema": {"$ref": REF + "SigningKeys"}}},
     "verifyReplay": {"application/json": {"schema": {"$ref": REF + "VerifyReport"}}},
@@ -204,6 +204,8 @@ PROBLEM_HEADERS = {
 CLOCK_FIGURES: S.Schema = S.mapping(S.obj({"remaining_ms": S.INT, "running": S.BOOL, "deadline_ms": S.nullable(S.INT)}))
 _TABLE = {"version": S.INT, "status": S.STR, "seat": S.nullable(S.INT), "to_act": S.array(S.ACTOR),
           "view": {"$ref": REF + "GameView"}, "clocks": S.nullable(CLOCK_FIGURES),
+          "view_head": {**S.nullable(S.STR), "description": "the caller seat's view-chain head at this version "
+                        "(docs/replay-format.md, View chains); null for a spectator"},
           "moves": {**S.array({"$ref": REF + "Move"}), "description": "the caller's legal moves (none for a "
                     "spectator or a seat not to act): what GET .../moves lists at this version"}}
 # One named component per line of a game's stream (generators name their models after them: one
@@ -217,6 +219,9 @@ STREAM_LINES: dict[str, S.Schema] = {
     "StreamMovesLine": {**S.obj({"kind": S.enum(["moves"]), "version": S.INT, "moves": S.array({"$ref": REF + "Move"})}),
                         "description": "a seat's stream only, after a batch that leaves the seat to act: its legal "
                                        "moves at that version (post one with If-Match: the version)"},
+    "StreamHeadLine": {**S.obj({"kind": S.enum(["head"]), "version": S.INT, "view_head": S.STR}),
+                       "description": "a seat's stream only, after each batch: the seat's view-chain head at that "
+                                      "version (record it to check the replay bundle: docs/replay-format.md)"},
     "StreamEndLine": {**S.obj({"kind": S.enum(["end"]), "version": S.INT, "status": S.enum(["finished", "aborted"])}),
                       "description": "the last line: the game is over"},
     "StreamSnapshotLine": {**S.obj({"kind": S.enum(["snapshot"]), **_TABLE}),
@@ -231,7 +236,7 @@ SSE_MESSAGE: S.Schema = {
     "type": "object", "description": "one Server-Sent Event of a game's stream: its data is the JSON text of a "
     "StreamLine without kind (the event name is the kind: absent or 'message' for an event, id = seq; 'snapshot' "
     "and 'resync' carry id = version)",
-    "properties": {"event": S.enum(["message", "snapshot", "clocks", "moves", "end", "resync"]),
+    "properties": {"event": S.enum(["message", "snapshot", "clocks", "moves", "head", "end", "resync"]),
                    "data": {"type": "string", "contentMediaType": "application/json"},
                    "id": {"type": "string"}, "retry": {"type": "integer"}}}
 STREAM_LINE: S.Schema = {

@@ -1,6 +1,6 @@
 """Replays over HTTP: the bundle, verification and the timeline the viewer steps through.
 
-- ``GET  /api/v1/games/{id}/replay``   the ``hourglass-replay/3`` bundle, signed (409 while the game runs)
+- ``GET  /api/v1/games/{id}/replay``   the ``hourglass-replay/4`` bundle, signed (409 while the game runs)
 - ``POST /api/v1/replays/verify``      upload a bundle (raw body or multipart field ``bundle``),
   verified as it streams in, within the bounds of ``service.verify_bounds``
 - ``GET  /api/v1/games/{id}/timeline`` the version after each batch (the viewer's steps)
@@ -62,7 +62,7 @@ def _bundle_or_problem(game_id: str) -> str:
 
 @blp.route("/api/v1/games/<game_id>/replay")
 @blp.doc(operationId="getReplay")
-@blp.doc(responses={"200": {"description": "hourglass-replay/3 bundle (JSON Lines), signed by the service",
+@blp.doc(responses={"200": {"description": "hourglass-replay/4 bundle (JSON Lines), signed by the service",
                             "content": {BUNDLE_MIMETYPE: {"schema": {"type": "string"}}}},
                     "404": {"description": "unknown game"}, "409": {"description": "game not finished"}})
 def replay(game_id: str) -> Response:

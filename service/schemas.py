@@ -186,6 +186,12 @@ class SummarySchema(Schema):
     rematch = fields.String(allow_none=True, metadata={"description": "the id of this game's rematch, once asked for"})
 
 
+VIEW_HEAD = fields.String(allow_none=True, metadata={
+    "description": "the caller seat's view-chain head at this version (sha256 hex; docs/replay-format.md, "
+                   "View chains): record it to check the replay bundle later; null for a spectator. Other "
+                   "seats' heads are never sent during play"})
+
+
 class StateSchema(Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
@@ -193,6 +199,7 @@ class StateSchema(Schema):
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     to_act = actors()
     view = Typed("GameView", required=True, metadata={"description": "the game's view for this seat"})
+    view_head = VIEW_HEAD
     clocks = CLOCKS
     full = fields.Dict(metadata={"description": "time travel after the game ended: the full state, hidden parts included"})
 
@@ -221,13 +228,17 @@ class EventSchema(Schema):
     data = fields.Dict(required=True, metadata={"description": "the event as this viewer may see it"})
 
 
-class MoveResultSchema(Schema):
+class BatchEventsSchema(Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
     events = fields.List(fields.Nested(EventSchema), required=True)
 
 
-class EventsSchema(MoveResultSchema):
+class MoveResultSchema(BatchEventsSchema):
+    view_head = VIEW_HEAD
+
+
+class EventsSchema(BatchEventsSchema):
     next = fields.Integer(allow_none=True, required=True,
                           metadata={"description": "more events follow: ask again with after=next; null at the end"})
 

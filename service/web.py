@@ -8,9 +8,9 @@ from typing import Any
 
 from flask import current_app, request
 
-from core.games import AppendGuard, Game, GameService, token_digest
+from core import viewchain
+from core.games import AppendGuard, Applied, Game, GameService, token_digest
 from core.store import StoredEntry
-from core.table import is_table_event
 from domain.core import SYSTEM
 from service.auth import bearer, principal, unauthorized
 from service.problems import ApiProblem
@@ -126,15 +126,22 @@ def idempotency_key(seat: int) -> str | None:
 
 
 def event_view(game: Game, entry: StoredEntry, seat: int | None) -> dict[str, Any]:
-    rules = game.rules
-    public = is_table_event(entry.data)  # joins, resignations, aborts: the same for everyone
-    data = dict(entry.data) if public else rules.event_view(rules.event_from_json(entry.data), seat)
+    data = viewchain.seat_event(game.rules, entry.data, seat)  # what the view chain hashes too
     return {"seq": entry.seq, "type": data.get("type", entry.type), "actor": entry.actor,
             "time": entry.entry["time"], "data": data}
 
 
 def event_views(game: Game, entries: Iterable[StoredEntry], seat: int | None) -> list[dict[str, Any]]:
     return [event_view(game, e, seat) for e in entries]
+
+
+def answer_head(applied: Applied, seat: int | None) -> str | None:
+    """``seat``'s view-chain head at the version a move answer names. A replayed answer after
+    later moves holds a newer game: the head then comes from time travel (a fold from the start,
+    only for such replays), so a retry answers the very same bytes."""
+    if applied.game.version == applied.version or seat is None:
+        return applied.game.view_head(seat)
+    return service().state_at(applied.game.game_id, applied.version).view_head(seat)
 
 
 def to_act_list(game: Game) -> list[Any]:

@@ -14,6 +14,7 @@ from service.schemas import ClaimSchema, MoveResultSchema
 from service.web import (
     IDEMPOTENCY_KEY,
     REPLAYED_HEADERS,
+    answer_head,
     caller_seat,
     event_views,
     idempotency_key,
@@ -37,7 +38,8 @@ def _seat(game_id: str) -> int:
 
 def _answer(game_id: str, seat: int, applied: Applied) -> Any:
     game = service().load(game_id)
-    body = {"id": game_id, "version": applied.version, "events": event_views(game, applied.entries, seat)}
+    body = {"id": game_id, "version": applied.version, "events": event_views(game, applied.entries, seat),
+            "view_head": answer_head(applied, seat)}
     headers = {"ETag": version_etag(applied.version)}
     if applied.replayed:
         headers["Idempotent-Replayed"] = "true"

@@ -6,7 +6,8 @@ Lichess-style) for ``Accept: application/x-ndjson``. A fresh stream (no ``Last-E
 its legal moves, the clocks, the version), then every later event; a resumed one carries every
 event after the resume point. Both carry each event once, in order, as the caller may see it; for
 games with clocks, the remaining times after each batch; on a seat's stream, after each batch
-that leaves the seat to act, its legal moves; an end marker when the game is over; and
+that leaves the seat to act, its legal moves; on a seat's stream, after each batch, the seat's
+view-chain head (a ``head`` line, docs/replay-format.md); an end marker when the game is over; and
 keep-alives while nothing happens (an SSE comment, an empty NDJSON line). A client whose live
 batches wait longer than the lag bound (``STREAM_LAG_S``) gets one resync line with the latest
 state (the snapshot's fields) instead of them, and goes on from there: never a silent gap.
@@ -220,7 +221,7 @@ def _stream(game_id: str, seat: int | None, after: int | None, heartbeat: float,
             yield text(batch)
             if batch.finished:
                 return
-        told = _moves_text(live, seat, form) if gap and gap[-1].game is None else ""
+        told = _head_text(live, seat, form) + _moves_text(live, seat, form) if gap and gap[-1].game is None else ""
         if told:  # a gap from the feed's memory ends at the live position (and an empty write ends a chunked body)
             yield told
         if sock is None:
@@ -292,7 +293,7 @@ def _batch_text(svc: GameService, game: Game, seat: int | None, form: Any, clock
             version = batch.game.version if batch.game is not None else batch.version
             text += form.named("clocks", {"version": version, "clocks": figures})
         if batch.game is not None:  # a gap batch from the feed's memory has none: _stream says them after the gap
-            text += _moves_text(batch.game, seat, form)
+            text += _head_text(batch.game, seat, form) + _moves_text(batch.game, seat, form)
         if batch.finished:
             text += _end(_game_after(svc, game, batch), form)
         return text
@@ -324,7 +325,8 @@ def snapshot(game: Game, seat: int | None, clocks: dict[str, Any] | None) -> dic
     the clocks and the caller's legal moves (none for a spectator, or a seat not to act): the
     same as ``GET .../state`` and ``GET .../moves`` at that version."""
     return {"version": game.version, "status": game.status(), "seat": seat, "to_act": to_act_list(game),
-            "view": game.rules.view(game.state, seat), "clocks": clocks, "moves": seat_moves(game, seat)}
+            "view": game.rules.view(game.state, seat), "view_head": game.view_head(seat), "clocks": clocks,
+            "moves": seat_moves(game, seat)}
 
 
 def seat_moves(game: Game, seat: int | None) -> list[dict[str, Any]]:
@@ -338,6 +340,13 @@ def seat_moves(game: Game, seat: int | None) -> list[dict[str, Any]]:
 def _snapshot_text(svc: GameService, game: Game, seat: int | None, form: Any) -> str:
     """The first line of a fresh stream: the table as ``seat`` sees it at ``game``'s version."""
     return str(form.resync(snapshot(game, seat, timing.figures(svc, game)), "snapshot"))
+
+
+def _head_text(game: Game, seat: int | None, form: Any) -> str:
+    """The line that gives a seat its view-chain head after a batch (nothing for a spectator:
+    other seats' heads are never sent during play, docs/fairness.md)."""
+    head = game.view_head(seat)
+    return str(form.named("head", {"version": game.version, "view_head": head})) if head is not None else ""
 
 
 def _moves_text(game: Game, seat: int | None, form: Any) -> str:

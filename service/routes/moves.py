@@ -32,6 +32,7 @@ from service.web import (
     ACTION_HEADERS,
     REPLAYED_HEADERS,
     acting_seat,
+    answer_head,
     caller_seat,
     event_views,
     expected_version,
@@ -99,7 +100,8 @@ def post_move(game_id: str) -> Any:
                                 guard=AppendGuard(token_field, window))
         except NotThisSeat:  # the token was withdrawn since this process last saw the game
             raise unauthorized("the bearer token is not a seat token of this game", "invalid_token") from None
-    body = {"id": game_id, "version": applied.version, "events": event_views(game, applied.entries, seat)}
+    body = {"id": game_id, "version": applied.version, "events": event_views(game, applied.entries, seat),
+            "view_head": answer_head(applied, seat)}
     response = current_app.json.response(body)  # the MoveResultSchema document, serialised once
     response.headers["ETag"] = version_etag(applied.version)
     if applied.replayed:

@@ -16,7 +16,8 @@ blp = Blueprint("state", __name__, url_prefix="/api/v1/games", description="Seat
 
 def _state(game: Game, seat: int | None) -> dict[str, Any]:
     return {"id": game.game_id, "version": game.version, "seat": seat, "status": game.status(),
-            "to_act": to_act_list(game), "view": game.rules.view(game.state, seat)}
+            "to_act": to_act_list(game), "view": game.rules.view(game.state, seat),
+            "view_head": game.view_head(seat)}
 
 
 def none_match(header: str | None, etag: str) -> bool:

@@ -34,9 +34,9 @@ def _reheader(objs: list[dict], **changes) -> list[dict]:
     return [header, *objs[1:-1], footer]
 
 
-def test_export_writes_format_3_with_a_state_hash_on_checkpoint_batches_only(small_bundle: str) -> None:
+def test_export_writes_format_4_with_a_state_hash_on_checkpoint_batches_only(small_bundle: str) -> None:
     header, *batches, footer = _objs(small_bundle)
-    assert FORMAT == "hourglass-replay/3" and header["format"] == FORMAT
+    assert FORMAT == "hourglass-replay/4" and header["format"] == FORMAT
     assert len(batches) > 2 * CHECKPOINT  # the game crosses several checkpoints
     for b in batches:
         assert (b["state_hash"] is not None) == (b["batch"] % CHECKPOINT == 0), b["batch"]
@@ -49,7 +49,7 @@ def test_both_formats_hash_the_same_states() -> None:
     assert old[0]["format"] == FORMAT_1 and all(b["state_hash"] for b in old[1:-1])
     for a, b in zip(new[1:-1], old[1:-1]):
         assert a["state_hash"] in (None, b["state_hash"])
-        assert {**a, "state_hash": None} == {**b, "state_hash": None}
+        assert {**a, "state_hash": None, "view_heads": None} == {**b, "state_hash": None, "view_heads": None}
     assert new[-1]["final_state_hash"] == old[-1]["final_state_hash"] == old[-2]["state_hash"]
 
 

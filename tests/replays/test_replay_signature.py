@@ -140,6 +140,10 @@ def test_a_signature_cannot_be_stripped_by_relabelling_the_format() -> None:
     del lines[0]["contributions"]  # format 3's other field
     lines[-1]["header_hash"] = json_hash(lines[0])
     report = verify_bundle(dump(lines))
+    assert not report.ok and report.divergence is not None and report.divergence.what == "batch fields"
+    for line in lines[1:-1]:
+        del line["view_heads"]  # format 4's other field
+    report = verify_bundle(dump(lines))
     assert not report.ok and report.divergence is not None and report.divergence.what == "footer fields"
     del lines[-1]["signature"]
     refused(dump(lines), keys(), "no signature")

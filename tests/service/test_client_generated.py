@@ -311,7 +311,7 @@ def test_a_generated_client_reads_a_live_stream_to_its_end(api: Any, server: tup
 
 LINE_MODELS = {kind: (lambda m, name=name: getattr(m, name)) for kind, name in (
     ("snapshot", "StreamSnapshotLine"), ("event", "StreamEventLine"), ("clocks", "StreamClocksLine"),
-    ("moves", "StreamMovesLine"), ("end", "StreamEndLine"), ("resync", "StreamResyncLine"))}
+    ("moves", "StreamMovesLine"), ("head", "StreamHeadLine"), ("end", "StreamEndLine"), ("resync", "StreamResyncLine"))}
 
 
 def _seat_program(base: str, out: Path) -> Path:

@@ -99,7 +99,7 @@ def test_stream_bodies_are_strings_whose_lines_are_named_components(spec: dict[s
         assert "string" in [option.get("type") for option in media["schema"].get("anyOf", [media["schema"]])]
         assert media["x-itemSchema"] == {"$ref": "#/components/schemas/StreamLine"}
     line = spec["components"]["schemas"]["StreamLine"]
-    kinds = {"snapshot", "event", "clocks", "moves", "end", "resync"}
+    kinds = {"snapshot", "event", "clocks", "moves", "head", "end", "resync"}
     assert set(line["discriminator"]["mapping"]) == kinds and all("$ref" in option for option in line["oneOf"])
     for kind, ref in line["discriminator"]["mapping"].items():
         assert spec["components"]["schemas"][ref.rsplit("/", 1)[1]]["properties"]["kind"]["enum"] == [kind]

@@ -72,7 +72,7 @@ def test_a_snapshot_every_64_events_leaves_only_the_tail_to_fold(
     start = GameService(conn).load(finished_game)  # the rules, info
     base = Game(start.info, start.rules, None, 0, "")
     base = GameService(conn).repository.folded(base, entries)
-    text = snapshots.encode(base.rules, base.state, base.table, base.version, base.last_hash)
+    text = snapshots.encode(base.rules, base.state, base.table, base.version, base.last_hash, base.view_heads)
     assert text is not None
     conn.set(snap_key(finished_game), text)
     cold = GameService(conn)
@@ -125,7 +125,7 @@ def test_a_snapshot_is_trusted_only_with_the_digest_of_its_own_content(tamper: A
                                                                       caplog: pytest.LogCaptureFixture) -> None:
     rules = get_game("orleans")
     state = fold(rules, rules.setup(rules.config_from_json({"players": 2}), Rng(b"seed", "g1", 0)))
-    text = snapshots.encode(rules, state, EMPTY, 7, "h" * 64)
+    text = snapshots.encode(rules, state, EMPTY, 7, "h" * 64, ("a" * 64, "b" * 64))
     assert text is not None and snapshots.decode(rules, text) is not None
     data = json.loads(text)
     tamper(data)
@@ -153,6 +153,6 @@ def test_every_game_round_trips_its_state_through_the_snapshot() -> None:
         players = 2
         config = rules.config_to_json(rules.config_from_json({"players": players}))
         state = play(rules, config, b"snap", "g", [{"kind": "bot", "bot": "random"}] * players).state
-        text = snapshots.encode(rules, state, EMPTY, 7, "h")
+        text = snapshots.encode(rules, state, EMPTY, 7, "h", ("a" * 64,))
         restored = snapshots.decode(rules, text) if text is not None else None
         assert restored is not None and restored.state == state and restored.version == 7, name

@@ -79,14 +79,16 @@ def test_a_seat_is_told_its_moves_after_each_batch_that_leaves_it_to_act(
 
     client.post(f"{API}/{gid}/moves", json={"type": "Bid", "bid": 3}, headers=auth(t0))
     batch = until("moves")  # seat 0's bid: seat 1 still owes its own
-    assert [line["kind"] for line in batch] == ["event", "moves"]
+    assert [line["kind"] for line in batch] == ["event", "head", "moves"]  # head: the seat's view chain
     assert batch[-1] == {"kind": "moves", "version": batch[0]["seq"],
                          "moves": client.get(f"{API}/{gid}/moves", headers=auth(t1)).json["moves"]}
     client.post(f"{API}/{gid}/moves", json={"type": "Bid", "bid": 1}, headers=auth(t1))
     run_worker(svc, gid)  # the round ends; the next one starts with both to bid
     later = until("moves")
-    assert [line["kind"] for line in later[:-1]] == ["event"] * (len(later) - 1) and len(later) > 2
-    assert later[-1]["version"] == later[-2]["seq"] == svc.load(gid).version
+    events = [line for line in later if line["kind"] == "event"]
+    assert {line["kind"] for line in later[:-1]} == {"event", "head"} and len(events) > 1
+    assert later[-2] == {"kind": "head", "version": later[-1]["version"], "view_head": svc.load(gid).view_heads[1]}
+    assert later[-1]["version"] == events[-1]["seq"] == svc.load(gid).version
     assert later[-1]["moves"] == client.get(f"{API}/{gid}/moves", headers=auth(t1)).json["moves"] != []
     stream.close()
     resumed = client.get(f"{API}/{gid}/events/stream?after={table['version']}", headers={**auth(t1), **NDJSON},

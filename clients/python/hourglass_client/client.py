@@ -94,12 +94,14 @@ class State(TypedDict, total=False):
     status: str
     to_act: list[Any]
     view: dict[str, Any]
+    view_head: str | None
 
 
-class MoveResult(TypedDict):
+class MoveResult(TypedDict, total=False):
     id: str
     version: int
     events: list[dict[str, Any]]
+    view_head: str | None
 
 
 class RegisteredBot(TypedDict, total=False):
@@ -219,6 +221,7 @@ class Client:
         self.sleep = sleep
         self.http = session or requests.Session()
         self.contributions: dict[str, str] = {}  # game id -> the entropy this client contributed (hex)
+        self.view_heads: dict[str, dict[int, str]] = {}  # game id -> {version: the seat's view-chain head}
 
     def with_token(self, token: str | None) -> Client:
         return Client(self.base, token, timeout_s=self.timeout_s, retries=self.retries, session=self.http,
@@ -303,11 +306,28 @@ class Client:
 
     def state(self, game_id: str) -> State:
         result: State = self._json("GET", f"/api/v1/games/{game_id}/state")
+        self._record_head(game_id, result)
         return result
 
     def state_at(self, game_id: str, version: int) -> State:
         result: State = self._json("GET", f"/api/v1/games/{game_id}/states/{version}")
+        self._record_head(game_id, result)
         return result
+
+    def _record_head(self, game_id: str, answer: Mapping[str, Any]) -> None:
+        """Keep the seat's view-chain head an answer carries (a spectator's answers carry none)."""
+        head, version = answer.get("view_head"), answer.get("version")
+        if isinstance(head, str) and isinstance(version, int):
+            self.view_heads.setdefault(game_id, {})[version] = head
+
+    def write_view_heads(self, game_id: str, path: str) -> int:
+        """Write the view-chain heads this client received for ``game_id`` as JSON ``{"version":
+        head}``: check the finished game's bundle with ``hourglass replay verify FILE --seat N
+        --heads PATH``. Returns how many heads were written."""
+        heads = self.view_heads.get(game_id, {})
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump({str(v): h for v, h in sorted(heads.items())}, out, indent=0, sort_keys=False)
+        return len(heads)
 
     def moves(self, game_id: str) -> Moves:
         result: Moves = self._json("GET", f"/api/v1/games/{game_id}/moves")
@@ -320,6 +340,7 @@ class Client:
         if if_match is not None:
             headers["If-Match"] = f'"{if_match}"'
         result: MoveResult = self._json("POST", f"/api/v1/games/{game_id}/moves", json_body=move, headers=headers)
+        self._record_head(game_id, result)
         return result
 
     def events(self, game_id: str, after: int = 0) -> dict[str, Any]:
@@ -330,9 +351,14 @@ class Client:
         """The game's live stream (as this client's seat, or a spectator) to its ``end``: without
         ``after``, a ``snapshot`` event first (view, legal moves, clocks, version), then what
         follows it; with ``after``, every event after that seq. After each batch that leaves this
-        seat to act, a ``moves`` event lists its legal moves (post one with If-Match: its version)."""
-        yield from self.follow(f"/api/v1/games/{game_id}/events/stream", None if after is None else str(after),
-                               stop_on="end")
+        seat to act, a ``moves`` event lists its legal moves (post one with If-Match: its version).
+        The seat's view-chain heads (``head`` events, and those in ``snapshot`` and ``resync``)
+        are recorded in ``view_heads``."""
+        for event in self.follow(f"/api/v1/games/{game_id}/events/stream", None if after is None else str(after),
+                                 stop_on="end"):
+            if event.event in ("head", "snapshot", "resync"):
+                self._record_head(game_id, event.data)
+            yield event
 
     def replay(self, game_id: str) -> str:
         return self.request("GET", f"/api/v1/games/{game_id}/replay").text
