@@ -145,7 +145,8 @@ class LiveGames:
         the game kept ``finished_ttl_s`` more; on the compaction list (unless that is off)."""
         pipe = self.conn.pipeline(transaction=False)
         pipe.zrem(LIVE_KEY, game_id)
-        pipe.delete(*done_with_keys(game_id))
+        for key in done_with_keys(game_id):  # one key a command: a Redis Cluster pipeline refuses a multi-key DEL
+            pipe.delete(key)
         if self.retention.finished_ttl_s > 0:
             for key in game_keys(game_id):
                 pipe.expire(key, self.retention.finished_ttl_s)
