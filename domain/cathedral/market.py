@@ -25,12 +25,21 @@ from domain.cathedral.model import (
 )
 
 
-def validate_deliver(state: State, c: Deliver) -> Why:
+def market_open(state: State) -> Why:
+    """Why no delivery at all may be made now (None: the command decides); validate_deliver's
+    first test, which action_possible asks once rather than for every candidate."""
     pending = state.pending
     if pending is None or pending.action is not Action.MARKET:
         return "deliveries need a Market place space"
     if pending.delivered >= D.DELIVERIES_PER_MARKET:
         return f"a Market place delivers at most {D.DELIVERIES_PER_MARKET} items"
+    return None
+
+
+def validate_deliver(state: State, c: Deliver) -> Why:
+    why = market_open(state)
+    if why:
+        return why
     if c.item not in state.knapsacks[c.seat]:
         return f"you have no {c.item.value} in your knapsack"
     if (c.player is not None) != (c.to is Target.PLAYER):
