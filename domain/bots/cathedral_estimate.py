@@ -119,17 +119,31 @@ def _glass_order(tile: HourGlass, delivered: tuple[Item, ...]) -> Order:
 
 
 Carried = dict[tuple[tuple[tuple[Item, ...], ...], tuple[Place, ...], tuple[int, ...]], tuple[float, float]]
+# (id of the workshops tuple, id of the Hour Glass slot) -> (both, kept alive; the open orders; their delivered worth)
+Listed = dict[tuple[int, int], tuple[object, object, list[Order], float]]
 
 
-def estimate(state: State, carried: Carried | None = None) -> float:
+def estimate(state: State, carried: Carried | None = None, listed: Listed | None = None) -> float:
     """The position's worth. ``carried`` (optional, the caller's) remembers the knapsack value
     and idle cost, which depend only on the knapsacks, the builders and the open orders: the
-    leaves of one search share them about ten to one."""
+    leaves of one search share them about ten to one. ``listed`` (optional, the caller's)
+    remembers the open orders and their delivered worth by the identity of the workshops tuple
+    and the Hour Glass slot, which the fold passes on unchanged from position to position."""
     if state.outcome is Outcome.WON:
         return WIN_VALUE + SECTION_VALUE * state.sections
     value = SECTION_VALUE * state.sections
-    orders = open_orders(state)
-    value += sum(o.per_item * o.delivered * DELIVERED_SHARE for o in orders)
+    if listed is None:
+        orders = open_orders(state)
+        value += sum(o.per_item * o.delivered * DELIVERED_SHARE for o in orders)
+    else:
+        workshops, glass = state.workshops, state.hour_glass
+        seen = listed.get((id(workshops), id(glass)))
+        if seen is None:
+            orders = open_orders(state)
+            worth = sum(o.per_item * o.delivered * DELIVERED_SHARE for o in orders)
+            seen = listed[(id(workshops), id(glass))] = (workshops, glass, orders, worth)
+        orders = seen[2]
+        value += seen[3]
     if carried is None:
         held, idle = knapsack_value(state, orders), idle_cost(state, orders)
     else:
