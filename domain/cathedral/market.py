@@ -10,10 +10,11 @@ leaves the game (the next one comes only at the end of the round).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 from domain.cathedral import data as D
 from domain.cathedral.common import Tx, Why, hour_glass_lacks, is_full, is_seat, workshop_here, workshop_lacks
-from domain.cathedral.data import Action
+from domain.cathedral.data import Action, Item
 from domain.cathedral.model import (
     Deliver,
     Delivered,
@@ -79,9 +80,13 @@ def apply_deliver(tx: Tx, c: Deliver) -> None:
 
 
 def candidates_deliver(state: State, seat: int) -> Iterator[Deliver]:
-    others = [p for p in range(state.config.players) if p != seat]
+    players = state.config.players
     for item in dict.fromkeys(state.knapsacks[seat]):
-        yield Deliver(seat, item, Target.HOUR_GLASS)
-        yield Deliver(seat, item, Target.WORKSHOP)
-        for other in others:
-            yield Deliver(seat, item, Target.PLAYER, other)
+        yield from _deliveries(seat, item, players)
+
+
+@cache
+def _deliveries(seat: int, item: Item, players: int) -> tuple[Deliver, ...]:
+    """One item's Deliver commands for a seat, made once: commands are frozen values, safe to share."""
+    return (Deliver(seat, item, Target.HOUR_GLASS), Deliver(seat, item, Target.WORKSHOP),
+            *(Deliver(seat, item, Target.PLAYER, other) for other in range(players) if other != seat))

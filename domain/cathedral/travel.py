@@ -7,6 +7,7 @@ Taking is optional, item by item. Into a full knapsack an item goes only if anot
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 from domain.cathedral import data as D
 from domain.cathedral.common import Tx, Why, check_put_back, put_back_choices
@@ -52,7 +53,13 @@ def apply_travel(tx: Tx, c: Travel) -> None:
 def candidates_travel(state: State, seat: int) -> Iterator[Travel]:
     """The routes that start where the seat's Master Builder stands (in Route order); the
     validator still decides which of them the pending action may take."""
-    return (Travel(seat, route) for route in ROUTES_FROM[state.builders[seat]])
+    return iter(_travels(seat, state.builders[seat]))
+
+
+@cache
+def _travels(seat: int, here: Place) -> tuple[Travel, ...]:
+    """Made once per seat and place: commands are frozen values, safe to share."""
+    return tuple(Travel(seat, route) for route in ROUTES_FROM[here])
 
 
 ROUTES_FROM = {place: tuple(r for r in Route if D.ROUTES[r].other_end(place) is not None) for place in Place}

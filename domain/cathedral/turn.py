@@ -10,6 +10,7 @@ once; every other action may be refused (C-rules l.344-350).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 from domain.cathedral import data as D
 from domain.cathedral import festival, rounds
@@ -74,7 +75,13 @@ def apply_place(tx: Tx, c: PlaceFollower) -> None:
 
 
 def candidates_place(state: State, seat: int) -> Iterator[PlaceFollower]:
-    return (PlaceFollower(seat, space) for space in D.SPACE_LIST)
+    return iter(_places(seat))
+
+
+@cache
+def _places(seat: int) -> tuple[PlaceFollower, ...]:
+    """A seat's PlaceFollower commands, made once: commands are frozen values, safe to share."""
+    return tuple(PlaceFollower(seat, space) for space in D.SPACE_LIST)
 
 
 BAGS = tuple(Bag)  # (iterating an Enum class runs Python code per member)
