@@ -192,6 +192,10 @@ def knapsack_value(state: State, orders: list[Order]) -> float:
                 if item in order.lacks:  # (a Counter difference keeps only what is still lacking)
                     offers.append((order.worth_at(here), seat, item, k))
     value = 0.0
+    if not offers:  # nothing matched: each knapsack counts whole toward a Rest
+        for knapsack in knapsacks:
+            value += _leftover_worth(knapsack)
+        return value
     # what each seat still holds after the matching (plain dicts: this runs for every leaf)
     left: list[dict[Item, int]] = []
     for knapsack in knapsacks:
@@ -199,20 +203,40 @@ def knapsack_value(state: State, orders: list[Order]) -> float:
         for item in knapsack:
             counts[item] = counts.get(item, 0) + 1
         left.append(counts)
-    if offers:
-        offers.sort(key=lambda o: -o[0])
-        wants = [dict(o.lacks) for o in orders]
-        for worth, seat, item, k in offers:
-            held, wanted = left[seat], wants[k]
-            while held.get(item, 0) and wanted.get(item, 0):
-                held[item] -= 1
-                wanted[item] -= 1
-                value += worth
+    offers.sort(key=lambda o: -o[0])
+    wants = [dict(o.lacks) for o in orders]
+    for worth, seat, item, k in offers:
+        held, wanted = left[seat], wants[k]
+        while held.get(item, 0) and wanted.get(item, 0):
+            held[item] -= 1
+            wanted[item] -= 1
+            value += worth
     for counts in left:
         rosettes = counts.get(Item.ROSETTE, 0)
-        loose = sum(counts.values()) - rosettes
-        value += rosettes * LOOSE_ROSETTE + rest_value(loose)
+        value += _rest_term(rosettes, sum(counts.values()) - rosettes)
     return value
+
+
+def _rest_term(rosettes: int, loose: int) -> float:
+    """What ``rosettes`` rosettes and ``loose`` other items nobody takes are worth (a few pairs,
+    worked out once each)."""
+    term = _REST_TERMS.get((rosettes, loose))
+    if term is None:
+        term = _REST_TERMS[(rosettes, loose)] = rosettes * LOOSE_ROSETTE + rest_value(loose)
+    return term
+
+
+def _leftover_worth(knapsack: tuple[Item, ...]) -> float:
+    """``_rest_term`` of a whole knapsack, by the knapsack (sorted tuples: few distinct ones)."""
+    term = _LEFTOVER.get(knapsack)
+    if term is None:
+        rosettes = knapsack.count(Item.ROSETTE)
+        term = _LEFTOVER[knapsack] = _rest_term(rosettes, len(knapsack) - rosettes)
+    return term
+
+
+_REST_TERMS: dict[tuple[int, int], float] = {}
+_LEFTOVER: dict[tuple[Item, ...], float] = {}
 
 
 def rest_value(loose: int) -> float:
