@@ -120,17 +120,31 @@ def _glass_order(tables: D.Tables, tile: HourGlass, delivered: tuple[Item, ...])
 
 
 Carried = dict[tuple[tuple[tuple[Item, ...], ...], tuple[Place, ...], tuple[int, ...]], tuple[float, float]]
+# (id of the workshops tuple, id of the Hour Glass slot) -> (both, kept alive; the open orders; their delivered worth)
+Listed = dict[tuple[int, int], tuple[object, object, list[Order], float]]
 
 
-def estimate(state: State, carried: Carried | None = None) -> float:
+def estimate(state: State, carried: Carried | None = None, listed: Listed | None = None) -> float:
     """The position's worth. ``carried`` (optional, the caller's) remembers the knapsack value
     and idle cost, which depend only on the knapsacks, the builders and the open orders: the
-    leaves of one search share them about ten to one."""
+    leaves of one search share them about ten to one. ``listed`` (optional, the caller's)
+    remembers the open orders and their delivered worth by the identity of the workshops tuple
+    and the Hour Glass slot, which the fold passes on unchanged from position to position."""
     if state.outcome is Outcome.WON:
         return WIN_VALUE + SECTION_VALUE * state.sections
     value = SECTION_VALUE * state.sections
-    orders = open_orders(state)
-    value += sum(o.per_item * o.delivered * DELIVERED_SHARE for o in orders)
+    if listed is None:
+        orders = open_orders(state)
+        value += sum(o.per_item * o.delivered * DELIVERED_SHARE for o in orders)
+    else:
+        workshops, glass = state.workshops, state.hour_glass
+        seen = listed.get((id(workshops), id(glass)))
+        if seen is None:
+            orders = open_orders(state)
+            worth = sum(o.per_item * o.delivered * DELIVERED_SHARE for o in orders)
+            seen = listed[(id(workshops), id(glass))] = (workshops, glass, orders, worth)
+        orders = seen[2]
+        value += seen[3]
     if carried is None:
         held, idle = knapsack_value(state, orders), idle_cost(state, orders)
     else:
@@ -179,6 +193,10 @@ def knapsack_value(state: State, orders: list[Order]) -> float:
                 if item in order.lacks:  # (a Counter difference keeps only what is still lacking)
                     offers.append((order.worth_at(here), seat, item, k))
     value = 0.0
+    if not offers:  # nothing matched: each knapsack counts whole toward a Rest
+        for knapsack in knapsacks:
+            value += _leftover_worth(knapsack)
+        return value
     # what each seat still holds after the matching (plain dicts: this runs for every leaf)
     left: list[dict[Item, int]] = []
     for knapsack in knapsacks:
@@ -186,20 +204,40 @@ def knapsack_value(state: State, orders: list[Order]) -> float:
         for item in knapsack:
             counts[item] = counts.get(item, 0) + 1
         left.append(counts)
-    if offers:
-        offers.sort(key=lambda o: -o[0])
-        wants = [dict(o.lacks) for o in orders]
-        for worth, seat, item, k in offers:
-            held, wanted = left[seat], wants[k]
-            while held.get(item, 0) and wanted.get(item, 0):
-                held[item] -= 1
-                wanted[item] -= 1
-                value += worth
+    offers.sort(key=lambda o: -o[0])
+    wants = [dict(o.lacks) for o in orders]
+    for worth, seat, item, k in offers:
+        held, wanted = left[seat], wants[k]
+        while held.get(item, 0) and wanted.get(item, 0):
+            held[item] -= 1
+            wanted[item] -= 1
+            value += worth
     for counts in left:
         rosettes = counts.get(Item.ROSETTE, 0)
-        loose = sum(counts.values()) - rosettes
-        value += rosettes * LOOSE_ROSETTE + rest_value(loose)
+        value += _rest_term(rosettes, sum(counts.values()) - rosettes)
     return value
+
+
+def _rest_term(rosettes: int, loose: int) -> float:
+    """What ``rosettes`` rosettes and ``loose`` other items nobody takes are worth (a few pairs,
+    worked out once each)."""
+    term = _REST_TERMS.get((rosettes, loose))
+    if term is None:
+        term = _REST_TERMS[(rosettes, loose)] = rosettes * LOOSE_ROSETTE + rest_value(loose)
+    return term
+
+
+def _leftover_worth(knapsack: tuple[Item, ...]) -> float:
+    """``_rest_term`` of a whole knapsack, by the knapsack (sorted tuples: few distinct ones)."""
+    term = _LEFTOVER.get(knapsack)
+    if term is None:
+        rosettes = knapsack.count(Item.ROSETTE)
+        term = _LEFTOVER[knapsack] = _rest_term(rosettes, len(knapsack) - rosettes)
+    return term
+
+
+_REST_TERMS: dict[tuple[int, int], float] = {}
+_LEFTOVER: dict[tuple[Item, ...], float] = {}
 
 
 def rest_value(loose: int) -> float:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain import games
-from domain.bots.cathedral_estimate import Carried, estimate
+from domain.bots.cathedral_estimate import Carried, Listed, estimate
 from domain.cathedral import data as D
 from domain.cathedral import dispatch
 from domain.cathedral.common import Tx
@@ -65,7 +65,7 @@ class Search:
     (the beam's quick look and the deeper search share their first step). Positions are keyed
     by identity and kept alive by the caches, so an id is never reused within the decision."""
 
-    __slots__ = ("rules", "seat", "rng", "looks", "steps", "estimates", "moves", "to_act", "carried")
+    __slots__ = ("rules", "seat", "rng", "looks", "steps", "estimates", "moves", "to_act", "carried", "listed")
 
     def __init__(self, rules: Any, seat: int, rng: Rng) -> None:
         self.rules, self.seat, self.rng = rules, seat, rng
@@ -75,6 +75,7 @@ class Search:
         self.moves: dict[int, tuple[State, list[Any]]] = {}
         self.to_act: dict[int, bool] = {}
         self.carried: Carried = {}
+        self.listed: Listed = {}
 
     def value_of(self, state: State, move: Any, depth: int) -> float:
         """The expected value of ``move`` followed by the seat's best continuation of its turn."""
@@ -108,7 +109,7 @@ class Search:
     def estimate(self, state: State) -> float:
         hit = self.estimates.get(id(state))
         if hit is None:
-            hit = self.estimates[id(state)] = (state, estimate(state, self.carried))
+            hit = self.estimates[id(state)] = (state, estimate(state, self.carried, self.listed))
         return hit[1]
 
     def quick_value(self, state: State, move: Any) -> float:

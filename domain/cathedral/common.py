@@ -70,7 +70,17 @@ def check_put_back(state: State, seat: int, put_back: Item | None) -> Why:
 
 
 def lacking(needs: tuple[Item, ...], delivered: tuple[Item, ...]) -> Counter[Item]:
-    return Counter(needs) - Counter(delivered)
+    """What an order still lacks. The answer is shared between callers (read it, never change it):
+    the pairs are few (a tile's needs and a part of them), and validators ask for them constantly."""
+    key = (needs, delivered)
+    lacks = _LACKING.get(key)
+    if lacks is None:
+        lacks = _LACKING[key] = Counter(needs) - Counter(delivered)
+    return lacks
+
+
+_LACKING: dict[tuple[tuple[Item, ...], tuple[Item, ...]], Counter[Item]] = {}
+_NOTHING: Counter[Item] = Counter()
 
 
 def workshop_here(state: State, seat: int) -> WorkshopSlot | None:
@@ -86,7 +96,7 @@ def workshop_lacks(state: State, slot: WorkshopSlot) -> Counter[Item]:
 def hour_glass_lacks(state: State) -> Counter[Item]:
     glass = state.hour_glass
     if glass is None:
-        return Counter()
+        return _NOTHING
     return lacking(D.tables(state.config.rules_version).hour_glasses[glass.tile].needs, glass.delivered)
 
 

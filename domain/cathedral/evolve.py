@@ -62,12 +62,11 @@ def replace(obj: R, **changes: Any) -> R:
     """``dataclasses.replace`` for the fold's frozen records (no ``__post_init__``, every field in
     ``__init__``): a copy of the instance's dict with ``changes``. The generic one looks every
     field up again and calls ``__init__``; it was a quarter of the greedy bot's lookahead time."""
-    if not changes.keys() <= FIELDS[type(obj)]:
-        raise TypeError(f"{type(obj).__name__} has no field {sorted(changes.keys() - FIELDS[type(obj)])}")
-    new = object.__new__(type(obj))
-    state = new.__dict__
-    state.update(obj.__dict__)
-    state.update(changes)
+    kind = type(obj)
+    if not changes.keys() <= FIELDS[kind]:
+        raise TypeError(f"{kind.__name__} has no field {sorted(changes.keys() - FIELDS[kind])}")
+    new = object.__new__(kind)
+    object.__setattr__(new, "__dict__", {**obj.__dict__, **changes})  # one merged copy
     return new
 
 # --- small tuple helpers ----------------------------------------------------------------------------
@@ -115,6 +114,9 @@ def pop_reward(state: State) -> State:
 
 
 def evolve(state: State | None, event: Any) -> State:
+    rule = _RULES.get(type(event))
+    if rule is not None and state is not None:  # the common case, one lookup (FOLD.fold does the same)
+        return rule(state, event)
     if isinstance(event, GameStarted):
         return _started(event)
     if state is None:
@@ -325,4 +327,4 @@ FOLD = FoldRules[State]("a Cathedral", {
     FollowersReturned: _followers_returned, HourGlassExpired: _hour_glass_expired, TimeoutApplied: _timeout,
     GameEnded: _ended,
 })
-
+_RULES = dict(FOLD)

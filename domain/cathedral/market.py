@@ -10,10 +10,11 @@ leaves the game (the next one comes only at the end of the round).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 from domain.cathedral import data as D
 from domain.cathedral.common import Tx, Why, hour_glass_lacks, is_full, is_seat, workshop_here, workshop_lacks
-from domain.cathedral.data import Action
+from domain.cathedral.data import Action, Item
 from domain.cathedral.model import (
     Deliver,
     Delivered,
@@ -25,12 +26,21 @@ from domain.cathedral.model import (
 )
 
 
-def validate_deliver(state: State, c: Deliver) -> Why:
+def market_open(state: State) -> Why:
+    """Why no delivery at all may be made now (None: the command decides); validate_deliver's
+    first test, which action_possible asks once rather than for every candidate."""
     pending = state.pending
     if pending is None or pending.action is not Action.MARKET:
         return "deliveries need a Market place space"
     if pending.delivered >= D.DELIVERIES_PER_MARKET:
         return f"a Market place delivers at most {D.DELIVERIES_PER_MARKET} items"
+    return None
+
+
+def validate_deliver(state: State, c: Deliver) -> Why:
+    why = market_open(state)
+    if why:
+        return why
     if c.item not in state.knapsacks[c.seat]:
         return f"you have no {c.item.value} in your knapsack"
     if (c.player is not None) != (c.to is Target.PLAYER):
@@ -70,9 +80,13 @@ def apply_deliver(tx: Tx, c: Deliver) -> None:
 
 
 def candidates_deliver(state: State, seat: int) -> Iterator[Deliver]:
-    others = [p for p in range(state.config.players) if p != seat]
+    players = state.config.players
     for item in dict.fromkeys(state.knapsacks[seat]):
-        yield Deliver(seat, item, Target.HOUR_GLASS)
-        yield Deliver(seat, item, Target.WORKSHOP)
-        for other in others:
-            yield Deliver(seat, item, Target.PLAYER, other)
+        yield from _deliveries(seat, item, players)
+
+
+@cache
+def _deliveries(seat: int, item: Item, players: int) -> tuple[Deliver, ...]:
+    """One item's Deliver commands for a seat, made once: commands are frozen values, safe to share."""
+    return (Deliver(seat, item, Target.HOUR_GLASS), Deliver(seat, item, Target.WORKSHOP),
+            *(Deliver(seat, item, Target.PLAYER, other) for other in range(players) if other != seat))

@@ -39,8 +39,14 @@ def sort_tiles(tiles: Iterable[E]) -> tuple[E, ...]:
     listed = list(tiles)
     if not listed:
         return ()
-    order = {m: i for i, m in enumerate(type(listed[0]))}
+    kind = type(listed[0])
+    order = _TILE_ORDER.get(kind)
+    if order is None:  # an enum's members never change, so its order is worked out once
+        order = _TILE_ORDER[kind] = {m: i for i, m in enumerate(kind)}
     return tuple(sorted(listed, key=order.__getitem__))
+
+
+_TILE_ORDER: dict[type[Enum], dict[Enum, int]] = {}
 
 
 class Step(str, Enum):
@@ -507,7 +513,10 @@ EVENTS: Final = (
 def owing_room(state: State) -> int | None:
     """Rules 2: the seat whose knapsack a gift filled past its slots, which must put an item back
     before anyone else acts (C-rules l.173-180); None when every knapsack fits."""
-    for seat, knapsack in enumerate(state.knapsacks):
+    knapsacks = state.knapsacks
+    if max(map(len, knapsacks)) <= KNAPSACK_SLOTS:  # the usual case, asked at every automatic step
+        return None
+    for seat, knapsack in enumerate(knapsacks):
         if len(knapsack) > KNAPSACK_SLOTS:
             return seat
     return None

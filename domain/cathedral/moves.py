@@ -122,9 +122,17 @@ def allowed_types(state: State) -> tuple[type, ...]:
     return {Stage.DRAW: (DrawFollower,), Stage.PLACE: (PlaceFollower,), Stage.TURN_END: (EndTurn,)}[now] + (Rest,)
 
 
+# A command type's validator that starts with a test of the moment alone (no candidate needed):
+# when it refuses, every candidate of the type is refused, so options and action_possible skip them.
+SHUT: dict[type, Callable[[State], Why]] = {Deliver: market.market_open, Travel: travel.may_travel}
+
+
 def options(state: State, seat: int, types: Iterable[type]) -> list[Any]:
     out: list[Any] = []
     for cls in types:
+        shut = SHUT.get(cls)
+        if shut is not None and shut(state):  # the validator would refuse every candidate
+            continue
         rule = COMMAND_RULES[cls]
         validate, candidates = rule.validate, rule.candidates
         out.extend(m for m in candidates(state, seat) if validate(state, m) is None)
@@ -137,6 +145,9 @@ def action_possible(state: State) -> bool:
         return False
     seat = state.active
     for cls in ACTION_COMMANDS.get(state.pending.action, ()):  # the first valid one is enough
+        shut = SHUT.get(cls)
+        if shut is not None and shut(state):
+            continue
         rule = COMMAND_RULES[cls]
         validate = rule.validate
         if any(validate(state, m) is None for m in rule.candidates(state, seat)):

@@ -7,21 +7,33 @@ Taking is optional, item by item. Into a full knapsack an item goes only if anot
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 from domain.cathedral import data as D
 from domain.cathedral.common import Tx, Why, check_put_back, put_back_choices
-from domain.cathedral.data import Action, Route, RouteKind
+from domain.cathedral.data import Action, Place, Route, RouteKind
 from domain.cathedral.model import BuilderMoved, ItemPutBack, ItemTaken, State, TakeItem, Travel
 
 ROUTE_KIND = {Action.CART: RouteKind.LAND, Action.BOAT: RouteKind.RIVER}
 
 
-def validate_travel(state: State, c: Travel) -> Why:
+def may_travel(state: State) -> Why:
+    """Why no route at all may be travelled now (None: the route decides); validate_travel's
+    first test, which action_possible asks once rather than for every candidate."""
     pending = state.pending
     if pending is None or pending.action not in ROUTE_KIND:
         return "only a Cart or Boat space moves the Master Builder"
     if pending.route is not None:
         return "the Master Builder has already moved this turn"
+    return None
+
+
+def validate_travel(state: State, c: Travel) -> Why:
+    why = may_travel(state)
+    if why:
+        return why
+    pending = state.pending
+    assert pending is not None  # may_travel
     spec = D.ROUTES[c.route]
     kind = ROUTE_KIND[pending.action]
     if spec.kind is not kind:
@@ -39,7 +51,18 @@ def apply_travel(tx: Tx, c: Travel) -> None:
 
 
 def candidates_travel(state: State, seat: int) -> Iterator[Travel]:
-    return (Travel(seat, route) for route in Route)
+    """The routes that start where the seat's Master Builder stands (in Route order); the
+    validator still decides which of them the pending action may take."""
+    return iter(_travels(seat, state.builders[seat]))
+
+
+@cache
+def _travels(seat: int, here: Place) -> tuple[Travel, ...]:
+    """Made once per seat and place: commands are frozen values, safe to share."""
+    return tuple(Travel(seat, route) for route in ROUTES_FROM[here])
+
+
+ROUTES_FROM = {place: tuple(r for r in Route if D.ROUTES[r].other_end(place) is not None) for place in Place}
 
 
 def items_left(state: State) -> tuple[int, ...]:

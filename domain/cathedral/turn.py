@@ -10,11 +10,12 @@ once; every other action may be refused (C-rules l.344-350).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 from domain.cathedral import data as D
 from domain.cathedral import festival, rounds
 from domain.cathedral.common import Tx, Why, blind_draw, is_full, next_seat
-from domain.cathedral.data import Action, Bag, Reward, Space
+from domain.cathedral.data import Action, Bag, Reward
 from domain.cathedral.model import (
     ActionFinished,
     DrawFollower,
@@ -42,7 +43,7 @@ def apply_draw(tx: Tx, c: DrawFollower) -> None:
 
 
 def candidates_draw(state: State, seat: int) -> Iterator[DrawFollower]:
-    return (DrawFollower(seat, bag) for bag in Bag)
+    return (DrawFollower(seat, bag) for bag in BAGS)
 
 
 # --- place ------------------------------------------------------------------------------------------
@@ -74,7 +75,16 @@ def apply_place(tx: Tx, c: PlaceFollower) -> None:
 
 
 def candidates_place(state: State, seat: int) -> Iterator[PlaceFollower]:
-    return (PlaceFollower(seat, space) for space in Space)
+    return iter(_places(seat))
+
+
+@cache
+def _places(seat: int) -> tuple[PlaceFollower, ...]:
+    """A seat's PlaceFollower commands, made once: commands are frozen values, safe to share."""
+    return tuple(PlaceFollower(seat, space) for space in D.SPACE_LIST)
+
+
+BAGS = tuple(Bag)  # (iterating an Enum class runs Python code per member)
 
 
 # --- rest and the end of the turn --------------------------------------------------------------------
