@@ -105,7 +105,10 @@ def _delete_one_queue(conn: redis.Redis, name: str) -> None:
         conn.delete(reg.key)
     for job_id in job_ids:
         conn.delete(f"rq:job:{job_id}", f"rq:results:{job_id}", f"rq:executions:{job_id}")
-    conn.delete(q.key, f"rq:queue:{name}:intermediate", f"rq:workers:{name}")  # a killed worker stays listed
+    ours: Any = conn.smembers(f"rq:workers:{name}")  # this run's workers; a killed one stays listed
+    if ours:
+        conn.srem("rq:workers", *ours)  # as RQ's own unregister would: the global list names them too
+    conn.delete(q.key, f"rq:queue:{name}:intermediate", f"rq:workers:{name}")
     conn.srem("rq:queues", q.key)
 
 
