@@ -99,10 +99,12 @@ if ttl == -2 then return 0 end
 if ttl > 0 then redis.call("SET", KEYS[2], ARGV[1], "PX", ttl) else redis.call("SET", KEYS[2], ARGV[1]) end
 return 1
 """
-# Keep a built bundle unless the game is compacted already (its bundle is in the packed form).
+# Keep a built bundle unless the game is compacted already (its bundle is in the packed form) or
+# gone (deleted or expired while the bundle was built: a bundle of no game would be kept for ever).
 _STORE_BUNDLE = """
 if redis.call("HEXISTS", KEYS[1], ARGV[2]) == 1 then return 0 end
 local ttl = redis.call("PTTL", KEYS[1])
+if ttl == -2 then return 0 end
 if ttl > 0 then
   return redis.call("SET", KEYS[2], ARGV[1], "NX", "PX", ttl) and 1 or 0
 end

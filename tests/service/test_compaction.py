@@ -181,6 +181,19 @@ def test_a_game_deleted_while_it_is_packed_leaves_no_key(client: Any, svc: GameS
     assert list(conn.scan_iter(match=f"hg:{{{gid}}}:*")) == []
 
 
+def test_a_bundle_built_for_a_game_deleted_meanwhile_is_not_kept(client: Any, svc: GameService, conn: redis.Redis,
+                                                               created: list[str]) -> None:
+    """A ``/replay`` (or a finishing worker) that built a bundle while the game was deleted or
+    expired stores nothing: a bundle of no game would have no expiry and be kept for ever."""
+    out = _create(client, created, "artificium", "standard", 2, "bundle-gone")
+    gid = out["id"]
+    _play(svc, gid, "bundle-gone")
+    text = client.get(f"/api/v1/games/{gid}/replay").get_data(as_text=True)
+    forget_games(conn, [gid])
+    svc.store.store_bundle(gid, text)
+    assert list(conn.scan_iter(match=f"hg:{{{gid}}}:*")) == []
+
+
 def test_the_swap_refuses_a_live_game_and_a_moved_stream(client: Any, svc: GameService, conn: redis.Redis,
                                                          created: list[str]) -> None:
     """Abuse case: nobody can compact a game that is still played (its moves would be lost),
