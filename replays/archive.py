@@ -1,0 +1,171 @@
+"""Where a finished game's bundle goes before Redis lets it go: a directory or an S3-compatible bucket.
+
+Both are off by default and take the same thing at the same time: :func:`replays.compaction.compact`
+offers every compacted game's published bundle (the bytes ``GET /replay`` serves) before the swap,
+so a bundle the archive did not take stays whole in Redis, and the game stays on the compaction
+list for a later pass. Re-archiving writes the same bytes under the same name again.
+
+- ``HOURGLASS_ARCHIVE_DIR``: a directory; each bundle is a file ``<game id>.hourglass-replay.jsonl``,
+  written under a temporary name and renamed, so a reader never sees half a bundle.
+- ``HOURGLASS_ARCHIVE_S3_URL``: ``s3://bucket`` or ``s3://bucket/prefix``; each bundle is the object
+  ``<prefix>/<game id>.hourglass-replay.jsonl`` (one ``PutObject``, never visible half written).
+  ``HOURGLASS_ARCHIVE_S3_ENDPOINT`` names an S3-compatible server (MinIO, Ceph, R2, ...; path-style
+  addressing then), ``HOURGLASS_ARCHIVE_S3_REGION`` its region; credentials, retries and the rest
+  come from boto3's own settings (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_PROFILE``,
+  ``AWS_MAX_ATTEMPTS``, ...). boto3 is the optional extra ``hourglass[s3]``, imported only when a
+  bucket is configured.
+
+Names come from game ids alone, and an id that is not a plain token (:data:`GAME_ID`) is refused
+before any path or key is made of it. Nothing a request sends reaches an archive: only compaction
+writes, and only games that are over.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+ARCHIVE_ENV = "HOURGLASS_ARCHIVE_DIR"
+S3_URL_ENV = "HOURGLASS_ARCHIVE_S3_URL"
+S3_ENDPOINT_ENV = "HOURGLASS_ARCHIVE_S3_ENDPOINT"
+S3_REGION_ENV = "HOURGLASS_ARCHIVE_S3_REGION"
+SUFFIX = ".hourglass-replay.jsonl"
+CONTENT_TYPE = "application/x-ndjson"  # as GET /replay serves the bundle
+# What the service makes ids of (token_hex, tournament ids, rematch hashes), with room to spare;
+# no dot, slash or backslash, so a name is never a path outside the archive's own place.
+GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")  # S3's bucket naming rules
+
+
+class ArchiveError(Exception):
+    """The archive could not take or give back a bundle (unreachable, refused). The message names
+    the place and the kind of failure, never credentials."""
+
+
+class Archive(Protocol):
+    def put(self, game_id: str, text: str) -> None: ...
+
+    def get(self, game_id: str) -> str | None: ...
+
+
+def archived_name(game_id: str) -> str:
+    """``<game id>.hourglass-replay.jsonl``; ``ValueError`` for an id that is not a plain token."""
+    if not GAME_ID.fullmatch(game_id):
+        raise ValueError(f"not a game id: {game_id[:40]!r}")
+    return game_id + SUFFIX
+
+
+@dataclass(frozen=True)
+class DirectoryArchive:
+    """Bundles as files in one directory (created when missing)."""
+
+    path: Path
+
+    def name(self, game_id: str) -> Path:
+        return self.path / archived_name(game_id)
+
+    def put(self, game_id: str, text: str) -> None:
+        target = self.name(game_id)
+        try:
+            self._write(target, text)
+        except OSError as exc:
+            raise ArchiveError(f"could not put {target}: {exc.strerror or type(exc).__name__}") from exc
+
+    def _write(self, target: Path, text: str) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{target.name}.", suffix=".part")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+                out.write(text)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def get(self, game_id: str) -> str | None:
+        try:
+            return self.name(game_id).read_bytes().decode("utf-8")
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise ArchiveError(f"could not get {self.name(game_id)}: {exc.strerror or type(exc).__name__}") from exc
+
+
+@dataclass(frozen=True)
+class S3Archive:
+    """Bundles as objects in an S3-compatible bucket, through boto3."""
+
+    client: Any  # a boto3 S3 client (botocore builds its methods at run time: no static type)
+    bucket: str
+    prefix: str = ""  # "" or ending in "/"
+
+    def key(self, game_id: str) -> str:
+        return self.prefix + archived_name(game_id)
+
+    def where(self, game_id: str) -> str:
+        return f"s3://{self.bucket}/{self.key(game_id)}"
+
+    def put(self, game_id: str, text: str) -> None:
+        key = self.key(game_id)
+        try:
+            self.client.put_object(Bucket=self.bucket, Key=key, Body=text.encode("utf-8"), ContentType=CONTENT_TYPE)
+        except Exception as exc:
+            raise _failed("put", self.where(game_id), exc) from None
+
+    def get(self, game_id: str) -> str | None:
+        key = self.key(game_id)
+        try:
+            answer = self.client.get_object(Bucket=self.bucket, Key=key)
+            body: bytes = answer["Body"].read()
+        except Exception as exc:
+            if _code(exc) in ("NoSuchKey", "404"):
+                return None
+            raise _failed("get", self.where(game_id), exc) from None
+        return body.decode("utf-8")
+
+
+def _code(exc: Exception) -> str:
+    """The S3 error code of a botocore ``ClientError`` ("" for any other exception)."""
+    response: Any = getattr(exc, "response", None)
+    return str(response.get("Error", {}).get("Code", "")) if isinstance(response, dict) else ""
+
+
+def _failed(verb: str, where: str, exc: Exception) -> ArchiveError:
+    """An :class:`ArchiveError` naming the object and the failure's kind (an S3 error code, or the
+    exception's class: ``EndpointConnectionError``, ``NoCredentialsError``...), not its text, which
+    is the only part that could carry a signed request's details; the cause is not chained."""
+    kind = _code(exc) or type(exc).__name__
+    return ArchiveError(f"could not {verb} {where}: {kind}")
+
+
+def s3_archive(url: str, endpoint: str | None = None, region: str | None = None) -> S3Archive:
+    """An :class:`S3Archive` for ``s3://bucket[/prefix]``; ``ValueError`` for another URL."""
+    parts = urlsplit(url)
+    if parts.scheme != "s3" or not BUCKET.fullmatch(parts.netloc) or parts.query or parts.fragment:
+        raise ValueError(f"{S3_URL_ENV} must be s3://bucket or s3://bucket/prefix, not {url!r}")
+    prefix = parts.path.strip("/")
+    import boto3  # type: ignore[import-untyped]  # the extra hourglass[s3]: only a bucket's user pays for it
+    from botocore.config import Config  # type: ignore[import-untyped]
+
+    config = Config(connect_timeout=5, read_timeout=30, retries={"mode": "standard"},
+                    s3={"addressing_style": "path"} if endpoint else None)
+    client = boto3.client("s3", endpoint_url=endpoint, region_name=region, config=config)
+    return S3Archive(client, parts.netloc, prefix + "/" if prefix else "")
+
+
+def archive_from_env(env: Mapping[str, str] | None = None) -> Archive | None:
+    """The archive the settings name (``HOURGLASS_ARCHIVE_DIR`` or ``HOURGLASS_ARCHIVE_S3_URL``),
+    or None; ``ValueError`` when both are set or the URL is not an ``s3://`` one."""
+    settings = os.environ if env is None else env
+    where, url = settings.get(ARCHIVE_ENV, "").strip(), settings.get(S3_URL_ENV, "").strip()
+    if where and url:
+        raise ValueError(f"set {ARCHIVE_ENV} or {S3_URL_ENV}, not both")
+    if url:
+        return s3_archive(url, settings.get(S3_ENDPOINT_ENV, "").strip() or None,
+                          settings.get(S3_REGION_ENV, "").strip() or None)
+    return DirectoryArchive(Path(where)) if where else None
