@@ -97,15 +97,17 @@ def queue_over(store: EventStore, live: LiveGames, chunk: int = 1000) -> int:
 def compact_due(store: EventStore, live: LiveGames, limit: int = 100, archive: Archive | None = None) -> int:
     """Compact the finished games whose time has come; how many were compacted. A game that
     fails stays on the list (logged) and is tried again ``RETRY_S`` later; a failing archive
-    also ends the pass, so an unreachable bucket costs one timeout a pass, not one a game."""
-    done = 0
-    for game_id in live.to_compact(limit):
+    ends the pass and puts off every game of it, so an unreachable bucket costs one timeout per
+    ``limit`` due games every ``RETRY_S``, not one per game and pass."""
+    done, due = 0, live.to_compact(limit)
+    for n, game_id in enumerate(due):
         try:
             outcome = compact(store, game_id, archive).outcome
-        except ArchiveError as exc:  # the archive is down or refuses: the rest of the list would fail alike
-            log.error("hourglass: game %s not compacted, its bundle stays in Redis until archived, "
-                      "again in %d s: %s", game_id, RETRY_S, exc)
-            live.compact_later(game_id, RETRY_S)
+        except ArchiveError as exc:  # the archive is down or refuses: the rest would fail alike
+            log.error("hourglass: game %s not compacted, its bundle stays in Redis until archived; "
+                      "it and %d more due are tried again in %d s: %s", game_id, len(due) - n - 1, RETRY_S, exc)
+            for later in due[n:]:
+                live.compact_later(later, RETRY_S)
             break
         except Exception:
             log.exception("hourglass: could not compact game %s", game_id)
