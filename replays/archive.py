@@ -10,10 +10,10 @@ list for a later pass. Re-archiving writes the same bytes under the same name ag
 - ``HOURGLASS_ARCHIVE_S3_URL``: ``s3://bucket`` or ``s3://bucket/prefix``; each bundle is the object
   ``<prefix>/<game id>.hourglass-replay.jsonl`` (one ``PutObject``, never visible half written).
   ``HOURGLASS_ARCHIVE_S3_ENDPOINT`` names an S3-compatible server (MinIO, Ceph, R2, ...; path-style
-  addressing then), ``HOURGLASS_ARCHIVE_S3_REGION`` its region; credentials, retries and the rest
-  come from boto3's own settings (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_PROFILE``,
-  ``AWS_MAX_ATTEMPTS``, ...). boto3 is the optional extra ``hourglass[s3]``, imported only when a
-  bucket is configured.
+  addressing then), ``HOURGLASS_ARCHIVE_S3_REGION`` its region; credentials and attempts come
+  from boto3's own settings (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_PROFILE``,
+  ``AWS_MAX_ATTEMPTS``, ...); standard retry mode, 5 s to connect, 30 s to read. boto3 is the
+  optional extra ``hourglass[s3]``, imported only when a bucket is configured.
 
 Names come from game ids alone, and an id that is not a plain token (:data:`GAME_ID`) is refused
 before any path or key is made of it. Nothing a request sends reaches an archive: only compaction
