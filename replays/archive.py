@@ -114,7 +114,7 @@ class S3Archive:
         key = self.key(game_id)
         try:
             self.client.put_object(Bucket=self.bucket, Key=key, Body=text.encode("utf-8"), ContentType=CONTENT_TYPE)
-        except Exception as exc:
+        except _boto_errors() as exc:
             raise _failed("put", self.where(game_id), exc) from None
 
     def get(self, game_id: str) -> str | None:
@@ -122,11 +122,18 @@ class S3Archive:
         try:
             answer = self.client.get_object(Bucket=self.bucket, Key=key)
             body: bytes = answer["Body"].read()
-        except Exception as exc:
+        except _boto_errors() as exc:
             if _code(exc) in ("NoSuchKey", "404"):
                 return None
             raise _failed("get", self.where(game_id), exc) from None
         return body.decode("utf-8")
+
+
+def _boto_errors() -> tuple[type[Exception], ...]:
+    """What boto3 raises for a bucket that cannot be reached or refuses (a bug of ours is no outage)."""
+    from botocore.exceptions import BotoCoreError, ClientError  # type: ignore[import-untyped]
+
+    return BotoCoreError, ClientError
 
 
 def _code(exc: Exception) -> str:
@@ -144,13 +151,17 @@ def _failed(verb: str, where: str, exc: Exception) -> ArchiveError:
 
 
 def s3_archive(url: str, endpoint: str | None = None, region: str | None = None) -> S3Archive:
-    """An :class:`S3Archive` for ``s3://bucket[/prefix]``; ``ValueError`` for another URL."""
+    """An :class:`S3Archive` for ``s3://bucket[/prefix]``; ``ValueError`` for another URL, or
+    when boto3 is not installed."""
     parts = urlsplit(url)
     if parts.scheme != "s3" or not BUCKET.fullmatch(parts.netloc) or parts.query or parts.fragment:
         raise ValueError(f"{S3_URL_ENV} must be s3://bucket or s3://bucket/prefix, not {url!r}")
     prefix = parts.path.strip("/")
-    import boto3  # type: ignore[import-untyped]  # the extra hourglass[s3]: only a bucket's user pays for it
-    from botocore.config import Config  # type: ignore[import-untyped]
+    try:  # the extra hourglass[s3]: only a worker with a bucket pays for importing it
+        import boto3  # type: ignore[import-untyped]
+        from botocore.config import Config  # type: ignore[import-untyped]
+    except ImportError:
+        raise ValueError(f"{S3_URL_ENV} needs boto3: pip install 'hourglass[s3]'") from None
 
     config = Config(connect_timeout=5, read_timeout=30, retries={"mode": "standard"},
                     s3={"addressing_style": "path"} if endpoint else None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -177,7 +178,7 @@ def test_names_come_from_game_ids_alone(service: GameService, client: Any, endpo
     assert _objects(archive) == [] and not folder.path.exists()
 
 
-def test_the_settings(tmp_path: Path) -> None:
+def test_the_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert archive_from_env({}) is None
     assert archive_from_env({"HOURGLASS_ARCHIVE_DIR": str(tmp_path)}) == DirectoryArchive(tmp_path)
     built = archive_from_env({"HOURGLASS_ARCHIVE_S3_URL": "s3://bucket.one", "HOURGLASS_ARCHIVE_S3_REGION": "eu-west-1"})
@@ -186,6 +187,9 @@ def test_the_settings(tmp_path: Path) -> None:
     for url in ("https://bucket/x", "s3://", "s3://Bad_Bucket/x", "s3://b/x?versionId=1", "bucket/x"):
         with pytest.raises(ValueError, match="HOURGLASS_ARCHIVE_S3_URL"):
             archive_from_env({"HOURGLASS_ARCHIVE_S3_URL": url})
+    with monkeypatch.context() as patch, pytest.raises(ValueError, match=r"pip install 'hourglass\[s3\]'"):
+        patch.setitem(sys.modules, "boto3", None)  # as if the extra were not installed
+        archive_from_env({"HOURGLASS_ARCHIVE_S3_URL": "s3://bucket"})
     with pytest.raises(ValueError, match="not both"):
         archive_from_env({"HOURGLASS_ARCHIVE_S3_URL": "s3://bucket", "HOURGLASS_ARCHIVE_DIR": str(tmp_path)})
 
