@@ -16,15 +16,22 @@ list for a later pass. Re-archiving writes the same bytes under the same name ag
   optional extra ``hourglass[s3]``, imported only when a bucket is configured.
 
 Names come from game ids alone, and an id that is not a plain token (:data:`GAME_ID`) is refused
-before any path or key is made of it. Nothing a request sends reaches an archive: only compaction
-writes, and only games that are over.
+before any path or key is made of it. Only compaction writes, and only games that are over.
+
+The web process reads back through :class:`ArchiveReads` (``GET /replay`` of a game Redis has let
+go): an id that is not a plain token never reaches the archive, an id the archive did not have is
+remembered for ``MISSING_TTL_S`` (at most ``MISSING_MAX`` ids), and at most
+``HOURGLASS_ARCHIVE_READS`` reads (4) run at once per process; one more is :class:`ArchiveBusy`.
 """
 from __future__ import annotations
 
 import os
 import re
 import tempfile
-from collections.abc import Mapping
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -34,6 +41,10 @@ ARCHIVE_ENV = "HOURGLASS_ARCHIVE_DIR"
 S3_URL_ENV = "HOURGLASS_ARCHIVE_S3_URL"
 S3_ENDPOINT_ENV = "HOURGLASS_ARCHIVE_S3_ENDPOINT"
 S3_REGION_ENV = "HOURGLASS_ARCHIVE_S3_REGION"
+READS_ENV = "HOURGLASS_ARCHIVE_READS"
+READS = 4  # archive reads at once per web process: a slow bucket holds this many greenlets, not all
+MISSING_TTL_S = 600.0  # how long a process trusts "not in the archive" (archives only gain bundles)
+MISSING_MAX = 10_000  # ids remembered as missing, the least recently asked for forgotten first
 SUFFIX = ".hourglass-replay.jsonl"
 CONTENT_TYPE = "application/x-ndjson"  # as GET /replay serves the bundle
 # What the service makes ids of (token_hex, tournament ids, rematch hashes), with room to spare;
@@ -180,3 +191,80 @@ def archive_from_env(env: Mapping[str, str] | None = None) -> Archive | None:
         return s3_archive(url, settings.get(S3_ENDPOINT_ENV, "").strip() or None,
                           settings.get(S3_REGION_ENV, "").strip() or None)
     return DirectoryArchive(Path(where)) if where else None
+
+
+class ArchiveBusy(Exception):
+    """This process already reads as many bundles from the archive as it may at once."""
+
+
+class Forgotten:
+    """A bounded set of keys that expire: at most ``size``, each for ``ttl_s`` seconds, the least
+    recently added dropped first. (cachetools' ``TTLCache`` does this; it is not a dependency, and
+    this is all of it that the read path needs.) Thread- and greenlet-safe."""
+
+    def __init__(self, size: int, ttl_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.size, self.ttl_s, self.clock = size, ttl_s, clock
+        self.until: OrderedDict[str, float] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def add(self, key: str) -> None:
+        with self.lock:
+            self.until[key] = self.clock() + self.ttl_s
+            self.until.move_to_end(key)
+            while len(self.until) > self.size:
+                self.until.popitem(last=False)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        with self.lock:
+            until = self.until.get(key)
+            if until is not None and until <= self.clock():
+                del self.until[key]
+                return False
+            return until is not None
+
+    def __len__(self) -> int:
+        return len(self.until)
+
+
+class ArchiveReads:
+    """One process's reads from an archive: ids checked, misses remembered, reads at once bounded."""
+
+    def __init__(self, archive: Archive, at_once: int = READS, missing: Forgotten | None = None) -> None:
+        self.archive = archive
+        # made on a request (service.replay_api), after gunicorn's gevent worker patched threading: a greenlet's
+        self.slots = threading.BoundedSemaphore(max(1, at_once))
+        self.missing = missing or Forgotten(MISSING_MAX, MISSING_TTL_S)
+
+    def may_hold(self, game_id: str) -> bool:
+        """False for an id no archive holds: not a plain token, or missing when last asked."""
+        return GAME_ID.fullmatch(game_id) is not None and game_id not in self.missing
+
+    def get(self, game_id: str) -> str | None:
+        """The archived bundle, or None; :class:`ArchiveBusy` when every read slot is taken,
+        :class:`ArchiveError` when the archive fails."""
+        if not self.may_hold(game_id):
+            return None
+        if not self.slots.acquire(blocking=False):
+            raise ArchiveBusy("every archive read slot of this process is taken")
+        try:
+            text = self.archive.get(game_id)
+        finally:
+            self.slots.release()
+        if text is None:
+            self.missing.add(game_id)
+        return text
+
+
+def reads_from_env(env: Mapping[str, str] | None = None) -> ArchiveReads | None:
+    """:class:`ArchiveReads` over the archive the settings name (None: no archive); reads at once
+    from ``HOURGLASS_ARCHIVE_READS``. ``ValueError`` as :func:`archive_from_env`."""
+    settings = os.environ if env is None else env
+    archive = archive_from_env(settings)
+    if archive is None:
+        return None
+    at_once = settings.get(READS_ENV, "").strip()
+    if at_once and not at_once.isdigit():
+        raise ValueError(f"{READS_ENV} must be a whole number, not {at_once!r}")
+    return ArchiveReads(archive, int(at_once) if at_once else READS)
