@@ -5,6 +5,7 @@ never reach the archive, missing ones are remembered, reads draw on the caller's
 bounded per process; an unknown id is the same 404 with or without an archive."""
 from __future__ import annotations
 
+import io
 import logging
 import socket
 import subprocess
@@ -19,8 +20,10 @@ from typing import Any
 import pytest
 import requests
 
+import replays.compaction
 from core.games import GameService
 from replays.archive import DirectoryArchive, Forgotten, S3Archive, archive_from_env
+from replays.cli import main as replay_cli
 from replays.compaction import compact
 from replays.verify import verify_bundle
 from service import replay_api
@@ -223,6 +226,31 @@ def test_the_settings_choose_the_archive_the_workers_write(service: GameService,
     monkeypatch.setenv("HOURGLASS_ARCHIVE_S3_URL", "s3://bucket")  # both: refused, logged, served without
     client = create_app({"REDIS": service.store.conn, "ADVANCE": "off", "TESTING": True, "RATE_LIMIT": 0}).test_client()
     assert client.get(f"{API}/{GOLDEN_ID}/replay").status_code == 404
+
+
+# --- hourglass replay compact ----------------------------------------------------------------------
+
+def test_the_cli_makes_one_archive_and_a_failing_one_is_a_message(
+        service: GameService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    games = [play_to_end(service, "classic", 2, seed=f"reads-cli-{n}-{uuid.uuid4().hex[:6]}") for n in range(2)]
+    service.created.extend(games)  # type: ignore[attr-defined]
+    (tmp_path / "taken").write_text("a file where the directory should be")
+    monkeypatch.setenv("HOURGLASS_ARCHIVE_DIR", str(tmp_path / "taken"))
+    said, errors = io.StringIO(), io.StringIO()
+    assert replay_cli(["compact", *games], stdout=said, stderr=errors, conn=service.store.conn) == 1
+    assert errors.getvalue().startswith(f"{games[0]}: not compacted, the archive could not take its bundle (could not put ")
+    assert errors.getvalue().endswith("1 more not tried\n") and "Traceback" not in errors.getvalue()
+    made: list[Any] = []
+    real = replays.compaction.archive_from_env
+    monkeypatch.setattr(replays.compaction, "archive_from_env", lambda: made.append(1) or real())
+    monkeypatch.setenv("HOURGLASS_ARCHIVE_DIR", str(tmp_path / "bundles"))
+    assert replay_cli(["compact", *games], stdout=said, stderr=errors, conn=service.store.conn) == 0
+    assert made == [1] and sorted(p.name for p in (tmp_path / "bundles").iterdir()) == \
+        sorted(f"{g}.hourglass-replay.jsonl" for g in games)
+    monkeypatch.setenv("HOURGLASS_ARCHIVE_S3_URL", "s3://bucket")
+    errors = io.StringIO()
+    assert replay_cli(["compact", games[0]], stdout=said, stderr=errors, conn=service.store.conn) == 2
+    assert errors.getvalue().startswith("cannot use the archive: ")
 
 
 # --- hourglass serve ------------------------------------------------------------------------------
