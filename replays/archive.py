@@ -21,7 +21,7 @@ before any path or key is made of it. Only compaction writes, and only games tha
 The web process reads back through :class:`ArchiveReads` (``GET /replay`` of a game Redis has let
 go): an id that is not a plain token never reaches the archive, an id the archive did not have is
 remembered for ``MISSING_TTL_S`` (at most ``MISSING_MAX`` ids), and at most
-``HOURGLASS_ARCHIVE_READS`` reads (4) run at once per process; one more is :class:`ArchiveBusy`.
+``HOURGLASS_ARCHIVE_READS`` reads (4; 0: none) run at once per process; one more is :class:`ArchiveBusy`.
 """
 from __future__ import annotations
 
@@ -234,7 +234,7 @@ class ArchiveReads:
     def __init__(self, archive: Archive, at_once: int = READS, missing: Forgotten | None = None) -> None:
         self.archive = archive
         # made on a request (service.replay_api), after gunicorn's gevent worker patched threading: a greenlet's
-        self.slots = threading.BoundedSemaphore(max(1, at_once))
+        self.slots = threading.BoundedSemaphore(at_once)
         self.missing = missing or Forgotten(MISSING_MAX, MISSING_TTL_S)
 
     def may_hold(self, game_id: str) -> bool:
@@ -258,13 +258,12 @@ class ArchiveReads:
 
 
 def reads_from_env(env: Mapping[str, str] | None = None) -> ArchiveReads | None:
-    """:class:`ArchiveReads` over the archive the settings name (None: no archive); reads at once
-    from ``HOURGLASS_ARCHIVE_READS``. ``ValueError`` as :func:`archive_from_env`."""
+    """:class:`ArchiveReads` over the archive the settings name, with ``HOURGLASS_ARCHIVE_READS``
+    reads at once (None: no archive, or 0 reads: the workers archive, the web does not read back).
+    ``ValueError`` as :func:`archive_from_env`, or for reads that are not a whole number."""
     settings = os.environ if env is None else env
-    archive = archive_from_env(settings)
-    if archive is None:
-        return None
-    at_once = settings.get(READS_ENV, "").strip()
-    if at_once and not at_once.isdigit():
+    at_once = settings.get(READS_ENV, "").strip() or str(READS)
+    if not at_once.isdigit():
         raise ValueError(f"{READS_ENV} must be a whole number, not {at_once!r}")
-    return ArchiveReads(archive, int(at_once) if at_once else READS)
+    archive = archive_from_env(settings)
+    return ArchiveReads(archive, int(at_once)) if archive is not None and int(at_once) > 0 else None

@@ -107,10 +107,10 @@ def _archive_reads() -> ArchiveReads | None:
 
 def _configured_reads(config: Mapping[str, Any]) -> ArchiveReads | None:
     """From the app's ``ARCHIVE`` (an archive object, or None; tests and embedders) and
-    ``ARCHIVE_READS``, else from the environment the workers archive by (``replays.archive``)."""
+    ``ARCHIVE_READS`` (0: none), else from the environment the workers archive by (``replays.archive``)."""
     if "ARCHIVE" in config:
-        archive = config["ARCHIVE"]
-        return None if archive is None else ArchiveReads(archive, int(config.get("ARCHIVE_READS", READS)))
+        archive, at_once = config["ARCHIVE"], int(config.get("ARCHIVE_READS", READS))
+        return None if archive is None or at_once <= 0 else ArchiveReads(archive, at_once)
     try:
         return reads_from_env()
     except ValueError as exc:  # the workers refuse to start on the same settings: say it, serve without

@@ -223,6 +223,10 @@ def test_the_settings_choose_the_archive_the_workers_write(service: GameService,
     monkeypatch.setenv("HOURGLASS_ARCHIVE_DIR", str(tmp_path))
     client = create_app({"REDIS": service.store.conn, "ADVANCE": "off", "TESTING": True, "RATE_LIMIT": 0}).test_client()
     assert client.get(f"{API}/{GOLDEN_ID}/replay").get_data(as_text=True) == GOLDEN
+    monkeypatch.setenv("HOURGLASS_ARCHIVE_READS", "0")  # the workers archive, the web does not read back
+    client = create_app({"REDIS": service.store.conn, "ADVANCE": "off", "TESTING": True, "RATE_LIMIT": 0}).test_client()
+    assert client.get(f"{API}/{GOLDEN_ID}/replay").status_code == 404
+    monkeypatch.setenv("HOURGLASS_ARCHIVE_READS", "2")
     monkeypatch.setenv("HOURGLASS_ARCHIVE_S3_URL", "s3://bucket")  # both: refused, logged, served without
     client = create_app({"REDIS": service.store.conn, "ADVANCE": "off", "TESTING": True, "RATE_LIMIT": 0}).test_client()
     assert client.get(f"{API}/{GOLDEN_ID}/replay").status_code == 404

@@ -167,7 +167,7 @@ def test_names_come_from_game_ids_alone(service: GameService, client: Any, endpo
         with pytest.raises(ValueError):
             archive.put(bad, "text")
     assert archived_name("t0123abcdg0004") == "t0123abcdg0004.hourglass-replay.jsonl"
-    # a stranger's requests never reach the archive: no route names it, a live game is not compacted
+    # a stranger's requests never write to the archive: no route names it, a live game is not compacted
     live_id = create(service, "classic", 2, seed="s3-live")
     service.created.append(live_id)  # type: ignore[attr-defined]
     assert compact(service.store, live_id, archive).outcome == "live"
