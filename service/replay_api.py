@@ -77,15 +77,17 @@ def _bundle_or_problem(game_id: str) -> str:
 
 def _archived(game_id: str) -> str | None:
     """The archive's bundle of ``game_id``, or None. A read that would reach the archive costs the
-    caller ``ARCHIVE_READ_COST`` work units first (429 when short); 503 when this process reads
-    all it may at once, or the archive fails (logged without the failure's own text)."""
+    caller ``ARCHIVE_READ_COST`` work units first (429 when short; given back when no slot was
+    free); 503 when this process reads all it may at once, or the archive fails (logged without
+    the failure's own text)."""
     reads = _archive_reads()
     if reads is None or not reads.may_hold(game_id):
         return None
-    limits.charge(ARCHIVE_READ_COST, "reading an archived replay bundle")
+    budget = limits.charge(ARCHIVE_READ_COST, "reading an archived replay bundle")
     try:
         return reads.get(game_id)
     except ArchiveBusy:
+        budget.give_back(_store().conn, ARCHIVE_READ_COST)  # nothing was read
         raise ApiProblem(503, "ARCHIVE_BUSY", "this server reads as many archived bundles as it may at once; "
                          "retry shortly", headers={"Retry-After": str(ARCHIVE_RETRY_S)}) from None
     except ArchiveError as exc:  # its message names the object and the failure's kind: no secrets

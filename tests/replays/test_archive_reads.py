@@ -140,16 +140,18 @@ def test_archive_reads_draw_on_the_callers_budgets(service: GameService, folder:
     assert folder.asked == ["made-up-0", "made-up-1"]
 
 
-def test_reads_past_the_process_bound_are_503(service: GameService, folder: Counting) -> None:
+def test_reads_past_the_process_bound_are_503(service: GameService, folder: Counting,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(replay_api, "ARCHIVE_READ_COST", 1.0)
     release = threading.Event()
     slow = Counting(folder, hold=release)
-    client = _client(service, slow, ARCHIVE_READS=1)
+    client, caller = _client(service, slow, ARCHIVE_READS=1, RATE_LIMIT=600, WORK_BUDGET=2), _address()
     first: list[Any] = []
-    reader = threading.Thread(target=lambda: first.append(client.get(f"{API}/{GOLDEN_ID}/replay")))
+    reader = threading.Thread(target=lambda: first.append(client.get(f"{API}/{GOLDEN_ID}/replay", environ_base=caller)))
     reader.start()
     try:
         assert slow.entered.wait(30)
-        busy = client.get(f"{API}/another-id/replay")
+        busy = client.get(f"{API}/another-id/replay", environ_base=caller)
         assert busy.status_code == 503 and busy.json["kind"] == "ARCHIVE_BUSY" and busy.headers["Retry-After"]
         assert busy.headers["Content-Type"] == "application/problem+json"
     finally:
@@ -157,6 +159,10 @@ def test_reads_past_the_process_bound_are_503(service: GameService, folder: Coun
         reader.join(30)
     assert first[0].status_code == 200 and first[0].get_data(as_text=True) == GOLDEN
     assert slow.asked == [GOLDEN_ID]
+    # the busy answer gave its unit back: the caller's second unit pays for this read
+    assert client.get(f"{API}/another-id/replay", environ_base=caller).status_code == 404
+    assert client.get(f"{API}/a-third-id/replay", environ_base=caller).json["kind"] == "WORK_BUDGET"
+    assert slow.asked == [GOLDEN_ID, "another-id"]
 
 
 # --- an S3-compatible bucket (moto's server) -------------------------------------------------------
