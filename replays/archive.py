@@ -235,7 +235,7 @@ class ArchiveReads:
         self.archive = archive
         # made on a request (service.replay_api), after gunicorn's gevent worker patched threading: a greenlet's
         self.slots = threading.BoundedSemaphore(at_once)
-        self.missing = missing or Forgotten(MISSING_MAX, MISSING_TTL_S)
+        self.missing = Forgotten(MISSING_MAX, MISSING_TTL_S) if missing is None else missing
 
     def may_hold(self, game_id: str) -> bool:
         """False for an id no archive holds: not a plain token, or missing when last asked."""

@@ -22,7 +22,7 @@ import requests
 
 import replays.compaction
 from core.games import GameService
-from replays.archive import DirectoryArchive, Forgotten, S3Archive, archive_from_env
+from replays.archive import ArchiveReads, DirectoryArchive, Forgotten, S3Archive, archive_from_env
 from replays.cli import main as replay_cli
 from replays.compaction import compact
 from replays.verify import verify_bundle
@@ -121,6 +121,8 @@ def test_the_missing_ids_are_bounded_and_expire() -> None:
     assert len(missing) == 3 and "a" not in missing and all(k in missing for k in "bcd")
     now[0] = 10.0
     assert "b" not in missing and len(missing) == 2
+    empty = Forgotten(1, 1.0)
+    assert ArchiveReads(DirectoryArchive(Path("unused")), missing=empty).missing is empty
 
 
 def test_archive_reads_draw_on_the_callers_budgets(service: GameService, folder: Counting,
