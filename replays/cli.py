@@ -13,7 +13,9 @@ the embedded server, see ``core.connection``) and signs it with the service's ke
 of ``GET /.well-known/hourglass-keys.json``) or one public key (``--key``, hex); without either
 it reports the signature unchecked, and with either an unsigned bundle fails. ``--seat N --heads
 FILE`` checks the view-chain heads seat N recorded during play against the bundle's chain. Exit codes: 0
-success / "verified", 1 divergence or a game that cannot be exported, 2 usage (or unusable keys).
+success / "verified", 1 divergence, a game that cannot be exported or compacted, or an archive
+that cannot take a bundle (one line on standard error, no traceback), 2 usage (or unusable keys
+or archive settings).
 """
 from __future__ import annotations
 
