@@ -52,8 +52,10 @@ def advance(head: str, seat: int, version: int, events: Sequence[dict[str, Any]]
 
 
 def advance_all(rules: GameRules, heads: tuple[str, ...], version: int,
-                batch: Sequence[dict[str, Any]]) -> tuple[str, ...]:
-    """Every seat's head after the batch ``batch`` (its stored event JSON) ending at ``version``."""
-    decoded = [None if is_table_event(d) else rules.event_from_json(d) for d in batch]  # once for every seat
+                batch: Sequence[dict[str, Any]], events: Sequence[Any] | None = None) -> tuple[str, ...]:
+    """Every seat's head after the batch ``batch`` (its stored event JSON) ending at ``version``
+    (``events``: the game's events of the batch, decoded, when the caller holds them)."""
+    decoded = events if events is not None else [  # once for every seat
+        None if is_table_event(d) else rules.event_from_json(d) for d in batch]
     return tuple(advance(head, seat, version, [seat_event(rules, d, seat, e) for d, e in zip(batch, decoded)])
                  for seat, head in enumerate(heads))
