@@ -215,7 +215,7 @@ class CommandHandler:
             if last.finished:
                 updates["finished"] = run[-1].entries[0].entry["time"]
         before = (self.worklist.mark_call(game_id),) if last.wants_worker() else ()
-        snapshot = (snapshots.encode(last.rules, last.state, last.table, last.version, last.last_hash)
+        snapshot = (snapshots.encode(last.rules, last.state, last.table, last.version, last.last_hash, last.view_heads)
                     if snapshots.due(first.version, last.version, last.finished) else None)
         try:
             result = self.store.append(game_id, first.version, [e for p in run for e in p.entries],

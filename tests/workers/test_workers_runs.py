@@ -5,6 +5,7 @@ hands the game back to its queue. A tournament tick that finds the lock taken le
 holder, and the worker that ends a tournament game keeps its bundle. Nothing here measures time."""
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -50,6 +51,18 @@ def test_a_run_is_stored_as_if_each_step_had_been_appended_alone(
         assert (found[1].first, found[1].last) == (p.entries[0].seq, p.entries[-1].seq)
     again = svc.apply_planned(game_id, run)  # the first key's stored result: nothing twice
     assert again.replayed and svc.load(game_id).version == run[-1].after.version
+
+
+def test_a_run_keeps_the_view_heads_in_its_snapshot(svc: GameService, new_game: Callable[..., dict[str, Any]],
+                                                    conn: redis.Redis) -> None:
+    """A run's snapshot carries every seat's view-chain head: a cold load starts from it (one
+    without them is ignored, and the game is folded from its first entry)."""
+    game_id = new_game(SEATS, seed="runs-snapshot")["id"]
+    run = plan_steps(svc, game_id, 70)  # crosses a multiple of snapshots.EVERY (64 events)
+    svc.apply_planned(game_id, run)
+    stored = json.loads(conn.get(f"hg:{{{game_id}}}:snap"))
+    assert stored["version"] == run[-1].after.version
+    assert stored["view_heads"] == list(run[-1].after.view_heads) and len(stored["view_heads"]) == len(SEATS)
 
 
 def test_a_run_that_lost_a_race_stores_nothing(svc: GameService, new_game: Callable[..., dict[str, Any]]) -> None:
