@@ -232,6 +232,11 @@ class CommandHandler:
             self.react(Change(p.before, p.after, p.entries, meta_changed=changed))
         return result
 
+    def listen_first(self, reaction: Reaction) -> None:
+        """Have ``reaction`` hear of every append before the others (a worker's own record of
+        the games it plays, which its tournament hook then reads: ``workers.bundles``)."""
+        self.reactions = (reaction, *self.reactions)
+
     def react(self, change: Change) -> None:
         for reaction in self.reactions:
             reaction(change)

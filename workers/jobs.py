@@ -36,6 +36,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from rq import get_current_job
@@ -46,6 +47,7 @@ from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConf
 from core.worklist import GRACE_MS
 from domain.core import SYSTEM, Rejected
 from workers import calls, forfeits, httpbot, lanes, pushcalls, sweeper, tournaments
+from workers.bundles import BundleBook
 from workers.enqueue import cancel_timeout, enqueue_advance, schedule_timeout
 from workers.lease import LEASE_MS, Lease
 from workers.policy import Decision, decide_builtin, default_command, next_actor
@@ -66,7 +68,10 @@ def service() -> GameService:
     with _LOCK:
         if id(conn) not in _SERVICES:  # built once: a GameService imports every game and registers scripts
             metrics.use(conn)
-            _SERVICES[id(conn)] = GameService(conn, on_finished=tournaments.game_finished)
+            book = BundleBook()  # what this process plays of tournament games, for their bundles
+            svc = GameService(conn, on_finished=partial(tournaments.game_finished, book=book))
+            svc.commands.listen_first(book)
+            _SERVICES[id(conn)] = svc
         return _SERVICES[id(conn)]
 
 

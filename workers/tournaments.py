@@ -61,8 +61,10 @@ from core.tournaments import (
     startable,
 )
 from domain.core import SYSTEM, Rejected
+from replays.bundle import KnownAfter
 from replays.seatstats import seat_stats
 from replays.source import published_bundle
+from workers.bundles import BundleBook
 from workers.enqueue import ADVANCE_TIMEOUT_S, enqueue_advance, queue, retry_policy
 from workers.lanes import FAST, NOW
 from workers.lease import Lease
@@ -134,17 +136,21 @@ def wake_if_idle(conn: redis.Redis, tid: str) -> bool:
     return enqueue_tick(conn, tid)
 
 
-def game_finished(game: Game) -> None:
+def game_finished(game: Game, book: BundleBook | None = None) -> None:
     """``GameService.on_finished`` for the worker processes: a tournament game just ended. The
     worker that played its last step builds and keeps its replay bundle now (the tick that records
     the result then reads it, and the games still running wait for no bundle of another), then
-    queues the tick."""
+    queues the tick. ``book``: what this process holds of the game (``workers.bundles``): the
+    batches it played are not folded again."""
     if game.info.tournament:
         conn = get_redis()
         try:
-            game_bundle(EventStore(conn), game.game_id)
+            game_bundle(EventStore(conn), game.game_id, book.known(game.game_id) if book is not None else None)
         except Exception:  # a reaction never undoes the append: the tick builds it, or says why not
             log.exception("tournament %s: could not build the bundle of %s", game.info.tournament, game.game_id)
+        finally:
+            if book is not None:
+                book.forget(game.game_id)
         enqueue_tick(conn, game.info.tournament)
 
 
@@ -155,10 +161,10 @@ def tick_after(game: Game) -> None:
         enqueue_tick(get_redis(), game.info.tournament)
 
 
-def game_bundle(store: EventStore, game_id: str) -> str:
+def game_bundle(store: EventStore, game_id: str, known: KnownAfter | None = None) -> str:
     """A finished game's replay bundle: the stored one, else built, signed and kept now
     (``replays.source.published_bundle``, what ``GET /replay`` serves)."""
-    return published_bundle(store, game_id)
+    return published_bundle(store, game_id, known=known)
 
 
 # --- the job ------------------------------------------------------------------------------------

@@ -16,8 +16,13 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from core.games import GameService, IdempotencyConflict, StaleVersion
+from core.signing import service_keys
+from replays.bundle import build_bundle
+from replays.entries import split_batches
+from replays.source import load_game
 from replays.verify import verify_bundle
 from workers import jobs, lanes
+from workers.bundles import BundleBook
 from workers.tournaments import TickLock, again_key, game_bundle, game_finished, lock_key, queued_key
 
 SEATS = [{"name": "R1", "kind": "bot", "bot": "random"}, {"name": "G1", "kind": "bot", "bot": "greedy"}]
@@ -143,3 +148,31 @@ def test_the_worker_that_ends_a_tournament_game_keeps_its_bundle_and_wakes_the_t
         assert not Queue(queue_name, connection=conn, serializer=JSONSerializer).job_ids  # nothing behind the games
     finally:
         conn.delete(queued_key(tid, "now"), queued_key(tid, "later"))
+
+
+def test_a_bundle_built_from_what_the_worker_holds_is_the_same_bundle(
+        conn: redis.Redis, queue_name: str, created: list[str]) -> None:
+    """The finishing worker folds again only the batches another process played: a game played
+    in turns by a worker with its book and by another process gives the same bytes as the
+    bundle built from the stream alone (the creation, the book's batches and the gaps between)."""
+    book = BundleBook()
+    mine, other = GameService(conn), GameService(conn)
+    mine.commands.listen_first(book)
+    game_id = mine.create({"game": "orleans", "seats": SEATS, "seed": "runs-book"}, tournament="t-runs-book")["id"]
+    created.append(game_id)
+    turn = 0
+    while not mine.load(game_id).finished:
+        jobs.run_advance(mine if turn % 3 else other, game_id, limit=25)  # a third of the way by another
+        turn += 1
+    known = book.known(game_id)
+    meta, entries = load_game(mine.store, game_id)
+    batches = split_batches(entries)
+    held = sum(known(batch) is not None for batch in batches)
+    assert 0 < held < len(batches) and known(batches[0]) is not None  # the creation, and gaps
+    signer, at = service_keys()[0], "2026-11-28T00:00:00Z"
+    from_stream = build_bundle(game_id, meta, entries, signer=signer, signed_at=at)
+    assert build_bundle(game_id, meta, entries, signer=signer, signed_at=at, known=known) == from_stream
+    assert verify_bundle(from_stream).ok
+    other_game = mine.create({"game": "orleans", "seats": SEATS, "seed": "runs-book-2"}, tournament="t-runs-book")
+    created.append(other_game["id"])
+    assert known(split_batches(load_game(mine.store, other_game["id"])[1])[0]) is None  # another game's batch
