@@ -23,7 +23,16 @@ from replays.source import load_game
 from replays.verify import verify_bundle
 from workers import jobs, lanes
 from workers.bundles import BundleBook
-from workers.tournaments import TickLock, again_key, game_bundle, game_finished, lock_key, queued_key
+from workers.tournaments import (
+    TickLock,
+    TournamentRunner,
+    again_key,
+    bundling_key,
+    game_bundle,
+    game_finished,
+    lock_key,
+    queued_key,
+)
 
 SEATS = [{"name": "R1", "kind": "bot", "bot": "random"}, {"name": "G1", "kind": "bot", "bot": "greedy"}]
 
@@ -176,3 +185,21 @@ def test_a_bundle_built_from_what_the_worker_holds_is_the_same_bundle(
     other_game = mine.create({"game": "orleans", "seats": SEATS, "seed": "runs-book-2"}, tournament="t-runs-book")
     created.append(other_game["id"])
     assert known(split_batches(load_game(mine.store, other_game["id"])[1])[0]) is None  # another game's batch
+
+
+def test_a_tick_leaves_a_bundle_to_the_worker_building_it(conn: redis.Redis, created: list[str]) -> None:
+    """While the worker that ended a game builds its bundle (its mark is set), a tick does not
+    build it a second time; once it is stored, or the mark lapsed (that worker died), it goes on."""
+    svc = GameService(conn)
+    game_id = svc.create({"game": "orleans", "seats": SEATS, "seed": "runs-bundling"}, tournament="t-bundling")["id"]
+    created.append(game_id)
+    jobs.run_advance(svc, game_id, limit=100_000)
+    runner = TournamentRunner(conn, games=svc)
+    try:
+        conn.set(bundling_key(game_id), b"1", px=60_000)
+        assert runner._bundling(game_id)
+        game_bundle(svc.store, game_id)
+        assert not runner._bundling(game_id)  # stored: the tick records the result
+    finally:
+        conn.delete(bundling_key(game_id))
+    assert not runner._bundling(game_id)
