@@ -6,8 +6,9 @@ JSON and folded, every seat's view-chain head advanced. But this process decided
 batches itself, and after each one it held the state, the table and the heads the fold would
 give again. :class:`BundleBook` is a reaction of the worker's GameService that keeps, per game,
 the game after every batch this process appended (a slice's run, a single step, the creation by a
-tick); the bundle builder takes those and folds only the batches another process played
-(``replays.bundle.build_lines``'s ``known``). The bundle's bytes are the same either way.
+tick) or folded in when it took the game back from another worker (:meth:`BundleBook.load`, what
+the advance jobs read a game with); the bundle builder takes those and folds only the batches it
+does not hold (``replays.bundle.build_lines``'s ``known``). The bundle's bytes are the same.
 
 A batch is taken from the book only when its first and last seq and its last entry's chain hash
 are the ones the stream holds. Memory: the book keeps the ``MAX_GAMES`` games it heard of last
@@ -23,6 +24,8 @@ from threading import Lock
 
 from core.game import Game
 from core.reactions import Change
+from core.repository import GameRepository
+from core.store import StoredEntry
 from replays.bundle import Known
 from replays.entries import Entry
 
@@ -45,7 +48,10 @@ class BundleBook:
         self._lock = Lock()
 
     def __call__(self, change: Change) -> None:
-        game, entries = change.after, change.entries
+        self.record(change.after, change.entries)
+
+    def record(self, game: Game, entries: Sequence[StoredEntry]) -> None:
+        """``game`` as it is after the batch ``entries`` (appended or folded by this process)."""
         if not entries or not game.info.tournament or len(game.view_heads) != len(game.info.seats):
             return
         with self._lock:
@@ -63,6 +69,32 @@ class BundleBook:
     def forget(self, game_id: str) -> None:
         with self._lock:
             self._games.pop(game_id, None)
+
+    def load(self, repository: GameRepository, game_id: str) -> Game:
+        """``repository.load``, for a tournament game this process holds: what another process
+        appended since is folded batch by batch and each batch kept, so that the bundle folds
+        none of it again."""
+        cached = repository.cached(game_id)
+        if cached is None or not cached.info.tournament:
+            return repository.load(game_id)
+        entries = repository.store.read(game_id, after=cached.version)
+        game = cached
+        for batch in split_stored(entries):
+            game = repository.folded(game, batch)
+            self.record(game, batch)
+        if game is not cached:
+            repository.remember(game)
+        return game
+
+
+def split_stored(entries: Sequence[StoredEntry]) -> list[list[StoredEntry]]:
+    """Entries grouped by the command that caused them (a non-null command opens a batch)."""
+    batches: list[list[StoredEntry]] = []
+    for entry in entries:
+        if entry.command is not None or not batches:
+            batches.append([])
+        batches[-1].append(entry)
+    return batches
 
 
 @dataclass(frozen=True)

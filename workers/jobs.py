@@ -59,6 +59,7 @@ MAX_SECONDS_PER_JOB = 120.0  # likewise for slow HTTP seats (well inside the job
 MAX_RUN = 200  # fast-lane steps stored in one append (one script call's arguments stay small)
 DEADLINE_ENV = "HOURGLASS_BOT_DEADLINE_S"
 _SERVICES: dict[int, GameService] = {}
+_BOOKS: dict[int, BundleBook] = {}  # by id of the GameService: what it holds of tournament games
 _LOCK = threading.Lock()
 
 
@@ -72,6 +73,7 @@ def service() -> GameService:
             svc = GameService(conn, on_finished=partial(tournaments.game_finished, book=book))
             svc.commands.listen_first(book)
             _SERVICES[id(conn)] = svc
+            _BOOKS[id(svc)] = book
         return _SERVICES[id(conn)]
 
 
@@ -177,7 +179,7 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
                 return {"game": game_id, "appended": appended, "raced": raced, "lost_lease": True}
             renewed = time.monotonic()
         generation = work.generation(game_id)
-        game = svc.load(game_id)
+        game = _load(svc, game_id)
         current = sync_clocks(svc, game)
         actor = next_actor(game.rules, game.state, game.info.seats, game.to_act, game.table.left)
         done = {"game": game_id, "version": game.version, "appended": appended, "raced": raced}
@@ -227,6 +229,14 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
     version = svc.load(game_id).version
     return {"game": game_id, "version": version, "appended": appended, "raced": raced, "continued": True,
             "next": lane or lanes.FAST}
+
+
+def _load(svc: GameService, game_id: str) -> Game:
+    """The game now; a tournament game through this process's book (``workers.bundles``)."""
+    book = _BOOKS.get(id(svc))
+    if book is None or svc.cached(game_id) is None:  # a cold load (and a seeding game's set-up) as ever
+        return svc.load(game_id)
+    return book.load(svc.repository, game_id)
 
 
 def _handover(game: Game) -> lanes.Lane | None:

@@ -203,3 +203,25 @@ def test_a_tick_leaves_a_bundle_to_the_worker_building_it(conn: redis.Redis, cre
     finally:
         conn.delete(bundling_key(game_id))
     assert not runner._bundling(game_id)
+
+
+def test_the_book_keeps_what_its_process_folds_in_from_another(
+        conn: redis.Redis, queue_name: str, created: list[str]) -> None:
+    """A worker that takes a game back from another folds in the other's batches one by one and
+    keeps each: the bundle then folds nothing again, and is the same bundle."""
+    book = BundleBook()
+    mine, other = GameService(conn), GameService(conn)
+    mine.commands.listen_first(book)
+    game_id = mine.create({"game": "orleans", "seats": SEATS, "seed": "runs-book-load"}, tournament="t-book")["id"]
+    created.append(game_id)
+    turn = 0
+    while not book.load(mine.repository, game_id).finished:
+        jobs.run_advance(mine if turn % 2 else other, game_id, limit=25)
+        turn += 1
+    assert book.load(mine.repository, game_id) == mine.repository.load(game_id)
+    known = book.known(game_id)
+    meta, entries = load_game(mine.store, game_id)
+    assert all(known(batch) is not None for batch in split_batches(entries))
+    signer, at = service_keys()[0], "2026-11-28T00:00:00Z"
+    assert (build_bundle(game_id, meta, entries, signer=signer, signed_at=at, known=known)
+            == build_bundle(game_id, meta, entries, signer=signer, signed_at=at))
