@@ -225,3 +225,16 @@ def test_the_book_keeps_what_its_process_folds_in_from_another(
     signer, at = service_keys()[0], "2026-11-28T00:00:00Z"
     assert (build_bundle(game_id, meta, entries, signer=signer, signed_at=at, known=known)
             == build_bundle(game_id, meta, entries, signer=signer, signed_at=at))
+
+
+def test_the_book_holds_the_games_it_heard_of_last(conn: redis.Redis, created: list[str]) -> None:
+    book = BundleBook(max_games=1)
+    svc = GameService(conn)
+    svc.commands.listen_first(book)
+    first, second = (svc.create({"game": "orleans", "seats": SEATS, "seed": f"runs-lru-{i}"}, tournament="t-lru")["id"]
+                     for i in range(2))
+    created += [first, second]
+    assert len(book.known(first)) == 0 and len(book.known(second)) == 1  # the creation batch of the last
+    untracked = svc.create({"game": "orleans", "seats": SEATS, "seed": "runs-lru-free"})["id"]  # no tournament
+    created.append(untracked)
+    assert len(book.known(untracked)) == 0 and len(book.known(second)) == 1
