@@ -215,7 +215,7 @@ class CommandHandler:
             if last.finished:
                 updates["finished"] = run[-1].entries[0].entry["time"]
         before = (self.worklist.mark_call(game_id),) if last.wants_worker() else ()
-        snapshot = (snapshots.encode(last.rules, last.state, last.table, last.version, last.last_hash)
+        snapshot = (snapshots.encode(last.rules, last.state, last.table, last.version, last.last_hash, last.view_heads)
                     if snapshots.due(first.version, last.version, last.finished) else None)
         try:
             result = self.store.append(game_id, first.version, [e for p in run for e in p.entries],
@@ -231,6 +231,11 @@ class CommandHandler:
             changed = p.after.status() != p.before.status()
             self.react(Change(p.before, p.after, p.entries, meta_changed=changed))
         return result
+
+    def listen_first(self, reaction: Reaction) -> None:
+        """Have ``reaction`` hear of every append before the others (a worker's own record of
+        the games it plays, which its tournament hook then reads: ``workers.bundles``)."""
+        self.reactions = (reaction, *self.reactions)
 
     def react(self, change: Change) -> None:
         for reaction in self.reactions:

@@ -124,11 +124,19 @@ def batch_line(index: int, batch: Sequence[Entry], state_hash_after: str | None,
     }
 
 
+Known = tuple[Any, table.Table, tuple[str, ...]]
+"""(state, table, every seat's view-chain head) after a batch."""
+KnownAfter = Callable[[Sequence[Entry]], "Known | None"]
+
+
 def build_lines(
     game_id: str, meta: dict[str, Any], entries: Sequence[Entry], rules_for: RulesLookup = get_game,
-    fmt: str = FORMAT,
+    fmt: str = FORMAT, known: KnownAfter | None = None,
 ) -> list[dict[str, Any]]:
-    """The bundle as a list of JSON objects (header, batches…, footer), in format ``fmt``."""
+    """The bundle as a list of JSON objects (header, batches…, footer), in format ``fmt``.
+
+    ``known``: what a process that played the game holds of it: for a batch, the state, table and
+    heads after it, as folding it would give them (None: fold it). The lines are the same."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown bundle format {fmt!r}; known: {', '.join(FORMATS)}")
     rules = rules_for(meta["game"])
@@ -140,12 +148,16 @@ def build_lines(
     seats = len(header["seats"])
     heads = viewchain.genesis_heads(seats)
     for index, batch in enumerate(split_batches(entries)):
-        state, tbl = table.fold(rules, (event_json(e) for e in batch), state, tbl)
-        tbl = table.note(tbl, batch[0]["actor"], batch[0]["command"], batch[0].get("meta"))
+        held = known(batch) if known is not None else None
+        if held is not None:
+            state, tbl, heads = held
+        else:
+            state, tbl = table.fold(rules, (event_json(e) for e in batch), state, tbl)
+            tbl = table.note(tbl, batch[0]["actor"], batch[0]["command"], batch[0].get("meta"))
+            if fmt in VIEW_CHAIN_FORMATS:
+                heads = viewchain.advance_all(rules, heads, batch[-1]["seq"], [event_json(e) for e in batch])
         done += len(batch)
         after = hasher(state) if hashed_batch(fmt, index) else None
-        if fmt in VIEW_CHAIN_FORMATS:
-            heads = viewchain.advance_all(rules, heads, batch[-1]["seq"], [event_json(e) for e in batch])
         lines.append(batch_line(index, batch, after, hashes[done - 1],
                                 heads if fmt in VIEW_CHAIN_FORMATS else None))
     if state is None or table.status(rules, state, tbl) not in OVER:
@@ -192,10 +204,12 @@ def sign_lines(lines: list[dict[str, Any]], signer: Signer, signed_at: str, body
 def build_bundle(
     game_id: str, meta: dict[str, Any], entries: Sequence[Entry], rules_for: RulesLookup = get_game,
     fmt: str = FORMAT, signer: Signer | None = None, signed_at: str | None = None,
+    known: KnownAfter | None = None,
 ) -> str:
     """The bundle text (UTF-8 JSON Lines, trailing newline); signed by ``signer`` at
-    ``signed_at`` (ISO-8601 UTC) when one is given, else its ``signature`` is null."""
-    lines = build_lines(game_id, meta, entries, rules_for, fmt)
+    ``signed_at`` (ISO-8601 UTC) when one is given, else its ``signature`` is null.
+    ``known``: see :func:`build_lines`."""
+    lines = build_lines(game_id, meta, entries, rules_for, fmt, known)
     body = dumps(lines[:-1])  # encoded once: hashed for the signature, then sent
     if signer is not None:
         if signed_at is None:

@@ -14,7 +14,7 @@ from core.game import iso_time, utc_now
 from core.games import GameNotFound
 from core.signing import service_keys
 from core.store import EventStore
-from replays.bundle import OVER, NotFinished, build_bundle
+from replays.bundle import OVER, KnownAfter, NotFinished, build_bundle
 from replays.entries import Entry
 
 __all__ = ["EXPORTED_META_FIELDS", "GameNotFound", "Loaded", "Loader", "decode_meta", "load_game", "published_bundle",
@@ -54,10 +54,11 @@ def load_game(store: EventStore, game_id: str) -> Loaded:
     return decode_meta(raw), entries
 
 
-def published_bundle(store: EventStore, game_id: str, now: str | None = None) -> str:
+def published_bundle(store: EventStore, game_id: str, now: str | None = None, known: KnownAfter | None = None) -> str:
     """The bundle the service publishes for a finished game: built and signed with the service's
     active key (``core.signing``) on the first request, stored, then served as stored, so every
     reader (the API, the tournament runner, ``hourglass replay export``) gets the same bytes.
+    ``known``: what the process that played the game holds of it (``replays.bundle.build_lines``).
     Raises :class:`GameNotFound`, or ``NotFinished`` while the game runs."""
     stored = store.stored_bundle(game_id)
     if stored is not None:
@@ -66,7 +67,7 @@ def published_bundle(store: EventStore, game_id: str, now: str | None = None) ->
     if meta.get("status") not in OVER:
         raise NotFinished(f"game {game_id} is still being played; its replay (and seed) is published when it ends")
     signed_at = now or iso_time(utc_now())
-    text = build_bundle(game_id, meta, entries, signer=service_keys()[0], signed_at=signed_at)
+    text = build_bundle(game_id, meta, entries, signer=service_keys()[0], signed_at=signed_at, known=known)
     store.store_bundle(game_id, text)  # the first one written wins: serve that one
     return store.stored_bundle(game_id) or text
 

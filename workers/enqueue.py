@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 
 from redis import Redis
 from rq import Queue, Retry, get_current_job
-from rq.exceptions import NoSuchJobError
+from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
@@ -91,23 +91,43 @@ def enqueue_advance(conn: Redis, game_id: str, version: int, lane: Lane = NOW) -
     The job id is ``advance-<game>-<version>``: nothing is enqueued while that job waits, nor while
     it runs holding the game's lease (it reads the game again before every step). The running job
     itself (handing the game to another lane at the same version), one whose worker died with it
-    (its lease lapsed), or one a dead worker popped and never started (``_waiting``: queued in
-    status, on no list) gets a fresh job under a new id instead.
+    (its lease lapsed), one a dead worker popped and never started (``_waiting``: queued in
+    status, on no list), or one that has ended (its hash is kept for its result) gets a fresh job
+    under a new id instead.
+
+    A job id is put on a queue at most once (RQ's ``unique`` enqueue, one script): the id is the
+    lease's token (``workers.jobs.advance``), so the same id queued twice would be two jobs that
+    both hold the game at once. Two processes that looked at once (one job releasing the game, a
+    second taking it, finding nothing for its lane and handing it on at the same version) each
+    saw no job; the one whose enqueue loses looks again.
     """
-    job_id = f"advance-{game_id}-{version}"
+    base = f"advance-{game_id}-{version}"
     q = queue(conn, lane=lane)
-    status = _status(q, job_id)
-    if status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED):
-        if _waiting(q, job_id):
+    while True:
+        job_id = _advance_job_id(conn, q, game_id, base)
+        if job_id is None:
             return
-        job_id = f"{job_id}-{secrets.token_hex(3)}"  # lost: a worker popped it and died before it started
-    elif status == JobStatus.STARTED:
+        try:
+            q.enqueue("workers.jobs.advance", game_id, job_id=job_id, result_ttl=60, failure_ttl=86_400,
+                      job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy(), unique=True)
+            return
+        except DuplicateJobError:  # another process queued this id since we looked: look again
+            continue
+
+
+def _advance_job_id(conn: Redis, q: Queue, game_id: str, base: str) -> str | None:
+    """The id to enqueue the game's advance job under: ``base`` while no job has it, a fresh one
+    when that job cannot be counted on; None when it will run (waiting, or holding the game)."""
+    status = _status(q, base)
+    if status is None:
+        return base
+    if status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED) and _waiting(q, base):
+        return None
+    if status == JobStatus.STARTED:
         current = get_current_job()
-        if (current is None or current.id != job_id) and held(conn, game_id):
-            return
-        job_id = f"{job_id}-{secrets.token_hex(3)}"
-    q.enqueue("workers.jobs.advance", game_id, job_id=job_id, result_ttl=60, failure_ttl=86_400,
-              job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy())
+        if (current is None or current.id != base) and held(conn, game_id):
+            return None
+    return f"{base}-{secrets.token_hex(3)}"  # lost, ended, or this very job handing over
 
 
 def requeue_advance(conn: Redis, game_id: str, version: int, attempt: int) -> bool:
@@ -123,9 +143,12 @@ def requeue_advance(conn: Redis, game_id: str, version: int, attempt: int) -> bo
     for job_id in [base] + ([f"{base}-sweep{attempt - 1}"] if attempt > 1 else []):
         if _waiting(q, job_id):
             return False
-    q.enqueue("workers.jobs.advance", game_id, job_id=f"{base}-sweep{attempt}", result_ttl=60,
-              failure_ttl=86_400, job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy(),
-              at_front=True)  # overdue already: it does not queue up again behind newer work
+    try:
+        q.enqueue("workers.jobs.advance", game_id, job_id=f"{base}-sweep{attempt}", result_ttl=60,
+                  failure_ttl=86_400, job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy(),
+                  at_front=True, unique=True)  # overdue already: it does not queue up again behind newer work
+    except DuplicateJobError:  # that attempt's job exists already (an id is queued once: enqueue_advance)
+        return False
     return True
 
 

@@ -36,6 +36,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from rq import get_current_job
@@ -46,6 +47,7 @@ from core.games import Applied, Game, GameNotFound, GameService, IdempotencyConf
 from core.worklist import GRACE_MS
 from domain.core import SYSTEM, Rejected
 from workers import calls, forfeits, httpbot, lanes, pushcalls, sweeper, tournaments
+from workers.bundles import BundleBook
 from workers.enqueue import cancel_timeout, enqueue_advance, schedule_timeout
 from workers.lease import LEASE_MS, Lease
 from workers.policy import Decision, decide_builtin, default_command, next_actor
@@ -57,6 +59,7 @@ MAX_SECONDS_PER_JOB = 120.0  # likewise for slow HTTP seats (well inside the job
 MAX_RUN = 200  # fast-lane steps stored in one append (one script call's arguments stay small)
 DEADLINE_ENV = "HOURGLASS_BOT_DEADLINE_S"
 _SERVICES: dict[int, GameService] = {}
+_BOOKS: dict[int, BundleBook] = {}  # by id of the GameService: what it holds of tournament games
 _LOCK = threading.Lock()
 
 
@@ -66,7 +69,11 @@ def service() -> GameService:
     with _LOCK:
         if id(conn) not in _SERVICES:  # built once: a GameService imports every game and registers scripts
             metrics.use(conn)
-            _SERVICES[id(conn)] = GameService(conn, on_finished=tournaments.game_finished)
+            book = BundleBook()  # what this process plays of tournament games, for their bundles
+            svc = GameService(conn, on_finished=partial(tournaments.game_finished, book=book))
+            svc.commands.listen_first(book)
+            _SERVICES[id(conn)] = svc
+            _BOOKS[id(svc)] = book
         return _SERVICES[id(conn)]
 
 
@@ -172,7 +179,7 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
                 return {"game": game_id, "appended": appended, "raced": raced, "lost_lease": True}
             renewed = time.monotonic()
         generation = work.generation(game_id)
-        game = svc.load(game_id)
+        game = _load(svc, game_id)
         current = sync_clocks(svc, game)
         actor = next_actor(game.rules, game.state, game.info.seats, game.to_act, game.table.left)
         done = {"game": game_id, "version": game.version, "appended": appended, "raced": raced}
@@ -222,6 +229,14 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
     version = svc.load(game_id).version
     return {"game": game_id, "version": version, "appended": appended, "raced": raced, "continued": True,
             "next": lane or lanes.FAST}
+
+
+def _load(svc: GameService, game_id: str) -> Game:
+    """The game now; a tournament game through this process's book (``workers.bundles``)."""
+    book = _BOOKS.get(id(svc))
+    if book is None or svc.cached(game_id) is None:  # a cold load (and a seeding game's set-up) as ever
+        return svc.load(game_id)
+    return book.load(svc.repository, game_id)
 
 
 def _handover(game: Game) -> lanes.Lane | None:

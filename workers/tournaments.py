@@ -61,8 +61,10 @@ from core.tournaments import (
     startable,
 )
 from domain.core import SYSTEM, Rejected
+from replays.bundle import OVER, KnownAfter
 from replays.seatstats import seat_stats
 from replays.source import published_bundle
+from workers.bundles import BundleBook
 from workers.enqueue import ADVANCE_TIMEOUT_S, enqueue_advance, queue, retry_policy
 from workers.lanes import FAST, NOW
 from workers.lease import Lease
@@ -72,6 +74,7 @@ log = logging.getLogger("hourglass.tournaments")
 SAFETY_S = 3.0
 ALIVE_MS = 15_000
 LOCK_MS = 60_000
+BUNDLING_MS = 30_000  # how long a tick leaves a game's bundle to the worker that ended it
 STALL_S = 8.0
 MAX_STEPS = 50
 
@@ -94,6 +97,11 @@ def seen_key(tid: str) -> str:
 
 def again_key(tid: str) -> str:
     return f"hg:t:{{{tid}}}:again"
+
+
+def bundling_key(game_id: str) -> str:
+    """Set while the worker that ended the game builds its bundle (``game_finished``)."""
+    return f"hg:{{{game_id}}}:bundling"
 
 
 class TickLock(Lease):
@@ -134,17 +142,23 @@ def wake_if_idle(conn: redis.Redis, tid: str) -> bool:
     return enqueue_tick(conn, tid)
 
 
-def game_finished(game: Game) -> None:
+def game_finished(game: Game, book: BundleBook | None = None) -> None:
     """``GameService.on_finished`` for the worker processes: a tournament game just ended. The
     worker that played its last step builds and keeps its replay bundle now (the tick that records
     the result then reads it, and the games still running wait for no bundle of another), then
-    queues the tick."""
+    queues the tick. ``book``: what this process holds of the game (``workers.bundles``): the
+    batches it played are not folded again."""
     if game.info.tournament:
         conn = get_redis()
+        conn.set(bundling_key(game.game_id), b"1", px=BUNDLING_MS)  # a tick meanwhile leaves it to us
         try:
-            game_bundle(EventStore(conn), game.game_id)
+            game_bundle(EventStore(conn), game.game_id, book.known(game.game_id) if book is not None else None)
         except Exception:  # a reaction never undoes the append: the tick builds it, or says why not
             log.exception("tournament %s: could not build the bundle of %s", game.info.tournament, game.game_id)
+        finally:
+            conn.delete(bundling_key(game.game_id))
+            if book is not None:
+                book.forget(game.game_id)
         enqueue_tick(conn, game.info.tournament)
 
 
@@ -155,10 +169,10 @@ def tick_after(game: Game) -> None:
         enqueue_tick(get_redis(), game.info.tournament)
 
 
-def game_bundle(store: EventStore, game_id: str) -> str:
+def game_bundle(store: EventStore, game_id: str, known: KnownAfter | None = None) -> str:
     """A finished game's replay bundle: the stored one, else built, signed and kept now
     (``replays.source.published_bundle``, what ``GET /replay`` serves)."""
-    return published_bundle(store, game_id)
+    return published_bundle(store, game_id, known=known)
 
 
 # --- the job ------------------------------------------------------------------------------------
@@ -261,10 +275,12 @@ class TournamentRunner:
         for g in t.games:
             if not g.started or g.done or g.game_id is None:
                 continue
+            if t.cancelled is None and self._running(g.game_id):  # no fold of a game still played
+                continue
             game = self.games.load(g.game_id)
             if not game.finished and t.cancelled is not None:
                 game = self._call_off(tid, game)
-            if not game.finished:
+            if not game.finished or self._bundling(game.game_id):
                 continue
             ended = self._game_result(state, g.index, game)
             state = fold(ended, state)
@@ -319,6 +335,19 @@ class TournamentRunner:
                 continue
             if not game.finished:
                 self._call_off(tid, game)
+
+    def _running(self, game_id: str) -> bool:
+        """Is the game still being played, by its meta's status (one HGET)? A tick looks at every
+        running game: loading each would fold in whatever another worker appended since this
+        process last held it, only to find it still running."""
+        status = self.games.store.meta_field(game_id, "status")
+        return status is not None and status not in OVER
+
+    def _bundling(self, game_id: str) -> bool:
+        """The worker that ended the game is building its bundle now and queues a tick when it is
+        stored: building it here too would be the same work twice (the mark lapses should that
+        worker die, and a later tick builds it)."""
+        return self.games.store.stored_bundle(game_id) is None and bool(self.conn.exists(bundling_key(game_id)))
 
     def _bundle(self, game_id: str) -> str:
         return published_bundle(self.games.store, game_id, iso_time(self.games.clock()))
@@ -397,15 +426,18 @@ class TournamentRunner:
         for g in t.games:
             if not g.started or g.done or g.game_id is None:
                 continue
+            raw: Any = self.conn.hget(seen_key(tid), g.game_id)
+            seen_version, _, seen_at = (raw.decode() if raw else "-1:0").partition(":")
+            version = self.games.store.version(g.game_id)
+            if int(seen_version) != version:  # it moved: nothing to look at (no fold of a game in play)
+                self.conn.hset(seen_key(tid), g.game_id, f"{version}:{now}")
+                continue
             try:
                 game = self.games.load(g.game_id)
             except GameNotFound:
                 continue
-            clocked = game.clocked
-            if game.finished or not (game.needs_worker() or clocked):
+            if game.finished or not (game.needs_worker() or game.clocked):
                 continue
-            raw: Any = self.conn.hget(seen_key(tid), g.game_id)
-            seen_version, _, seen_at = (raw.decode() if raw else "-1:0").partition(":")
             if int(seen_version) != game.version:
                 self.conn.hset(seen_key(tid), g.game_id, f"{game.version}:{now}")
             elif now - float(seen_at) > STALL_S:

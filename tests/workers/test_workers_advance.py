@@ -16,7 +16,7 @@ from rq.serializers import JSONSerializer
 
 from core.games import GameService
 from domain.orleans import RULES
-from workers import jobs, lanes
+from workers import enqueue, jobs, lanes
 from workers.enqueue import enqueue_advance, lane_queues
 from workers.policy import decide_builtin, next_actor
 from workers.selfplay import play
@@ -66,6 +66,19 @@ def test_enqueue_is_deduplicated_per_version(conn: redis.Redis, queue_name: str)
     assert job.func_name == "workers.jobs.advance" and job.args == ["nosuchgame"] and job.retries_left == 5
     burst(conn, queue_name)  # a job for a game that does not exist finishes quietly, no retries
     assert q.fetch_job("advance-nosuchgame-7").return_value() == {"game": "nosuchgame", "missing": True}
+
+
+def test_two_processes_that_looked_at_once_queue_one_job(
+        conn: redis.Redis, queue_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One job handing the game on at version 7 while another, which took the game after it, hands
+    it on at the same version: both looked before either enqueued. The job id is the lease's token,
+    so the same id queued twice would be two jobs holding the game at once (a push seat asked twice)."""
+    enqueue_advance(conn, "nosuchgame", 7, lane=lanes.FAST)
+    real, stale = enqueue._status, [None]  # the second process's look, taken before the first enqueued
+    monkeypatch.setattr(enqueue, "_status", lambda q, job_id: stale.pop() if stale else real(q, job_id))
+    enqueue_advance(conn, "nosuchgame", 7, lane=lanes.NOW)
+    queued = [job_id for q in lane_queues(conn) for job_id in q.job_ids]
+    assert queued == ["advance-nosuchgame-7"] and not stale
 
 
 def test_two_writers_at_the_same_version_append_once(
@@ -168,17 +181,20 @@ def test_a_long_advance_hands_over_to_a_fresh_job(
 
 
 def test_a_run_of_worker_steps_reads_the_game_once_and_appends_once(
-        svc: GameService, new_game: Callable[..., dict[str, Any]], trips: list[str]) -> None:
+        svc: GameService, new_game: Callable[..., dict[str, Any]], trips: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A run of fast-lane steps (SYSTEM and cheap bots) reads the game's tail once and appends
     every step in one pipeline (the work list's mark and the script): the steps are decided on
     the game in memory, each one's batch with its own command, key and result."""
     game_id = new_game(SEATS, seed="workers-trips")["id"]
     start = svc.load(game_id)  # warm, as a worker that ran the game's previous job
+    continued: list[int] = []  # the next slice's enqueue is RQ's (a script of its own): not counted here
+    monkeypatch.setattr(jobs, "enqueue_advance", lambda conn, gid, version, lane: continued.append(version))
     trips.clear()
     out = jobs.run_advance(svc, game_id, limit=5)
     appends = [w for w in trips if w in ("EVAL", "EVALSHA")]
     reads = [w for w in trips if w in ("XRANGE", "XREVRANGE")]
-    assert out["appended"] == 5
+    assert out["appended"] == 5 and continued == [out["version"]]
     assert len(appends) == 1 + 2  # and the lease's take and release (workers.lease)
     assert len(reads) == 1 + 1, " ".join(trips)  # the run's first step, and the job's last look
     heads = [e for e in svc.entries(game_id, after=start.version) if e.command is not None]

@@ -5,6 +5,7 @@ hands the game back to its queue. A tournament tick that finds the lock taken le
 holder, and the worker that ends a tournament game keeps its bundle. Nothing here measures time."""
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -15,9 +16,23 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from core.games import GameService, IdempotencyConflict, StaleVersion
+from core.signing import service_keys
+from replays.bundle import build_bundle
+from replays.entries import split_batches
+from replays.source import load_game
 from replays.verify import verify_bundle
 from workers import jobs, lanes
-from workers.tournaments import TickLock, again_key, game_bundle, game_finished, lock_key, queued_key
+from workers.bundles import BundleBook
+from workers.tournaments import (
+    TickLock,
+    TournamentRunner,
+    again_key,
+    bundling_key,
+    game_bundle,
+    game_finished,
+    lock_key,
+    queued_key,
+)
 
 SEATS = [{"name": "R1", "kind": "bot", "bot": "random"}, {"name": "G1", "kind": "bot", "bot": "greedy"}]
 
@@ -50,6 +65,18 @@ def test_a_run_is_stored_as_if_each_step_had_been_appended_alone(
         assert (found[1].first, found[1].last) == (p.entries[0].seq, p.entries[-1].seq)
     again = svc.apply_planned(game_id, run)  # the first key's stored result: nothing twice
     assert again.replayed and svc.load(game_id).version == run[-1].after.version
+
+
+def test_a_run_keeps_the_view_heads_in_its_snapshot(svc: GameService, new_game: Callable[..., dict[str, Any]],
+                                                    conn: redis.Redis) -> None:
+    """A run's snapshot carries every seat's view-chain head: a cold load starts from it (one
+    without them is ignored, and the game is folded from its first entry)."""
+    game_id = new_game(SEATS, seed="runs-snapshot")["id"]
+    run = plan_steps(svc, game_id, 70)  # crosses a multiple of snapshots.EVERY (64 events)
+    svc.apply_planned(game_id, run)
+    stored = json.loads(conn.get(f"hg:{{{game_id}}}:snap"))
+    assert stored["version"] == run[-1].after.version
+    assert stored["view_heads"] == list(run[-1].after.view_heads) and len(stored["view_heads"]) == len(SEATS)
 
 
 def test_a_run_that_lost_a_race_stores_nothing(svc: GameService, new_game: Callable[..., dict[str, Any]]) -> None:
@@ -130,3 +157,84 @@ def test_the_worker_that_ends_a_tournament_game_keeps_its_bundle_and_wakes_the_t
         assert not Queue(queue_name, connection=conn, serializer=JSONSerializer).job_ids  # nothing behind the games
     finally:
         conn.delete(queued_key(tid, "now"), queued_key(tid, "later"))
+
+
+def test_a_bundle_built_from_what_the_worker_holds_is_the_same_bundle(
+        conn: redis.Redis, queue_name: str, created: list[str]) -> None:
+    """The finishing worker folds again only the batches another process played: a game played
+    in turns by a worker with its book and by another process gives the same bytes as the
+    bundle built from the stream alone (the creation, the book's batches and the gaps between)."""
+    book = BundleBook()
+    mine, other = GameService(conn), GameService(conn)
+    mine.commands.listen_first(book)
+    game_id = mine.create({"game": "orleans", "seats": SEATS, "seed": "runs-book"}, tournament="t-runs-book")["id"]
+    created.append(game_id)
+    turn = 0
+    while not mine.load(game_id).finished:
+        jobs.run_advance(mine if turn % 3 else other, game_id, limit=25)  # a third of the way by another
+        turn += 1
+    known = book.known(game_id)
+    meta, entries = load_game(mine.store, game_id)
+    batches = split_batches(entries)
+    held = sum(known(batch) is not None for batch in batches)
+    assert 0 < held < len(batches) and known(batches[0]) is not None  # the creation, and gaps
+    signer, at = service_keys()[0], "2026-11-28T00:00:00Z"
+    from_stream = build_bundle(game_id, meta, entries, signer=signer, signed_at=at)
+    assert build_bundle(game_id, meta, entries, signer=signer, signed_at=at, known=known) == from_stream
+    assert verify_bundle(from_stream).ok
+    other_game = mine.create({"game": "orleans", "seats": SEATS, "seed": "runs-book-2"}, tournament="t-runs-book")
+    created.append(other_game["id"])
+    assert known(split_batches(load_game(mine.store, other_game["id"])[1])[0]) is None  # another game's batch
+
+
+def test_a_tick_leaves_a_bundle_to_the_worker_building_it(conn: redis.Redis, created: list[str]) -> None:
+    """While the worker that ended a game builds its bundle (its mark is set), a tick does not
+    build it a second time; once it is stored, or the mark lapsed (that worker died), it goes on."""
+    svc = GameService(conn)
+    game_id = svc.create({"game": "orleans", "seats": SEATS, "seed": "runs-bundling"}, tournament="t-bundling")["id"]
+    created.append(game_id)
+    jobs.run_advance(svc, game_id, limit=100_000)
+    runner = TournamentRunner(conn, games=svc)
+    try:
+        conn.set(bundling_key(game_id), b"1", px=60_000)
+        assert runner._bundling(game_id)
+        game_bundle(svc.store, game_id)
+        assert not runner._bundling(game_id)  # stored: the tick records the result
+    finally:
+        conn.delete(bundling_key(game_id))
+    assert not runner._bundling(game_id)
+
+
+def test_the_book_keeps_what_its_process_folds_in_from_another(
+        conn: redis.Redis, queue_name: str, created: list[str]) -> None:
+    """A worker that takes a game back from another folds in the other's batches one by one and
+    keeps each: the bundle then folds nothing again, and is the same bundle."""
+    book = BundleBook()
+    mine, other = GameService(conn), GameService(conn)
+    mine.commands.listen_first(book)
+    game_id = mine.create({"game": "orleans", "seats": SEATS, "seed": "runs-book-load"}, tournament="t-book")["id"]
+    created.append(game_id)
+    turn = 0
+    while not book.load(mine.repository, game_id).finished:
+        jobs.run_advance(mine if turn % 2 else other, game_id, limit=25)
+        turn += 1
+    assert book.load(mine.repository, game_id) == mine.repository.load(game_id)
+    known = book.known(game_id)
+    meta, entries = load_game(mine.store, game_id)
+    assert all(known(batch) is not None for batch in split_batches(entries))
+    signer, at = service_keys()[0], "2026-11-28T00:00:00Z"
+    assert (build_bundle(game_id, meta, entries, signer=signer, signed_at=at, known=known)
+            == build_bundle(game_id, meta, entries, signer=signer, signed_at=at))
+
+
+def test_the_book_holds_the_games_it_heard_of_last(conn: redis.Redis, created: list[str]) -> None:
+    book = BundleBook(max_games=1)
+    svc = GameService(conn)
+    svc.commands.listen_first(book)
+    first, second = (svc.create({"game": "orleans", "seats": SEATS, "seed": f"runs-lru-{i}"}, tournament="t-lru")["id"]
+                     for i in range(2))
+    created += [first, second]
+    assert len(book.known(first)) == 0 and len(book.known(second)) == 1  # the creation batch of the last
+    untracked = svc.create({"game": "orleans", "seats": SEATS, "seed": "runs-lru-free"})["id"]  # no tournament
+    created.append(untracked)
+    assert len(book.known(untracked)) == 0 and len(book.known(second)) == 1
