@@ -437,7 +437,9 @@ def idle(args: argparse.Namespace) -> None:
     svc = GameService(redis.Redis.from_url(args.redis_url))
     heartbeat = args.heartbeat
     caps = str(args.spectators * 2 + 100)
-    extra = {"HOURGLASS_RATE_LIMIT": "600", "HOURGLASS_ANON_RATE_LIMIT": "1000000", "HOURGLASS_SSE_PER_ADDRESS": caps,
+    # the bots of one address share one request budget (service.limits): room for a stream each
+    extra = {"HOURGLASS_RATE_LIMIT": "600" if args.kind == "game" else caps, "HOURGLASS_ANON_RATE_LIMIT": "1000000",
+             "HOURGLASS_SSE_PER_ADDRESS": caps,
              "HOURGLASS_SSE_PER_TOKEN": caps, "HOURGLASS_WORK_BUDGET": caps, "HOURGLASS_WORK_PERIOD_S": "1",
              "HOURGLASS_MAX_LIVE_GAMES_PER_ADDRESS": caps, "HOURGLASS_SSE_HEARTBEAT": f"{heartbeat:g}"}
     hub, hub_path = start_hub(args.redis_url, args.hub_nice, extra) if args.hub else (None, "")
