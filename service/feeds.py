@@ -7,6 +7,10 @@ line keeps an idle connection alive). ``Last-Event-ID`` (or ``?after=``) resumes
 that entry. A resume point past the stream's last entry is a 400 (it can only be a mistake, and
 answering it would skip everything up to it); one older than the oldest kept entry, or none,
 starts with ``resync`` and the subscriber's situation now.
+
+A live stream has no read of its own: the process's readers (``service.feedreaders``) wait on many
+subscribers' keys at once, and under gunicorn write the events onto the socket themselves, the
+keep-alives coming from the process's timer (``service.streamsink.KEEP_ALIVES``).
 """
 from __future__ import annotations
 
