@@ -99,3 +99,15 @@ def test_a_listener_that_left_is_sent_nothing_and_a_full_queue_cuts_the_stream_o
     assert stays.gone
     drained = [stays.queue.get_nowait() for _ in range(stays.queue.qsize())]
     assert drained[-1] is None  # the stream's iterator ends there; the client resumes with Last-Event-ID
+
+
+def test_on_a_cluster_each_listener_has_a_reader_of_its_own(conn: redis.Redis, keys: list[str]) -> None:
+    readers = Readers(conn)
+    readers.shared = False  # as for a RedisCluster, where one read cannot span slots
+    first, second = listen(readers, keys[0]), listen(readers, keys[0])
+    assert readers.placed[first] is not readers.placed[second] and readers.readers == []
+    sent = add(conn, keys[0], "game_started")
+    assert [e.id for e in received(first)] == [sent] == [e.id for e in received(second)]
+    readers.remove(first)
+    readers.remove(second)
+    assert readers.placed == {}
