@@ -19,11 +19,12 @@ Pure functions of stored event JSON: the service computes heads while folding
 from __future__ import annotations
 
 import hashlib
+import marshal
 from collections.abc import Sequence
 from typing import Any
 
 from core.table import is_table_event
-from domain.canonical import canonical_bytes
+from domain.canonical import canonical_bytes, canonical_json
 from domain.core import GameRules
 
 GENESIS_CONTEXT = b"hourglass view chain\n"  # so a genesis head is no hash of anything else
@@ -52,8 +53,34 @@ def advance(head: str, seat: int, version: int, events: Sequence[dict[str, Any]]
 
 
 def advance_all(rules: GameRules, heads: tuple[str, ...], version: int,
-                batch: Sequence[dict[str, Any]]) -> tuple[str, ...]:
-    """Every seat's head after the batch ``batch`` (its stored event JSON) ending at ``version``."""
-    decoded = [None if is_table_event(d) else rules.event_from_json(d) for d in batch]  # once for every seat
-    return tuple(advance(head, seat, version, [seat_event(rules, d, seat, e) for d, e in zip(batch, decoded)])
+                batch: Sequence[dict[str, Any]], events: Sequence[Any] | None = None) -> tuple[str, ...]:
+    """Every seat's head after the batch ``batch`` (its stored event JSON) ending at ``version``
+    (``events``: the game's events of the batch, decoded, when the caller holds them)."""
+    decoded = events if events is not None else [  # once for every seat
+        None if is_table_event(d) else rules.event_from_json(d) for d in batch]
+    if type(version) is not int:
+        return tuple(advance(head, seat, version, [seat_event(rules, d, seat, e) for d, e in zip(batch, decoded)])
+                     for seat, head in enumerate(heads))
+    texts: dict[bytes, str] = {}
+    return tuple(_advance(head, seat, version, [seat_event(rules, d, seat, e) for d, e in zip(batch, decoded)], texts)
                  for seat, head in enumerate(heads))
+
+
+def _advance(head: str, seat: int, version: int, events: list[dict[str, Any]], texts: dict[bytes, str]) -> str:
+    """:func:`advance`, the same bytes, encoding the events once for the seats shown alike.
+
+    Most events look the same to every seat. ``texts`` holds the canonical JSON of the views
+    already encoded for this batch, keyed by their ``marshal`` form: equal bytes only for the
+    same structure of the same exact built-in types (``True`` and ``1`` differ, as they do in
+    JSON, and ``==`` would take them for one), and a value marshal cannot write (an enum, a
+    subclass) is encoded as it is. The link is the dict ``advance`` encodes, written out in
+    its sorted keys: ``seat`` and ``version`` are ints."""
+    try:
+        key = marshal.dumps(events)
+    except ValueError:
+        return advance(head, seat, version, events)
+    text = texts.get(key)
+    if text is None:
+        text = texts[key] = canonical_json(events)
+    link = f'{{"events":{text},"seat":{seat},"version":{version}}}'.encode()
+    return hashlib.sha256(bytes.fromhex(head) + link).hexdigest()

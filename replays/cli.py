@@ -13,7 +13,9 @@ the embedded server, see ``core.connection``) and signs it with the service's ke
 of ``GET /.well-known/hourglass-keys.json``) or one public key (``--key``, hex); without either
 it reports the signature unchecked, and with either an unsigned bundle fails. ``--seat N --heads
 FILE`` checks the view-chain heads seat N recorded during play against the bundle's chain. Exit codes: 0
-success / "verified", 1 divergence or a game that cannot be exported, 2 usage (or unusable keys).
+success / "verified", 1 divergence, a game that cannot be exported or compacted, or an archive
+that cannot take a bundle (one line on standard error, no traceback), 2 usage (or unusable keys
+or archive settings).
 """
 from __future__ import annotations
 
@@ -109,15 +111,27 @@ def export(game_id: str, out: Path | None, publish: Publisher, stdout: TextIO, s
 
 def compact(game_ids: Sequence[str], over: bool, conn: Any, stdout: TextIO, stderr: TextIO) -> int:
     """Compact ``game_ids`` now (a line each) and, with ``over``, queue every game that is over;
-    1 when a game could not be compacted (unknown, not over, appended to meanwhile)."""
+    1 when a game could not be compacted (unknown, not over, appended to meanwhile) or the archive
+    could not take its bundle (the rest are not tried: they would fail alike); 2 for unusable
+    archive settings."""
     from core.retention import LiveGames
     from core.store import EventStore
-    from replays.compaction import archive_from_env, queue_over
+    from replays.compaction import ArchiveError, archive_from_env, queue_over
     from replays.compaction import compact as compact_game
 
+    try:
+        archive = archive_from_env() if game_ids else None  # one for the command (one boto3 client)
+    except ValueError as exc:
+        print(f"cannot use the archive: {exc}", file=stderr)
+        return 2
     store, failed = EventStore(conn), 0
-    for game_id in game_ids:
-        done = compact_game(store, game_id, archive_from_env())
+    for n, game_id in enumerate(game_ids):
+        try:
+            done = compact_game(store, game_id, archive)
+        except ArchiveError as exc:  # its message names the object and the failure's kind, no secrets
+            print(f"{game_id}: not compacted, the archive could not take its bundle ({exc}); "
+                  f"{len(game_ids) - n - 1} more not tried", file=stderr)
+            return 1
         if done.outcome == "ok":
             print(f"{game_id}: compacted, bundle {done.bundle_bytes} bytes -> {done.packed_bytes} bytes", file=stdout)
         elif done.outcome == "already":

@@ -12,60 +12,30 @@ it again from the start (the packed key is overwritten with the same bytes).
 The sweeper (``workers.sweeper``) runs :func:`compact_due` every pass over the games on
 ``core.retention.COMPACT_KEY`` (put there when they ended, by ``LiveGames.finished``).
 
-The archive (env ``HOURGLASS_ARCHIVE_DIR``, unset: none) is a directory that receives every
-compacted game's bundle as ``<game id>.hourglass-replay.jsonl`` before the swap, written under a
-temporary name and renamed, so a reader of the directory never sees half a bundle: a copy that
-outlives the Redis keys (``HOURGLASS_FINISHED_TTL_S``).
+The archive (``replays.archive``: ``HOURGLASS_ARCHIVE_DIR`` or ``HOURGLASS_ARCHIVE_S3_URL``, unset:
+none) receives every compacted game's bundle as ``<game id>.hourglass-replay.jsonl`` before the
+swap: a copy that outlives the Redis keys (``HOURGLASS_FINISHED_TTL_S``). An archive that cannot
+take it (:class:`ArchiveError`) stops the pass before the swap: the game stays whole in Redis and
+on the list, tried again later.
 """
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Protocol
 
 from core.lobby import PREFIX as LOBBY
 from core.packed import pack, unpack
 from core.retention import LiveGames
 from core.store import PACKED_FIELD, EventStore
+from replays.archive import ARCHIVE_ENV, Archive, ArchiveError, DirectoryArchive, S3Archive, archive_from_env
 from replays.bundle import OVER, NotFinished
 from replays.source import GameNotFound, load_game, published_bundle
 
+__all__ = ["ARCHIVE_ENV", "Archive", "ArchiveError", "Compacted", "DirectoryArchive", "S3Archive", "archive_from_env",
+           "compact", "compact_due", "queue_over"]
+
 log = logging.getLogger("hourglass.compaction")
-ARCHIVE_ENV = "HOURGLASS_ARCHIVE_DIR"
-
-
-class Archive(Protocol):
-    def put(self, game_id: str, text: str) -> None: ...
-
-
-@dataclass(frozen=True)
-class DirectoryArchive:
-    """Bundles as files in one directory (created when missing)."""
-
-    path: Path
-
-    def name(self, game_id: str) -> Path:
-        return self.path / f"{game_id}.hourglass-replay.jsonl"
-
-    def put(self, game_id: str, text: str) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{game_id}.", suffix=".part")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-                out.write(text)
-            os.replace(tmp, self.name(game_id))
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-
-
-def archive_from_env(env: Mapping[str, str] | None = None) -> Archive | None:
-    where = (os.environ if env is None else env).get(ARCHIVE_ENV, "").strip()
-    return DirectoryArchive(Path(where)) if where else None
+RETRY_S = 600  # a game whose compaction failed waits this long before its next try
 
 
 @dataclass(frozen=True)
@@ -126,14 +96,22 @@ def queue_over(store: EventStore, live: LiveGames, chunk: int = 1000) -> int:
 
 def compact_due(store: EventStore, live: LiveGames, limit: int = 100, archive: Archive | None = None) -> int:
     """Compact the finished games whose time has come; how many were compacted. A game that
-    fails stays on the list (logged) for the next pass."""
-    done = 0
-    for game_id in live.to_compact(limit):
+    fails stays on the list (logged) and is tried again ``RETRY_S`` later; a failing archive
+    ends the pass and puts off every game of it, so an unreachable bucket costs one timeout per
+    ``limit`` due games every ``RETRY_S``, not one per game and pass."""
+    done, due = 0, live.to_compact(limit)
+    for n, game_id in enumerate(due):
         try:
             outcome = compact(store, game_id, archive).outcome
+        except ArchiveError as exc:  # the archive is down or refuses: the rest would fail alike
+            log.error("hourglass: game %s not compacted, its bundle stays in Redis until archived; "
+                      "it and %d more due are tried again in %d s: %s", game_id, len(due) - n - 1, RETRY_S, exc)
+            for later in due[n:]:
+                live.compact_later(later, RETRY_S)
+            break
         except Exception:
             log.exception("hourglass: could not compact game %s", game_id)
-            live.compact_later(game_id)
+            live.compact_later(game_id, RETRY_S)
             continue
         if outcome == "moved":
             continue  # appended to meanwhile (a late table entry): the next pass packs it all

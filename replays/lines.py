@@ -40,6 +40,7 @@ class BundleLines:
         self.errors = errors
         self.count = 0  # lines read so far (handed out or counted)
         self.last: str | None = None  # the text of the last of them
+        self.raw = b""  # the bytes of the last line handed out by next_line, with its newline
         self._pieces = self._split(chunks)
         self._buffer = bytearray()
         self._seen = False
@@ -84,7 +85,7 @@ class BundleLines:
             if end >= 0:
                 if end > self.max_line:
                     raise self._too_long(self.count + 1)
-                raw = bytes(self._buffer[:end + 1])  # with its newline: a bad byte is named as in the whole file
+                raw = self.raw = bytes(self._buffer[:end + 1])  # with its newline: a bad byte is named as in the whole file
                 del self._buffer[:end + 1]
                 self.count += 1
                 self.last = self._decode(raw, self.count)[:-1]

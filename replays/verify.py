@@ -37,6 +37,7 @@ from core.signing import KeySet, SignatureProblem, check
 from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
 from domain.core import GameRules, Rejected
 from domain.games import fold, for_engine, get_game
+from domain.games import step as game_step
 from domain.rng import Rng, valid_contribution
 from replays.bundle import (
     BATCH_ENTRY_KEYS,
@@ -137,14 +138,24 @@ def _same_scalar(a: Any, b: Any) -> bool:
     return type(a) is type(b) and type(a) in (str, int) and bool(a == b)
 
 
-def _parse(number: int, text: str) -> dict[str, Any]:
+def _load(number: int, text: str) -> dict[str, Any]:
+    """A line as a JSON object, not yet checked to be canonical."""
     try:
         obj = json.loads(text)
     except ValueError as exc:
         raise _Diverged(number, f"not JSON ({exc})", "a canonical JSON object", text[:SNIPPET]) from None
     if not isinstance(obj, dict):
         raise _Diverged(number, "not a JSON object", "a JSON object", text[:SNIPPET])
+    return obj
+
+
+def _expect_canonical(number: int, obj: dict[str, Any], text: str) -> None:
     _expect_equal(number, "line is not canonical JSON (sorted keys, no spaces)", canonical_json(obj), text)
+
+
+def _parse(number: int, text: str) -> dict[str, Any]:
+    obj = _load(number, text)
+    _expect_canonical(number, obj, text)
     return obj
 
 
@@ -152,6 +163,9 @@ def _expect_keys(number: int, obj: dict[str, Any], kind: str, keys: frozenset[st
     _expect_equal(number, f"line kind (a {kind} line belongs here)", kind, str(obj.get("kind")))
     if obj.keys() != keys:  # JSON object keys are strings: equal sets are equal sorted lists
         _expect_equal(number, f"{kind} fields", sorted(keys), sorted(obj))
+
+
+Planned = tuple[list[dict[str, Any]], Any, table.Table, list[Any] | None]  # see _Replayer.expected_events
 
 
 class _Replayer:
@@ -176,9 +190,9 @@ class _Replayer:
         self.recorded = recorded
         self.unchecked = sorted(recorded.heads) if recorded is not None else []  # recorded versions not yet reached
 
-    def expected_events(self, number: int, index: int, command: Any) -> tuple[list[dict[str, Any]], Any, table.Table]:
-        """The events (as stored JSON) the engine produces for this batch's command, and the
-        game's state and the table after them."""
+    def expected_events(self, number: int, index: int, command: Any) -> Planned:
+        """The events (as stored JSON) the engine produces for this batch's command, the game's
+        state and the table after them, and the events themselves when the game decided them."""
         rules = self.rules
         try:
             if index == 0:
@@ -188,12 +202,17 @@ class _Replayer:
                               {"type": "CreateGame", "config": self.header["config"], **contributed}, command)
                 events = rules.setup(rules.config_from_json(self.header["config"]), Rng(self.seed, self.game_id, 0))
                 stored = [rules.event_to_json(e) for e in events]
-                return stored, fold(rules, events, self.state), self.table
+                return stored, fold(rules, events, self.state), self.table, events
             if not isinstance(command, dict):
                 raise _Diverged(number, "command", "a command object", command)
             decoded = table.command_from_json(command) or rules.command_from_json(command)
             rng = Rng(self.seed, self.game_id, rules.draw_counter(self.state))
-            return table.step(rules, self.state, self.table, decoded, rng, self.seats)
+            if not isinstance(decoded, table.TABLE_COMMANDS) and table.status(rules, self.state, self.table) == "active":
+                # table.step's own path for a game command once its guard passes, keeping the
+                # decided events: the view chain need not decode them from their JSON again
+                decided, after = game_step(rules, self.state, decoded, rng)
+                return [rules.event_to_json(e) for e in decided], after, self.table, decided
+            return (*table.step(rules, self.state, self.table, decoded, rng, self.seats), None)
         except Rejected as exc:
             raise _Diverged(number,
                             "the engine rejects this command", "an accepted command", f"{exc}: {_show(command)}") from None
@@ -201,17 +220,51 @@ class _Replayer:
             raise _Diverged(number,
                             "the engine cannot read this command", "a valid command", f"{exc!r}: {_show(command)}") from None
 
-    def batch(self, number: int, index: int, line: dict[str, Any]) -> None:
+    def line(self, number: int, index: int, text: str) -> None:
+        """Batch line ``number``: one encoding checks both that it is canonical and that its
+        events are the engine's (:meth:`plan`); when that fails, the checks in their order name
+        the first fault."""
+        line = _load(number, text)
+        planned = self.plan(number, index, line, text)
+        if planned is None:
+            _expect_canonical(number, line, text)
+        self.batch(number, index, line, planned)
+
+    def plan(self, number: int, index: int, line: dict[str, Any], text: str) -> Planned | None:
+        """The engine's batch when the line is canonical and holds exactly its events, else None.
+
+        The line with the engine's event JSON in place of the stored ``data`` is encoded once and
+        compared with the line's text. Equal text means the line is canonical and every stored
+        event encodes as the engine's: the stored events were parsed from the engine's canonical
+        text (string keys only, as ``==`` with the parsed ones shows), and parsing canonical JSON
+        and encoding it again gives the same text. Anything else, an error included, is left to
+        the ordered checks (which re-derive the batch: nothing here changes the replayer)."""
+        try:
+            stored = line["entries"]
+            if (line.keys() != batch_keys(self.format) or not _same_scalar(index, line["batch"])
+                    or not isinstance(stored, list) or not stored or not all(type(e) is dict for e in stored)):
+                return None
+            planned = self.expected_events(number, index, line["command"])
+            expected = planned[0]
+            if len(expected) != len(stored) or expected != [e.get("data") for e in stored]:
+                return None
+            shown = {**line, "entries": [{**e, "data": event} for e, event in zip(stored, expected)]}
+            return planned if canonical_json(shown) == text else None
+        except Exception:
+            return None
+
+    def batch(self, number: int, index: int, line: dict[str, Any], planned: Planned | None = None) -> None:
+        """Check batch line ``number`` (a canonical object); ``planned``: its events, known to be the engine's."""
         _expect_keys(number, line, "batch", batch_keys(self.format))
         _expect_equal(number, "batch number", index, line["batch"])
         stored = line["entries"]
         if not isinstance(stored, list) or not stored:
             raise _Diverged(number, "entries", "a non-empty list", stored)
-        expected, after, tbl = self.expected_events(number, index, line["command"])
+        expected, after, tbl, decided = planned or self.expected_events(number, index, line["command"])
         _expect_equal(number, "number of events", len(expected), len(stored))
         # one comparison of the whole batch; entry by entry only to locate a difference
-        found = [e.get("data") if isinstance(e, dict) else e for e in stored]
-        same = canonical_json(expected) == canonical_json(found)
+        same = planned is not None or canonical_json(expected) == canonical_json(
+            [e.get("data") if isinstance(e, dict) else e for e in stored])
         try:
             for position, (event, entry) in enumerate(zip(expected, stored)):
                 self.entry(number, position, line, event, entry, check_event=not same)
@@ -229,17 +282,19 @@ class _Replayer:
         else:
             _expect_equal(number, "state hash after the batch (null between checkpoints)", None, line["state_hash"])
         if self.format in VIEW_CHAIN_FORMATS:
-            self.view_chain(number, index, expected, line["view_heads"])
+            self.view_chain(number, index, expected, line["view_heads"], decided)
 
-    def view_chain(self, number: int, index: int, events: list[dict[str, Any]], found: Any) -> None:
+    def view_chain(self, number: int, index: int, events: list[dict[str, Any]], found: Any,
+                   decided: list[Any] | None = None) -> None:
         """Every seat's view-chain head after the batch: re-derived from the seat's view of the
         re-derived events (``core.viewchain``), then the heads a seat recorded (``--heads``)."""
-        self.view_heads = viewchain.advance_all(self.rules, self.view_heads, self.seq, events)
+        self.view_heads = viewchain.advance_all(self.rules, self.view_heads, self.seq, events, decided)
         if not isinstance(found, list) or len(found) != self.seats:
             raise _Diverged(number, f"view heads after batch {index} (one per seat)", f"a list of {self.seats}", found)
         for seat, (expected, head) in enumerate(zip(self.view_heads, found)):
-            _expect_equal(number, f"view-chain head of seat {seat} after batch {index} (version {self.seq})",
-                          expected, head)
+            if type(head) is not str or head != expected:  # the message only for a head that may differ
+                _expect_equal(number, f"view-chain head of seat {seat} after batch {index} (version {self.seq})",
+                              expected, head)
         while self.recorded is not None and self.unchecked and self.unchecked[0] <= self.seq:
             version = self.unchecked.pop(0)
             seat = self.recorded.seat
@@ -442,16 +497,17 @@ def _replay(lines: BundleLines, header: dict[str, Any], rules_for: Callable[[str
     _check_recorded(header, signing.heads)
     replayer = _Replayer(header, rules, seed, signing.heads)
     batches, pending = 0, lines.next_line()
+    raw = lines.raw
     while pending is not None:
         following = lines.next_line()  # one line ahead: the last line is the footer
         if following is None:
             break
         number = batches + 2
         progress["line"] = number
-        replayer.batch(number, batches, _parse(number, pending))
-        digest.update((pending + "\n").encode("utf-8", lines.errors))
+        replayer.line(number, batches, pending)
+        digest.update(raw)  # the line's bytes as read: its text encoded again, with its newline
         pace(number)
-        batches, pending = batches + 1, following
+        batches, pending, raw = batches + 1, following, lines.raw
     count = progress["lines"] = lines.count
     footer = _footer_line(count, pending, header)
     if batches == 0:

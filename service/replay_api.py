@@ -1,6 +1,7 @@
 """Replays over HTTP: the bundle, verification and the timeline the viewer steps through.
 
-- ``GET  /api/v1/games/{id}/replay``   the ``hourglass-replay/4`` bundle, signed (409 while the game runs)
+- ``GET  /api/v1/games/{id}/replay``   the ``hourglass-replay/4`` bundle, signed (409 while the game runs);
+  once Redis has let a finished game go, the archive's copy (``replays.archive``, when configured)
 - ``POST /api/v1/replays/verify``      upload a bundle (raw body or multipart field ``bundle``),
   verified as it streams in, within the bounds of ``service.verify_bounds``
 - ``GET  /api/v1/games/{id}/timeline`` the version after each batch (the viewer's steps)
@@ -10,7 +11,9 @@ The viewer's page and reference data are in service/viewer_api.py. The app facto
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+import threading
+from collections.abc import Iterator, Mapping
 from importlib import resources
 from typing import Any
 
@@ -21,8 +24,9 @@ from werkzeug.wsgi import get_input_stream
 from core.signing import service_keys
 from core.store import EventStore
 from domain.canonical import canonical_json
+from replays.archive import READS, ArchiveBusy, ArchiveError, ArchiveReads, reads_from_env
 from replays.bundle import NotFinished
-from replays.source import load_game, published_bundle
+from replays.source import GameNotFound, load_game, published_bundle
 from replays.timetravel import versions_of_batches
 from replays.verify import Signing, verify_stream
 from service import limits
@@ -40,6 +44,11 @@ from service.web import service
 
 STATIC_DIR = str(resources.files("replays").joinpath("static"))
 BUNDLE_MIMETYPE = "application/x-ndjson"
+ARCHIVE_READ_COST = 0.1  # work units per read that reaches the archive: 1,000 a day at the default budget
+ARCHIVE_RETRY_S = 5
+READS_KEY = "hourglass.archive_reads"
+_READS_LOCK = threading.Lock()
+log = logging.getLogger("hourglass.archive")
 
 blp = Blueprint(
     "replays", __name__, description="Replay bundles, verification and the replay viewer",
@@ -53,11 +62,62 @@ def _store() -> EventStore:
 
 
 def _bundle_or_problem(game_id: str) -> str:
-    """The finished game's signed bundle: built on the first request, then served as stored."""
+    """The finished game's signed bundle: built on the first request, then served as stored; once
+    Redis has let the game go, the archive's copy. An id neither knows is the same 404 either way."""
     try:
         return published_bundle(_store(), game_id)
     except NotFinished as exc:
         raise ApiProblem(409, "GAME_NOT_FINISHED", str(exc)) from None
+    except GameNotFound:
+        archived = _archived(game_id)
+        if archived is None:
+            raise
+        return archived
+
+
+def _archived(game_id: str) -> str | None:
+    """The archive's bundle of ``game_id``, or None. A read that would reach the archive costs the
+    caller ``ARCHIVE_READ_COST`` work units first (429 when short; given back when no slot was
+    free); 503 when this process reads all it may at once, or the archive fails (logged without
+    the failure's own text)."""
+    reads = _archive_reads()
+    if reads is None or not reads.may_hold(game_id):
+        return None
+    budget = limits.charge(ARCHIVE_READ_COST, "reading an archived replay bundle")
+    try:
+        return reads.get(game_id)
+    except ArchiveBusy:
+        budget.give_back(_store().conn, ARCHIVE_READ_COST)  # nothing was read
+        raise ApiProblem(503, "ARCHIVE_BUSY", "this server reads as many archived bundles as it may at once; "
+                         "retry shortly", headers={"Retry-After": str(ARCHIVE_RETRY_S)}) from None
+    except ArchiveError as exc:  # its message names the object and the failure's kind: no secrets
+        log.error("hourglass: could not read game %s from the archive: %s", game_id, exc)
+        raise ApiProblem(503, "ARCHIVE_UNAVAILABLE", "archived bundles cannot be read just now; retry later",
+                         headers={"Retry-After": str(ARCHIVE_RETRY_S)}) from None
+
+
+def _archive_reads() -> ArchiveReads | None:
+    """This app's archive reads, made on first use (boto3 is imported only then)."""
+    extensions = current_app.extensions
+    if READS_KEY not in extensions:
+        with _READS_LOCK:
+            if READS_KEY not in extensions:
+                extensions[READS_KEY] = _configured_reads(current_app.config)
+    reads: ArchiveReads | None = extensions[READS_KEY]
+    return reads
+
+
+def _configured_reads(config: Mapping[str, Any]) -> ArchiveReads | None:
+    """From the app's ``ARCHIVE`` (an archive object, or None; tests and embedders) and
+    ``ARCHIVE_READS`` (0: none), else from the environment the workers archive by (``replays.archive``)."""
+    if "ARCHIVE" in config:
+        archive, at_once = config["ARCHIVE"], int(config.get("ARCHIVE_READS", READS))
+        return None if archive is None or at_once <= 0 else ArchiveReads(archive, at_once)
+    try:
+        return reads_from_env()
+    except ValueError as exc:  # the workers refuse to start on the same settings: say it, serve without
+        log.error("hourglass: archived bundles are not served: %s", exc)
+        return None
 
 
 @blp.route("/api/v1/games/<game_id>/replay")

@@ -92,6 +92,20 @@ def test_a_head_forged_from_another_view_is_caught_at_its_batch(bundle: str,
     assert report.divergence.line == 12 and "seat 0 after batch 10" in report.divergence.what
 
 
+def test_seats_shown_alike_share_one_encoding_and_seats_shown_apart_do_not() -> None:
+    """``advance_all`` encodes a view once for the seats that see it alike; ``True``, ``1`` and
+    ``1.0`` are equal in Python and differ in JSON, so each seat's head stays its own link's."""
+    class Shown(int):  # an int subclass: not marshalled, encoded as it is
+        pass
+
+    shown = [{"x": 1}, {"x": 1}, {"x": True}, {"x": 1.0}, {"x": Shown(1)}, {"x": [1, "é\""]}]
+    rules: Any = type("Rules", (), {"event_view": staticmethod(lambda event, seat: dict(shown[seat]))})()
+    heads = viewchain.genesis_heads(len(shown))
+    got = viewchain.advance_all(rules, heads, 7, [{"type": "Shown"}], [object()])
+    assert got == tuple(viewchain.advance(head, seat, 7, [shown[seat]]) for seat, head in enumerate(heads))
+    assert got[0] != got[1] and len(set(got)) == len(shown)  # each seat chains from its own genesis
+
+
 def test_recorded_heads_that_match_verify_and_a_differing_one_is_named(bundle: str) -> None:
     mine = seat_heads(bundle, 1)
     assert verify_bundle(bundle, signing=Signing(heads=RecordedHeads(1, mine))).ok

@@ -12,7 +12,7 @@ import json
 import random
 from typing import Any
 
-from domain.canonical import GENESIS_HASH, canonical_json, json_hash
+from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
 from replays.bundle import build_bundle, dumps
 from replays.entries import chain_hashes, hashed_part
 from replays.verify import verify_bundle
@@ -251,3 +251,50 @@ def test_dumps_roundtrip_is_stable(subject) -> None:
     objs = [json.loads(line) for line in _lines(small_bundle)]
     assert dumps(objs) == small_bundle
     assert GENESIS_HASH == "0" * 64
+
+
+# -- values Python takes for equal and JSON does not ----------------------------------------------
+
+
+def _rechained(text: str, edit) -> str:
+    """The bundle with ``edit`` applied to its parsed lines and every chain hash recomputed, as a
+    careful forger who edits the bundle's text (not the game) would write it."""
+    lines = [json.loads(line) for line in _lines(text)]
+    edit(lines)
+    chain = GENESIS_HASH
+    for line in lines[1:-1]:
+        for position, entry in enumerate(line["entries"]):
+            chain = entry_hash(chain, {**entry, "command": line["command"] if position == 0 else None})
+        line["chain_hash"] = chain
+    lines[-1]["final_hash"] = chain
+    return _join([canonical_json(line) for line in lines])
+
+
+def _coins_line(lines: list[dict[str, Any]]) -> tuple[int, dict[str, Any]]:
+    """The first batch line with a CoinsChanged event of a positive amount, and that entry."""
+    return next((number, entry) for number, line in enumerate(lines, start=1) if line["kind"] == "batch"
+                for entry in line["entries"] if entry["type"] == "CoinsChanged" and entry["data"]["amount"] > 0)
+
+
+def test_an_event_value_of_another_json_type_is_caught() -> None:
+    """3.0 and true equal 3 and 1 in Python: the verifier compares the events as JSON."""
+    small_bundle, verify = build_bundle(*played("classic", 2)), verify_bundle
+    assert verify(_rechained(small_bundle, lambda lines: None)).ok  # the forger's tool changes nothing by itself
+    for other in (float, lambda amount: True):
+        found: list[int] = []
+
+        def edit(lines: list[dict[str, Any]], other=other, found=found) -> None:
+            number, entry = _coins_line(lines)
+            entry["data"]["amount"] = other(entry["data"]["amount"])
+            found.append(number)
+
+        forged = _rechained(small_bundle, edit)
+        _fails_at(forged, found[0], "event", verify=verify)
+
+
+def test_a_line_both_not_canonical_and_not_playable_is_named_not_canonical(subject) -> None:
+    small_bundle, verify = subject
+    lines = _lines(small_bundle)
+    line = json.loads(lines[3])
+    line["command"] = {"type": "NoSuchMove"}
+    _fails_at(_join(lines[:3] + [json.dumps(line, sort_keys=True)] + lines[4:]), 4, "canonical", verify=verify)

@@ -336,6 +336,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/hourglass-keys.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys replay bundles and tournament packages are signed with (docs/fairness.md).
+         * @description Save it to verify offline: ``hourglass replay verify --keys FILE``.
+         */
+        get: operations["getSigningKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/games/{game_id}/timeline": {
         parameters: {
             query?: never;
@@ -1159,6 +1179,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/games/{game_id}/entropy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Which seats have contributed to a seeding game (never what), and how long the window
+         *     stays open; ``status: started`` once the game is set up (the first read after the deadline
+         *     sets it up).
+         */
+        get: operations["getSeeding"];
+        put?: never;
+        /**
+         * Contribute entropy to a game created with an entropy window, as the seat of your bearer
+         *     token (or your pull bot's token): 1 to 64 bytes in lower-case hex, once per seat, before the
+         *     window closes (409 after it, or a second time). The game's seed is derived from the
+         *     service's committed seed and every seat's contribution; the last contribution starts the
+         *     game. Keep what you sent: ``hourglass replay verify --contribution SEAT:HEX`` checks that
+         *     the bundle carries it.
+         */
+        post: operations["contributeEntropy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1195,6 +1246,8 @@ export interface components {
                 found: string;
             } | null;
             warnings: string[];
+            /** @description the id of this service's key that signed the bundle (checked); null for a bundle without a signature */
+            signed_by: string | null;
         };
         Timeline: {
             id: string;
@@ -1205,6 +1258,21 @@ export interface components {
                 version: number;
                 actor: number | "system";
                 command?: Record<string, never>;
+            }[];
+        };
+        SigningKeys: {
+            /** @constant */
+            format: "hourglass-keys/1";
+            keys: {
+                key_id: string;
+                /** @constant */
+                alg: "Ed25519";
+                /** @description the raw 32-byte key, hex */
+                public_key: string;
+                /** @description ISO-8601 UTC; null: from the beginning */
+                not_before: string | null;
+                /** @description ISO-8601 UTC, exclusive; null: until further notice */
+                not_after: string | null;
             }[];
         };
         /** @description one event of the log as the caller may see it (SSE: an unnamed message, id = seq) */
@@ -1246,6 +1314,16 @@ export interface components {
             version: number;
             moves: components["schemas"]["Move"][];
         };
+        /** @description a seat's stream only, after each batch: the seat's view-chain head at that version (record it to check the replay bundle: docs/replay-format.md) */
+        StreamHeadLine: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "head";
+            version: number;
+            view_head: string;
+        };
         /** @description the last line: the game is over */
         StreamEndLine: {
             /**
@@ -1276,6 +1354,8 @@ export interface components {
                     deadline_ms: number | null;
                 };
             } | null;
+            /** @description the caller seat's view-chain head at this version (docs/replay-format.md, View chains); null for a spectator */
+            view_head: string | null;
             /** @description the caller's legal moves (none for a spectator or a seat not to act): what GET .../moves lists at this version */
             moves: components["schemas"]["Move"][];
         };
@@ -1300,15 +1380,17 @@ export interface components {
                     deadline_ms: number | null;
                 };
             } | null;
+            /** @description the caller seat's view-chain head at this version (docs/replay-format.md, View chains); null for a spectator */
+            view_head: string | null;
             /** @description the caller's legal moves (none for a spectator or a seat not to act): what GET .../moves lists at this version */
             moves: components["schemas"]["Move"][];
         };
         /** @description one line of a game's NDJSON stream (the data of one SSE message, without kind: the SSE event name is the kind, 'message' for an event) */
-        StreamLine: components["schemas"]["StreamEventLine"] | components["schemas"]["StreamClocksLine"] | components["schemas"]["StreamMovesLine"] | components["schemas"]["StreamEndLine"] | components["schemas"]["StreamSnapshotLine"] | components["schemas"]["StreamResyncLine"];
+        StreamLine: components["schemas"]["StreamEventLine"] | components["schemas"]["StreamClocksLine"] | components["schemas"]["StreamMovesLine"] | components["schemas"]["StreamHeadLine"] | components["schemas"]["StreamEndLine"] | components["schemas"]["StreamSnapshotLine"] | components["schemas"]["StreamResyncLine"];
         /** @description one Server-Sent Event of a game's stream: its data is the JSON text of a StreamLine without kind (the event name is the kind: absent or 'message' for an event, id = seq; 'snapshot' and 'resync' carry id = version) */
         StreamMessage: {
             /** @enum {string} */
-            event?: "message" | "snapshot" | "clocks" | "moves" | "end" | "resync";
+            event?: "message" | "snapshot" | "clocks" | "moves" | "head" | "end" | "resync";
             data?: string;
             id?: string;
             retry?: number;
@@ -1436,6 +1518,10 @@ export interface components {
             options?: components["schemas"]["ArtificiumOptions"];
             /** @description a seed of your own; only for games without a human seat */
             seed?: string | null;
+            /** @description wait up to window_s seconds for the seats' entropy before the set-up (POST /api/v1/games/{id}/entropy; docs/fairness.md); no open seats */
+            entropy?: {
+                window_s: number;
+            } | null;
         };
         /** @description a seat's (or a spectator's) view of a artificium game */
         ArtificiumView: {
@@ -1747,6 +1833,10 @@ export interface components {
             options?: components["schemas"]["CathedralOptions"];
             /** @description a seed of your own; only for games without a human seat */
             seed?: string | null;
+            /** @description wait up to window_s seconds for the seats' entropy before the set-up (POST /api/v1/games/{id}/entropy; docs/fairness.md); no open seats */
+            entropy?: {
+                window_s: number;
+            } | null;
         };
         /** @description a seat's (or a spectator's) view of a cathedral game */
         CathedralView: {
@@ -2007,6 +2097,15 @@ export interface components {
             /** @enum {string} */
             tile: "farmer" | "boatman" | "craftsman" | "trader" | "knight" | "scholar" | "monk" | "start_farmer" | "start_boatman" | "start_craftsman" | "start_trader";
         };
+        OrleansUnloadTower: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "UnloadTower";
+            /** @enum {string} */
+            tile: "farmer" | "boatman" | "craftsman" | "trader" | "knight" | "scholar" | "monk" | "start_farmer" | "start_boatman" | "start_craftsman" | "start_trader";
+        };
         OrleansFinishLoading: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2024,6 +2123,8 @@ export interface components {
             tile: "farmer" | "boatman" | "craftsman" | "trader" | "knight" | "scholar" | "monk" | "start_farmer" | "start_boatman" | "start_craftsman" | "start_trader";
             place: string;
             space: number;
+            /** @default false */
+            from_tower: boolean;
         };
         OrleansTakeBackFollower: {
             /**
@@ -2173,7 +2274,7 @@ export interface components {
             /** @default  */
             target: string;
         };
-        OrleansMove: components["schemas"]["OrleansExcludePlaceTile"] | components["schemas"]["OrleansSkipExclusion"] | components["schemas"]["OrleansRecallFollower"] | components["schemas"]["OrleansDrawFollowers"] | components["schemas"]["OrleansLoadTower"] | components["schemas"]["OrleansFinishLoading"] | components["schemas"]["OrleansPlaceFollower"] | components["schemas"]["OrleansTakeBackFollower"] | components["schemas"]["OrleansMoveToTower"] | components["schemas"]["OrleansFinishPlanning"] | components["schemas"]["OrleansTakeAction"] | components["schemas"]["OrleansUseVillage"] | components["schemas"]["OrleansTravel"] | components["schemas"]["OrleansUsePharmacy"] | components["schemas"]["OrleansPass"] | components["schemas"]["OrleansTakeGood"] | components["schemas"]["OrleansChoosePlaceTile"] | components["schemas"]["OrleansSendToDeed"] | components["schemas"]["OrleansFinishSending"] | components["schemas"]["OrleansPlaceDrawn"] | components["schemas"]["OrleansPlaceTechnology"] | components["schemas"]["OrleansKeepTechnology"] | components["schemas"]["OrleansPayFood"] | components["schemas"]["OrleansGiveUp"];
+        OrleansMove: components["schemas"]["OrleansExcludePlaceTile"] | components["schemas"]["OrleansSkipExclusion"] | components["schemas"]["OrleansRecallFollower"] | components["schemas"]["OrleansDrawFollowers"] | components["schemas"]["OrleansLoadTower"] | components["schemas"]["OrleansUnloadTower"] | components["schemas"]["OrleansFinishLoading"] | components["schemas"]["OrleansPlaceFollower"] | components["schemas"]["OrleansTakeBackFollower"] | components["schemas"]["OrleansMoveToTower"] | components["schemas"]["OrleansFinishPlanning"] | components["schemas"]["OrleansTakeAction"] | components["schemas"]["OrleansUseVillage"] | components["schemas"]["OrleansTravel"] | components["schemas"]["OrleansUsePharmacy"] | components["schemas"]["OrleansPass"] | components["schemas"]["OrleansTakeGood"] | components["schemas"]["OrleansChoosePlaceTile"] | components["schemas"]["OrleansSendToDeed"] | components["schemas"]["OrleansFinishSending"] | components["schemas"]["OrleansPlaceDrawn"] | components["schemas"]["OrleansPlaceTechnology"] | components["schemas"]["OrleansKeepTechnology"] | components["schemas"]["OrleansPayFood"] | components["schemas"]["OrleansGiveUp"];
         OrleansConfig: {
             /** @enum {string} */
             edition: "classic" | "2023";
@@ -2207,6 +2308,10 @@ export interface components {
             options?: components["schemas"]["OrleansOptions"];
             /** @description a seed of your own; only for games without a human seat */
             seed?: string | null;
+            /** @description wait up to window_s seconds for the seats' entropy before the set-up (POST /api/v1/games/{id}/entropy; docs/fairness.md); no open seats */
+            entropy?: {
+                window_s: number;
+            } | null;
         };
         /** @description a seat's (or a spectator's) view of a orleans game */
         OrleansView: {
@@ -2347,17 +2452,18 @@ export interface components {
                 passed: boolean;
                 /** @description another seat plans in secret: its market and tower as they stood when planning began */
                 plan_hidden: boolean;
-                /** @description phase 3: drew, and may now load the Gunpowder Tower */
+                /** @description phase 3: drew, and may now load the Gunpowder Tower (rules 5: or put its characters back on the market) */
                 loading_tower: boolean;
                 /** @description your own seat only */
                 bag?: ("farmer" | "boatman" | "craftsman" | "trader" | "knight" | "scholar" | "monk" | "start_farmer" | "start_boatman" | "start_craftsman" | "start_trader")[];
-                /** @description your own seat only */
+                /** @description your own seat only; from_tower: the Gunpowder Tower's copy (rules 5) */
                 planned?: {
                     /** @enum {string} */
                     tile: "farmer" | "boatman" | "craftsman" | "trader" | "knight" | "scholar" | "monk" | "start_farmer" | "start_boatman" | "start_craftsman" | "start_trader";
                     /** @enum {string} */
                     place: "bathhouse" | "brewery" | "castle" | "cellar" | "cheese_factory" | "farm_house" | "guildhall" | "gunpowder_tower" | "hayrick" | "herb_garden" | "horse_wagon" | "hospital" | "laboratory" | "library" | "monastery" | "office" | "pharmacy" | "sacristy" | "school" | "scriptorium" | "ship" | "shipping_line" | "tailor_shop" | "town_hall" | "university" | "village" | "wagon" | "windmill" | "winery" | "wool_manufacturer";
                     space: number;
+                    from_tower: boolean;
                 }[];
                 /** @description your own seat only */
                 tower_planned?: ("farmer" | "boatman" | "craftsman" | "trader" | "knight" | "scholar" | "monk" | "start_farmer" | "start_boatman" | "start_craftsman" | "start_trader")[];
@@ -2513,16 +2619,23 @@ export interface components {
             /** @description a rematch seat kept for its previous player */
             reserved?: boolean;
         };
+        EntropyCreated: {
+            window_s: number;
+            /** @description the seats that contribute through the API */
+            contributors: number[];
+        };
         Created: {
             id: string;
             game: string;
             edition: unknown;
             version: number;
-            /** @description open (waiting for players), active, finished, aborted, or expired (abandoned: no move for too long) */
+            /** @description seeding (waiting for the seats' entropy), open (waiting for players), active, finished, aborted, or expired (abandoned: no move for too long) */
             status: string;
             /** @description hex sha256 of the seed */
             seed_commitment: string;
             seats: components["schemas"]["CreatedSeat"][];
+            /** @description a game waiting for its seats' entropy */
+            entropy?: components["schemas"]["EntropyCreated"];
         };
         Seat: {
             seat: number;
@@ -2558,7 +2671,7 @@ export interface components {
             edition: unknown;
             config: components["schemas"]["GameConfig"];
             /**
-             * @description open (waiting for players), active, finished, aborted, or expired (abandoned: no move for too long)
+             * @description seeding (waiting for the seats' entropy), open (waiting for players), active, finished, aborted, or expired (abandoned: no move for too long)
              * @enum {string}
              */
             status: "open" | "active" | "finished" | "aborted" | "expired";
@@ -2617,6 +2730,8 @@ export interface components {
             to_act: (number | "system")[];
             /** @description the game's view for this seat */
             view: components["schemas"]["GameView"];
+            /** @description the caller seat's view-chain head at this version (sha256 hex; docs/replay-format.md, View chains): record it to check the replay bundle later; null for a spectator. Other seats' heads are never sent during play */
+            view_head?: string | null;
             /** @description remaining time per clocked seat (keyed by seat number); null when no seat has a clock */
             clocks?: {
                 [key: string]: components["schemas"]["ClockFigures"];
@@ -2648,6 +2763,8 @@ export interface components {
             id: string;
             version: number;
             events: components["schemas"]["Event"][];
+            /** @description the caller seat's view-chain head at this version (sha256 hex; docs/replay-format.md, View chains): record it to check the replay bundle later; null for a spectator. Other seats' heads are never sent during play */
+            view_head?: string | null;
         };
         Claim: {
             absent: number;
@@ -2962,6 +3079,11 @@ export interface components {
             cancelled?: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @description how the standings rank: place (each game's places) or team (rules 3, a cooperative game: every seat of a table shares its outcome; won games first, then sections built)
+             * @enum {string}
+             */
+            ranked_by: "place" | "team";
         };
         CancelTournament: {
             /** @description one line without control characters; shown in the stream and on the page: public */
@@ -2991,6 +3113,13 @@ export interface components {
             page: string;
         };
         LadderSeat: {
+            /** @description push: HTTP calls; pull: turns */
+            calls: number;
+            ok: number;
+            timeout: number;
+            /** @description every other failed call (docs/bots.md) */
+            error: number;
+            latency_ms: components["schemas"]["Latency"];
             seat: number;
             bot_id: string;
             name: string;
@@ -3004,15 +3133,10 @@ export interface components {
             after: {
                 [key: string]: unknown;
             };
-            calls: number;
-            ok: number;
-            timeout: number;
-            error: number;
             moves: number;
             /** @description clock timeouts (a pull bot's missed turns) */
             timeouts: number;
             defaults: number;
-            latency_ms: components["schemas"]["Latency"];
         };
         LadderGame: {
             ladder: string;
@@ -3222,6 +3346,33 @@ export interface components {
              * @enum {string}
              */
             policy: "ask" | "accept_all" | "accept_rated_peers" | "decline_all";
+        };
+        Contribution: {
+            /** @description 1 to 64 bytes, lower-case hex */
+            entropy: string;
+        };
+        Contributed: {
+            id: string;
+            seat: number;
+            /** @description sha256 of the bytes received: keep it */
+            sha256: string;
+            /** @enum {string} */
+            status: "seeding" | "started";
+        };
+        SeedingSeat: {
+            seat: number;
+            /** @description false: the service contributed for it */
+            contributes: boolean;
+            contributed: boolean;
+        };
+        Seeding: {
+            id: string;
+            /** @enum {string} */
+            status: "seeding" | "started";
+            /** @description seconds until the window closes */
+            deadline_s?: number;
+            seed_commitment?: string;
+            seats?: components["schemas"]["SeedingSeat"][];
         };
     };
     responses: never;
@@ -4949,7 +5100,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description hourglass-replay/2 bundle (JSON Lines) */
+            /** @description hourglass-replay/4 bundle (JSON Lines), signed by the service */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5074,6 +5225,57 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After": number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After": number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSigningKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the service's Ed25519 public keys (hourglass-keys/1), each with its validity: a bundle or package signed at a time outside it is refused */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeys"];
                 };
             };
             /** @description Too Many Requests */
@@ -9333,6 +9535,190 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After": number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After": number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSeeding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Seeding"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After": number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After": number;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    contributeEntropy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Contribution"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contributed"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description the bearer challenge */
+                    "WWW-Authenticate": string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
