@@ -3,6 +3,7 @@
     python bench/streams.py [--spectators 1000] [--moves 80] [--pace 0.01] [--worker-class gevent|gthread]
                             [--client-procs 2] [--split] [--hub [--hub-nice N]] [--burn N] [--lag-s S]
     python bench/streams.py --idle [--hub] [--spectators 1000] [--games 1] [--heartbeat 15] [--idle-s 30]
+                            [--kind game|account|bot]
 
 Starts gunicorn on a free loopback port (2 workers; gevent by default, as in the Procfile, or
 the old gthread 2 x 8 threads for comparison), opens N spectator streams from ``--client-procs``
@@ -34,7 +35,10 @@ a 2-core machine.
 until they are all served, and prints the server's CPU per open stream per second over
 ``--idle-s`` seconds (stream caps on, so each stream's slot in Redis must be kept alive), beside a
 bare keep-alive loop's measured in the same run: one process holding the same number of sockets
-and sending each an SSE comment every ``--heartbeat`` seconds. Never asserts timings.
+and sending each an SSE comment every ``--heartbeat`` seconds. ``--kind account`` opens the
+streams on ``GET /api/v1/account/events/stream`` of as many accounts (made for the run, one
+stream each, nothing in their games), ``--kind bot`` on ``GET /api/v1/bots/<id>/events/stream``
+of as many pull bots; ``--games`` is then unused. Never asserts timings.
 """
 from __future__ import annotations
 
@@ -62,6 +66,8 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from core.accounts import Accounts  # noqa: E402
+from core.bots import BotRegistry  # noqa: E402
 from core.games import GameService  # noqa: E402
 from core.store import EventStore  # noqa: E402
 from domain.core import SYSTEM  # noqa: E402
@@ -129,7 +135,8 @@ class Spectators:
 
     def __init__(self, port: int, game_id: str | list[str], count: int) -> None:
         self.port, self.count = port, count
-        self.games = [game_id] if isinstance(game_id, str) else list(game_id)  # followed in turn, one per stream
+        # followed in turn, one per stream: a game id, or "<path> <bearer token>" (an account's or a bot's stream)
+        self.games = [game_id] if isinstance(game_id, str) else list(game_id)
         self.started = 0
         self.arrivals: dict[int, list[float]] = defaultdict(list)
         self.connected = 0
@@ -157,9 +164,12 @@ class _Follower(asyncio.Protocol):
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
         watchers = self.watchers
-        game_id = watchers.games[watchers.started % len(watchers.games)]
+        target = watchers.games[watchers.started % len(watchers.games)]
         watchers.started += 1
-        transport.write(f"GET /api/v1/games/{game_id}/events/stream HTTP/1.1\r\nHost: bench\r\n"
+        path, _, token = target.partition(" ") if target.startswith("/") else (
+            f"/api/v1/games/{target}/events/stream", "", "")
+        auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        transport.write(f"GET {path} HTTP/1.1\r\nHost: bench\r\n{auth}"
                         "Accept: text/event-stream\r\n\r\n".encode())
 
     def data_received(self, data: bytes) -> None:
@@ -176,6 +186,8 @@ class _Follower(asyncio.Protocol):
             elif line.startswith(b"event: snapshot"):
                 self.opened = True  # the table as of the connection: its id is no live arrival
             elif line.startswith(b"id: "):
+                if b"-" in line:
+                    continue  # a Redis stream id (an account's or a bot's stream): no game's version
                 if self.opened:
                     self.opened = False
                     continue
@@ -425,7 +437,9 @@ def idle(args: argparse.Namespace) -> None:
     svc = GameService(redis.Redis.from_url(args.redis_url))
     heartbeat = args.heartbeat
     caps = str(args.spectators * 2 + 100)
-    extra = {"HOURGLASS_RATE_LIMIT": "600", "HOURGLASS_ANON_RATE_LIMIT": "1000000", "HOURGLASS_SSE_PER_ADDRESS": caps,
+    # the bots of one address share one request budget (service.limits): room for a stream each
+    extra = {"HOURGLASS_RATE_LIMIT": "600" if args.kind == "game" else caps, "HOURGLASS_ANON_RATE_LIMIT": "1000000",
+             "HOURGLASS_SSE_PER_ADDRESS": caps,
              "HOURGLASS_SSE_PER_TOKEN": caps, "HOURGLASS_WORK_BUDGET": caps, "HOURGLASS_WORK_PERIOD_S": "1",
              "HOURGLASS_MAX_LIVE_GAMES_PER_ADDRESS": caps, "HOURGLASS_SSE_HEARTBEAT": f"{heartbeat:g}"}
     hub, hub_path = start_hub(args.redis_url, args.hub_nice, extra) if args.hub else (None, "")
@@ -433,10 +447,15 @@ def idle(args: argparse.Namespace) -> None:
     base = f"http://127.0.0.1:{port}"
     games: list[str] = []
     parts: dict[str, float] = {}
+    subscribers: list[str] = []
     try:
-        games = [create(base)["id"] for _ in range(args.games)]
-        crowd = Crowd(port, games, args.spectators, args.client_procs)
-        if hub is not None:
+        if args.kind == "game":
+            games = [create(base)["id"] for _ in range(args.games)]
+            targets = games
+        else:
+            subscribers, targets = subscriber_streams(svc.store.conn, args.kind, args.spectators)
+        crowd = Crowd(port, targets, args.spectators, args.client_procs)
+        if hub is not None and args.kind == "game":  # the other streams stay in the web workers
             joined(hub, hub_path, crowd.count)
         time.sleep(2.0)
         web0, hub0 = server_cpu_s(server), process_cpu_s(hub.pid) if hub else 0.0
@@ -455,6 +474,8 @@ def idle(args: argparse.Namespace) -> None:
             hub.terminate()
             hub.wait(timeout=10)
         EventStore(svc.store.conn).delete(games)
+        if subscribers:
+            (Accounts if args.kind == "account" else BotRegistry)(svc.store.conn).delete(subscribers)
     floor_cpu, floor = keep_alive_floor(args.spectators, heartbeat, args.idle_s, args.client_procs)
     open_streams = max(1, watchers.connected)
 
@@ -463,7 +484,8 @@ def idle(args: argparse.Namespace) -> None:
 
     total = sum(parts.values())
     layout = f"2 workers handing the streams to a stream process (--hub, nice {args.hub_nice})" if hub else "2 workers"
-    print(f"idle streams: gunicorn {args.worker_class}, {layout}; {args.spectators} streams over {args.games} game(s) "
+    followed = f"over {args.games} game(s)" if args.kind == "game" else f"of as many {args.kind}s"
+    print(f"idle streams: gunicorn {args.worker_class}, {layout}; {args.spectators} {args.kind} streams {followed} "
           f"with no move, heartbeat {heartbeat:g} s, measured over {args.idle_s:g} s; {watchers.connected} connected, "
           f"{watchers.failed} failed; load average {os.getloadavg()[0]:.2f}")
     split = ", ".join(f"{name} {per_stream(cpu, open_streams):.2f}" for name, cpu in parts.items())
@@ -474,6 +496,23 @@ def idle(args: argparse.Namespace) -> None:
           f"the server is {total / max(floor_cpu, 1e-9):.1f}x the loop")
     print(f"keep-alives received per stream: server {watchers.beats / open_streams:.2f}, "
           f"loop {floor.beats / max(1, floor.connected):.2f}")
+
+
+def subscriber_streams(conn: redis.Redis, kind: str, count: int) -> tuple[list[str], list[str]]:
+    """``count`` new accounts (``kind`` "account") or pull bots ("bot"), and for each its event
+    stream as a Spectators target: "<path> <bearer token>"."""
+    run = os.urandom(3).hex()
+    ids, targets = [], []
+    for i in range(count):
+        if kind == "account":
+            made = Accounts(conn).create(f"b{run}{i}")
+            ids.append(made["id"])
+            targets.append(f"/api/v1/account/events/stream {made['key']}")
+        else:
+            made = BotRegistry(conn).register(f"b{run}{i}", "pull")
+            ids.append(made["id"])
+            targets.append(f"/api/v1/bots/{made['id']}/events/stream {made['token']}")
+    return ids, targets
 
 
 def server_lag(path: str) -> dict[str, Any] | None:
@@ -544,6 +583,8 @@ def main() -> None:
                         help="no moves: the server's CPU per open stream per second beside a bare keep-alive loop's")
     parser.add_argument("--idle-s", type=float, default=30.0, help="--idle: seconds measured (default %(default)s)")
     parser.add_argument("--games", type=int, default=1, help="--idle: live games the streams follow, in turn")
+    parser.add_argument("--kind", default="game", choices=("game", "account", "bot"),
+                        help="--idle: whose streams: spectators of games, accounts' or pull bots' (one each)")
     parser.add_argument("--heartbeat", type=float, default=15.0,
                         help="--idle: the servers' SSE_HEARTBEAT, and the bare loop's (default %(default)s s)")
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))

@@ -145,6 +145,10 @@ class Feed:
         return {"game": game.game_id, "seat": seat, "version": game.version,
                 "deadline_ms": deadline_ms, "deadline": iso_ms(deadline_ms) if deadline_ms is not None else None}
 
+    def key(self, who: str) -> str:
+        """The Redis stream of ``who``'s events (what a live reader waits on)."""
+        return f"{self.base(who)}:events"
+
     def live_games(self, who: str) -> list[str]:
         found: Any = self.conn.smembers(f"{self.base(who)}:live")
         return sorted(_text(g) for g in found)
@@ -153,19 +157,19 @@ class Feed:
 
     def read(self, who: str, after: str = "0", count: int = 500, block_ms: int | None = None) -> list[BotEvent]:
         """Events after stream id ``after`` ("0": from the oldest kept), oldest first."""
-        key = f"{self.base(who)}:events"
+        key = self.key(who)
         if block_ms is None:
             rows: Any = self.conn.xrange(key, f"({after}" if after not in ("0", "0-0") else "-", "+", count=count)
-            return [_decode(i, f) for i, f in rows]
+            return decode(rows)
         found: Any = self.conn.xread({key: after}, count=count, block=block_ms)
-        return [_decode(i, f) for i, f in found[0][1]] if found else []
+        return decode(found[0][1]) if found else []
 
     def first_id(self, who: str) -> str | None:
-        rows: Any = self.conn.xrange(f"{self.base(who)}:events", "-", "+", count=1)
+        rows: Any = self.conn.xrange(self.key(who), "-", "+", count=1)
         return _text(rows[0][0]) if rows else None
 
     def last_id(self, who: str) -> str:
-        rows: Any = self.conn.xrevrange(f"{self.base(who)}:events", "+", "-", count=1)
+        rows: Any = self.conn.xrevrange(self.key(who), "+", "-", count=1)
         return _text(rows[0][0]) if rows else "0-0"
 
 
@@ -244,6 +248,11 @@ def _subscribers(game: Game, feed: Feed, seat: int) -> set[str]:
         return {bound} if bound else set()
     bot_id = game.info.seats[seat].bot_id
     return {bot_id} if bot_id else set()
+
+
+def decode(rows: Any) -> list[BotEvent]:
+    """A stream's entries as Redis returns them (``XRANGE``, or one stream of an ``XREAD``)."""
+    return [_decode(entry_id, fields) for entry_id, fields in rows]
 
 
 def _decode(entry_id: Any, fields: Any) -> BotEvent:

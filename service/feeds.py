@@ -7,10 +7,15 @@ line keeps an idle connection alive). ``Last-Event-ID`` (or ``?after=``) resumes
 that entry. A resume point past the stream's last entry is a 400 (it can only be a mistake, and
 answering it would skip everything up to it); one older than the oldest kept entry, or none,
 starts with ``resync`` and the subscriber's situation now.
+
+A live stream has no read of its own: the process's readers (``service.feedreaders``) wait on many
+subscribers' keys at once, and under gunicorn write the events onto the socket themselves, the
+keep-alives coming from the process's timer (``service.streamsink.KEEP_ALIVES``).
 """
 from __future__ import annotations
 
 import json
+import queue
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -20,9 +25,14 @@ from core import clocks
 from core.botfeed import BotEvent, Feed, iso_ms
 from core.games import Game, GameNotFound, GameService
 from service.auth import principal
+from service.feedreaders import Listener, readers_of
 from service.limits import held, stream_slot
 from service.problems import ApiProblem
+from service.streamlag import LagStats
+from service.streamsink import KEEP_ALIVES, Batch, Sink, chunk, direct_socket
 from service.web import service
+
+_STATS = LagStats()  # these streams' cut-offs, apart from the games' lag figures
 
 SSE, NDJSON = "text/event-stream", "application/x-ndjson"
 STREAM_RESPONSES = {200: {"description": "text/event-stream (id = stream id, event = the event's name, data = its JSON; "
@@ -71,7 +81,9 @@ def stream(feed: Feed, who: str, after_query: str | None, snapshot: Snapshot) ->
         check_resume(feed, who, after)
     slot = stream_slot(service().store.conn, principal().token)
     heartbeat = float(current_app.config["SSE_HEARTBEAT"])
-    frames = _frames(feed, who, after, heartbeat, snapshot, best == NDJSON)
+    sock = direct_socket(request.environ) if current_app.config["STREAM_DIRECT"] else None
+    chunked = request.environ.get("SERVER_PROTOCOL") != "HTTP/1.0"
+    frames = _frames(feed, who, after, heartbeat, snapshot, best == NDJSON, sock, chunked)
     response = Response(stream_with_context(held(slot, frames)), mimetype=best,
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     if slot is not None:
@@ -80,7 +92,11 @@ def stream(feed: Feed, who: str, after_query: str | None, snapshot: Snapshot) ->
 
 
 def _frames(feed: Feed, who: str, after: str | None, heartbeat: float, snapshot: Snapshot,
-            ndjson: bool) -> Iterator[str]:
+            ndjson: bool, sock: Any | None = None, chunked: bool = True) -> Iterator[str]:
+    """The opening (a resync and the snapshot for a fresh stream), then every event after
+    ``after`` as the process's reader (:class:`Readers`) finds it, keep-alives between. With
+    ``sock`` (the client's socket under gunicorn) the reader writes the events onto it and the
+    process's keep-alive timer the keep-alives; this generator then only sleeps until the end."""
     frame = _line if ndjson else _sse
     if not ndjson:
         yield "retry: 2000\n\n"
@@ -91,16 +107,54 @@ def _frames(feed: Feed, who: str, after: str | None, heartbeat: float, snapshot:
         yield frame(BotEvent(after, "resync", {"games": games}))
         for name, data in snapshot(who, after):
             yield frame(BotEvent(after, name, data))
-    block_ms = max(50, int(heartbeat * 1000))
     keep_alive = "\n" if ndjson else ": heartbeat\n\n"
+    listener = Listener(feed.key(who), after, frame)
+    readers = readers_of(feed.conn)
+    if sock is None:
+        readers.add(listener)
+        try:
+            yield from _queued(listener, heartbeat, keep_alive)
+        finally:
+            readers.remove(listener)
+        return
+    listener.sink = Sink(sock, _no_batch, stats=_STATS)
+    listener.chunked = chunked
+    readers.add(listener)
+    beat = keep_alive.encode("utf-8")
+    KEEP_ALIVES.add(listener.sink, heartbeat, chunk(beat) if chunked else beat)
+    try:
+        _direct(listener.sink)
+    finally:
+        listener.sink.retire()  # the connection may go on to another request: nothing more is written to it
+        readers.remove(listener)
+
+
+def _queued(listener: Listener, heartbeat: float, keep_alive: str) -> Iterator[str]:
+    """The live part through the response iterator (no direct socket): each event as the server
+    asks for the next piece, a keep-alive after ``heartbeat`` s without one."""
     while True:
-        events = feed.read(who, after, block_ms=block_ms)
-        if not events:
+        try:
+            events = listener.queue.get(timeout=heartbeat)
+        except queue.Empty:
             yield keep_alive
             continue
+        if events is None:
+            return  # cut off (the reader failed, or this client fell far behind): it resumes with Last-Event-ID
         for event in events:
-            yield frame(event)
-        after = events[-1].id
+            yield listener.frame(event)
+
+
+def _direct(sink: Sink) -> None:
+    """Until the stream is over: write what the reader (or the keep-alive timer) left queued."""
+    while True:
+        sink.drain()
+        if sink.done:
+            return
+        sink.wait()
+
+
+def _no_batch(batch: Batch) -> bytes:
+    raise TypeError("an account's or a bot's stream is offered bytes, not a game's batches")
 
 
 def _json(event: BotEvent) -> dict[str, Any]:

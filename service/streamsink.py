@@ -187,14 +187,20 @@ class Sink:
         ``key`` names this subscriber's frame in ``batch.rendered`` (where ``frame`` keeps it), so
         every subscriber after the first of its kind takes the bytes with one dictionary read.
         ``now`` is the caller's clock reading (the feed reads it once per slice of subscribers)."""
-        now = time.time() if now is None else now
         data = batch.rendered.get(self.key) if self.key is not None else None
         if data is None:
             data = self.frame(batch)
+        return self.offer_bytes(data, now, batch)
+
+    def offer_bytes(self, data: bytes, now: float | None = None, batch: Batch | None = None) -> Offered:
+        """Send ``data`` (framed for the wire) now or queue it, as :meth:`offer` does a batch's
+        bytes; without ``batch`` (bytes of no game: an account's or a bot's stream) the backlog
+        is bounded in length and in the time the reader takes nothing, never in age."""
+        now = time.time() if now is None else now
         with self.lock:
             if self.gone:
                 return Offered.GONE
-            self.ended = self.ended or batch.finished
+            self.ended = self.ended or (batch is not None and batch.finished)
             if self.busy or self.pending:
                 self._queue(batch, data, now)
                 self.wake.set()
@@ -206,7 +212,7 @@ class Sink:
             except OSError:
                 self.gone, sent = True, len(data)
             if sent < len(data):
-                self.pending.append(Frame(data[sent:], batch.appended))
+                self.pending.append(Frame(data[sent:], batch.appended if batch is not None else 0.0))
                 self.partial = sent > 0
                 self.waiting_since = now
             if self.pending or self.ended or self.gone:
@@ -215,7 +221,7 @@ class Sink:
                 return Offered.GONE
         return Offered.QUEUED if sent < len(data) else Offered.SENT
 
-    def _queue(self, batch: Batch, data: bytes, now: float) -> None:
+    def _queue(self, batch: Batch | None, data: bytes, now: float) -> None:
         """Behind a frame being written: queue ``data``, or, when the backlog is older than the
         bound (or too long), keep only the frame in progress and a resync line; cut off a socket
         that has taken nothing for ``STALL_S``. Called with the lock held."""
@@ -227,8 +233,9 @@ class Sink:
             self.stats.dropped("cut")
             self._shut()
             return
-        stale = bool(self.pending) and batch.appended > 0 and now - self.pending[0].appended > self.bound
-        if self.resync is not None and (stale or len(self.pending) >= QUEUE_BATCHES):
+        appended = batch.appended if batch is not None else 0.0
+        stale = bool(self.pending) and appended > 0 and now - self.pending[0].appended > self.bound
+        if self.resync is not None and batch is not None and (stale or len(self.pending) >= QUEUE_BATCHES):
             keep = self.pending[0] if self.partial or self.busy else None  # the frame being written
             counted = not any(f.resync for f in self.pending)  # a newer resync replacing one is not counted
             self.pending.clear()
@@ -241,7 +248,7 @@ class Sink:
             self.gone = True
             self.stats.dropped("cut")
         else:
-            self.pending.append(Frame(data, batch.appended))
+            self.pending.append(Frame(data, appended))
 
     def beat(self, data: bytes, now: float | None = None) -> bool:
         """A keep-alive (``data``, framed for the wire), sent now without waiting unless the

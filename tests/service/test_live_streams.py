@@ -271,3 +271,90 @@ def test_a_browser_event_source_reads_the_feed_written_stream(server: tuple[str,
             assert page.evaluate("window.ids") == list(range(1, svc.load(gid).version + 1))
         finally:
             chromium.close()
+
+
+class Reader:
+    """A stream read from a raw socket as it comes (it never ends by itself): :meth:`until` reads
+    (strictly de-chunking an HTTP/1.1 body) until the text so far satisfies a condition."""
+
+    def __init__(self, port: int, path: str, headers: dict[str, str], version: str = "HTTP/1.1") -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=PATIENCE_S)
+        lines = [f"GET {path} {version}", "Host: test", *(f"{k}: {v}" for k, v in headers.items()), "", ""]
+        self.sock.sendall("\r\n".join(lines).encode())
+        self.file = self.sock.makefile("rb")
+        assert b" 200 " in self.file.readline()
+        head = {}
+        while (line := self.file.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode().partition(":")
+            head[name.strip().lower()] = value.strip()
+        self.chunked = version == "HTTP/1.1"
+        assert ("transfer-encoding" in head) == self.chunked
+        self.text = ""
+
+    def until(self, done: Any) -> str:
+        deadline = time.monotonic() + PATIENCE_S
+        while not done(self.text):
+            assert time.monotonic() < deadline, f"the stream stopped short: {self.text!r}"
+            if self.chunked:
+                size = int(self.file.readline(), 16)
+                data = self.file.read(size)
+                assert size > 0 and len(data) == size and self.file.read(2) == b"\r\n", "bad chunk framing"
+            else:
+                data = self.file.read1(65536)  # what the header's reading left buffered first
+                assert data, "the stream ended"
+            self.text += data.decode()
+        return self.text
+
+    def close(self) -> None:
+        self.file.close()
+        self.sock.close()
+
+
+@pytest.mark.parametrize("kind", ["account", "bot"])
+def test_an_account_or_bot_stream_gets_each_event_once_with_keep_alives_and_resumes(
+        server: tuple[str, int], conn: Any, kind: str) -> None:
+    """The accounts' and bots' streams read by the process's shared reader (service.feedreaders)
+    and written onto the sockets: the opening, keep-alives while idle, each event once and in
+    order (SSE, NDJSON, HTTP/1.0, and one resumed with Last-Event-ID), valid chunk framing."""
+    from core.accounts import Accounts
+    from core.botfeed import AccountFeed, BotFeed
+    from core.bots import BotRegistry
+
+    _, port = server
+    name = f"s{os.urandom(4).hex()}"
+    if kind == "account":
+        made = Accounts(conn).create(name)
+        feed: Any = AccountFeed(conn)
+        who, token, path = made["id"], made["key"], "/api/v1/account/events/stream"
+    else:
+        made = BotRegistry(conn).register(name, "pull")
+        feed = BotFeed(conn)
+        who, token, path = made["id"], made["token"], f"/api/v1/bots/{made['id']}/events/stream"
+    auth = {"Authorization": f"Bearer {token}"}
+    try:
+        before = feed.publish(who, "invite_received", {"n": 0})
+        sse = [Reader(port, path, {**auth, "Accept": "text/event-stream"}) for _ in range(3)]
+        ndjson = Reader(port, path, {**auth, "Accept": "application/x-ndjson"})
+        old = Reader(port, path, {**auth, "Accept": "text/event-stream"}, version="HTTP/1.0")
+        resumed = Reader(port, path, {**auth, "Accept": "text/event-stream", "Last-Event-ID": "0-0"})
+        for reader in [*sse, old, resumed]:
+            reader.until(lambda text: ": heartbeat" in text)  # idle: a keep-alive came
+        ndjson.until(lambda text: "\n\n" in text)  # the resync line, then an empty keep-alive line
+        sent = [feed.publish(who, "invite_received", {"n": n}) for n in range(1, 4)]
+        for reader in [*sse, old]:
+            text = reader.until(lambda text: f"id: {sent[-1]}\n" in text)
+            assert text.startswith(f"retry: 2000\n\nid: {before}\nevent: resync\n")
+            assert [line[4:] for line in text.splitlines() if line.startswith("id: ")] == [before, *sent]
+        text = resumed.until(lambda text: f"id: {sent[-1]}\n" in text)
+        assert [line[4:] for line in text.splitlines() if line.startswith("id: ")] == [before, *sent]
+        text = ndjson.until(lambda text: f'"id": "{sent[-1]}"' in text)
+        lines = [json.loads(line) for line in text.splitlines() if line]
+        assert [(line["id"], line["event"]) for line in lines] == [(before, "resync")] + [
+            (i, "invite_received") for i in sent]
+        for reader in [*sse, ndjson, old, resumed]:
+            reader.close()
+    finally:
+        if kind == "account":
+            Accounts(conn).delete([who])
+        else:
+            BotRegistry(conn).delete([who])
