@@ -36,6 +36,7 @@ from workers.lease import held
 QUEUE_NAME = "hourglass"
 QUEUE_ENV = "HOURGLASS_QUEUE"
 ADVANCE_TIMEOUT_S = 600
+ADVANCE_RESULT_TTL_S = 60  # a finished advance job's record (its result, its retries) is kept this long
 PENDING = frozenset({JobStatus.QUEUED, JobStatus.STARTED, JobStatus.SCHEDULED, JobStatus.DEFERRED})
 
 
@@ -108,7 +109,7 @@ def enqueue_advance(conn: Redis, game_id: str, version: int, lane: Lane = NOW) -
         if job_id is None:
             return
         try:
-            q.enqueue("workers.jobs.advance", game_id, job_id=job_id, result_ttl=60, failure_ttl=86_400,
+            q.enqueue("workers.jobs.advance", game_id, job_id=job_id, result_ttl=ADVANCE_RESULT_TTL_S, failure_ttl=86_400,
                       job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy(), unique=True)
             return
         except DuplicateJobError:  # another process queued this id since we looked: look again
@@ -144,7 +145,7 @@ def requeue_advance(conn: Redis, game_id: str, version: int, attempt: int) -> bo
         if _waiting(q, job_id):
             return False
     try:
-        q.enqueue("workers.jobs.advance", game_id, job_id=f"{base}-sweep{attempt}", result_ttl=60,
+        q.enqueue("workers.jobs.advance", game_id, job_id=f"{base}-sweep{attempt}", result_ttl=ADVANCE_RESULT_TTL_S,
                   failure_ttl=86_400, job_timeout=ADVANCE_TIMEOUT_S, retry=retry_policy(),
                   at_front=True, unique=True)  # overdue already: it does not queue up again behind newer work
     except DuplicateJobError:  # that attempt's job exists already (an id is queued once: enqueue_advance)
