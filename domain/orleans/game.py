@@ -207,11 +207,11 @@ EDGES = JsonEdges[Command, Event](COMMANDS, EVENTS, SYSTEM_COMMANDS)
 
 
 def event_view(event: Event, seat: int | None) -> dict[str, Any]:
+    if isinstance(event, HIDDEN_EVENTS) and event.seat != seat:  # before encoding what is not shown
+        return {"type": SEALED_PLANNING, "seat": event.seat, "hidden": True}  # every kind alike
     out = EDGES.event_to_json(event)
     if isinstance(event, GameStarted):
         out["hourglass"] = len(event.hourglass)  # the deck order stays hidden
-    elif isinstance(event, HIDDEN_EVENTS) and event.seat != seat:
-        out = {"type": SEALED_PLANNING, "seat": event.seat, "hidden": True}  # every kind alike
     return out
 
 
