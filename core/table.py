@@ -263,6 +263,8 @@ def note(table: Table, actor: Actor, command: dict[str, Any] | None, meta: dict[
     if not isinstance(actor, int) or kind in COMMAND_TYPES:
         return table  # SYSTEM's steps, and table commands (a resignation or a claim is no move)
     if not meta.get("default"):
+        if actor in table.moved and not table.streaks:  # the common case: nothing to note
+            return table
         moved = table.moved if actor in table.moved else tuple(sorted((*table.moved, actor)))
         return replace(_streak(table, actor, 0), moved=moved)
     outcome = (meta.get("http") or {}).get("outcome")

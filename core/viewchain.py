@@ -55,32 +55,52 @@ def advance(head: str, seat: int, version: int, events: Sequence[dict[str, Any]]
 def advance_all(rules: GameRules, heads: tuple[str, ...], version: int,
                 batch: Sequence[dict[str, Any]], events: Sequence[Any] | None = None) -> tuple[str, ...]:
     """Every seat's head after the batch ``batch`` (its stored event JSON) ending at ``version``
-    (``events``: the game's events of the batch, decoded, when the caller holds them)."""
+    (``events``: the game's events of the batch, decoded, when the caller holds them; ``batch`` is
+    then their ``event_to_json``, as the verifier re-derives it)."""
     decoded = events if events is not None else [  # once for every seat
         None if is_table_event(d) else rules.event_from_json(d) for d in batch]
     if type(version) is not int:
         return tuple(advance(head, seat, version, [seat_event(rules, d, seat, e) for d, e in zip(batch, decoded)])
                      for seat, head in enumerate(heads))
-    texts: dict[bytes, str] = {}
-    return tuple(_advance(head, seat, version, [seat_event(rules, d, seat, e) for d, e in zip(batch, decoded)], texts)
+    public = getattr(rules, "public_event", None)  # a GamePlugin's field; None for duck-typed rules
+    texts = [_texts(rules, public, d, e, events is not None, len(heads)) for d, e in zip(batch, decoded)]
+    return tuple(_link(head, seat, version, [t if type(t) is str else t[seat] for t in texts])
                  for seat, head in enumerate(heads))
 
 
-def _advance(head: str, seat: int, version: int, events: list[dict[str, Any]], texts: dict[bytes, str]) -> str:
-    """:func:`advance`, the same bytes, encoding the events once for the seats shown alike.
+def _texts(rules: GameRules, public: Any, data: dict[str, Any], event: Any, encoded: bool,
+           seats: int) -> str | list[str]:
+    """The canonical JSON of each seat's view of one event, or one text when every seat is shown
+    it alike: a table event, or a game event its rules declare public (``GamePlugin.public_event``),
+    shown as ``data`` when that is the event's own encoding (``encoded``). Other views are encoded
+    once per distinct ``marshal`` form: equal bytes only for the same structure of the same exact
+    built-in types (``True`` and ``1`` differ, as they do in JSON, and ``==`` would take them for
+    one); a value marshal cannot write (an enum, a subclass) is encoded as it is."""
+    if is_table_event(data):
+        return canonical_json(data)
+    if event is None:
+        event = rules.event_from_json(data)
+    if public is not None and public(event):
+        return canonical_json(data if encoded else rules.event_view(event, None))
+    seen: dict[bytes, str] = {}
+    out = []
+    for seat in range(seats):
+        view = rules.event_view(event, seat)
+        try:
+            key = marshal.dumps(view)
+        except ValueError:
+            out.append(canonical_json(view))
+            continue
+        text = seen.get(key)
+        if text is None:
+            text = seen[key] = canonical_json(view)
+        out.append(text)
+    return out
 
-    Most events look the same to every seat. ``texts`` holds the canonical JSON of the views
-    already encoded for this batch, keyed by their ``marshal`` form: equal bytes only for the
-    same structure of the same exact built-in types (``True`` and ``1`` differ, as they do in
-    JSON, and ``==`` would take them for one), and a value marshal cannot write (an enum, a
-    subclass) is encoded as it is. The link is the dict ``advance`` encodes, written out in
-    its sorted keys: ``seat`` and ``version`` are ints."""
-    try:
-        key = marshal.dumps(events)
-    except ValueError:
-        return advance(head, seat, version, events)
-    text = texts.get(key)
-    if text is None:
-        text = texts[key] = canonical_json(events)
-    link = f'{{"events":{text},"seat":{seat},"version":{version}}}'.encode()
+
+def _link(head: str, seat: int, version: int, texts: list[str]) -> str:
+    """:func:`advance` from the canonical JSON of each view, the same bytes: a list's canonical
+    JSON is its items' joined by commas, and the link dict is written out in its sorted keys
+    (``seat`` and ``version`` are ints)."""
+    link = f'{{"events":[{",".join(texts)}],"seat":{seat},"version":{version}}}'.encode()
     return hashlib.sha256(bytes.fromhex(head) + link).hexdigest()

@@ -182,19 +182,37 @@ def _tuple_decoder(args: tuple[Any, ...]) -> Callable[[Any, str], Any]:
 def decode_dataclass(cls: type, data: Any, where: str = "", skip: frozenset[str] = frozenset()) -> Any:
     if not isinstance(data, dict):
         raise DecodeError(f"{where or cls.__name__}: expected an object")
-    fields = _hints(cls)
-    names = {name for name, _ in fields}
-    unknown = sorted(set(data) - names - skip)
-    if unknown:
-        raise DecodeError(f"{where or cls.__name__}: unknown field(s) {', '.join(unknown)}")
+    names, fields = _plan(cls)
+    if not data.keys() <= names:  # the sorted list only when some key is not a field
+        unknown = sorted(set(data) - names - skip)
+        if unknown:
+            raise DecodeError(f"{where or cls.__name__}: unknown field(s) {', '.join(unknown)}")
     kwargs = {}
-    for name, tp in fields:
+    for name, decode, optional in fields:
         if name not in data:
-            if name in _optional(cls):
+            if optional:
                 continue
             raise DecodeError(f"{where or cls.__name__}: missing field {name}")
-        kwargs[name] = _decoder(tp)(data[name], f"{where}.{name}" if where else name)
+        kwargs[name] = decode(data[name], f"{where}.{name}" if where else name)
     return cls(**kwargs)
+
+
+@cache
+def _plan(cls: type) -> tuple[frozenset[str], tuple[tuple[str, Callable[[Any, str], Any], bool], ...]]:
+    """A dataclass's field names, and each field's decoder and whether it may be absent, looked up
+    once per class instead of once per field decoded."""
+    optional = _optional(cls)
+    fields = tuple((name, _field_decoder(tp), name in optional) for name, tp in _hints(cls))
+    return frozenset(name for name, _, _ in fields), fields
+
+
+def _field_decoder(tp: Any) -> Callable[[Any, str], Any]:
+    """``_decoder(tp)``; for a type the codec cannot handle, a decoder that raises its TypeError
+    when a value comes to it (as before: a record without that field still decodes)."""
+    try:
+        return _decoder(tp)
+    except TypeError:
+        return lambda data, where: _decoder(tp)(data, where)
 
 
 R = TypeVar("R", bound="DataclassInstance")

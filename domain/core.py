@@ -122,6 +122,10 @@ class GamePlugin(Generic[S, C, E, Cfg]):
     step: Callable[[S, C, Rng], tuple[list[E], S]] | None = None
     """``decide`` and the state after its events in one go, for a game whose ``decide`` folds as it
     emits; None: ``domain.games.step`` folds the events once more."""
+    public_event: Callable[[E], bool] | None = None
+    """True for an event every seat and spectator is shown as it is stored (``event_view`` gives
+    its ``event_to_json``), so a view chain encodes it once for all seats; None: each seat's view
+    of every event goes through ``event_view`` (core/viewchain.py)."""
     for_engine: Callable[[str], GamePlugin[S, C, E, Cfg]] | None = None
     """The plugin that sets up a game recorded by an older engine again; None: one rule set."""
     bots: Callable[[], Mapping[str, Policy]] = _no_bots

@@ -139,6 +139,11 @@ def event_view(event: Any, seat: int | None) -> dict[str, Any]:
     return out
 
 
+def public_event(event: Any) -> bool:
+    """Shown to every seat as stored: anything ``event_view`` leaves as it is."""
+    return not isinstance(event, (GameStarted, DeckReshuffled, CardsDrawn, CardCommitted, CardExplored))
+
+
 def state_to_json(state: State) -> dict[str, Any]:
     out: dict[str, Any] = codec.to_json(state)
     return out
@@ -178,7 +183,8 @@ def plugin(rules_version: int) -> GamePlugin[State, Any, Any, Config]:
         setup=setup,
         decide=dispatch.decide, step=dispatch.step, evolve=evolve, legal_moves=dispatch.legal_moves,
         to_act=dispatch.to_act, is_finished=is_finished, result=result, draw_counter=draw_counter,
-        view=view, event_view=event_view, summary=summary, state_type=State, state_to_json=state_to_json, codec=EDGES,
+        view=view, event_view=event_view, public_event=public_event,
+        summary=summary, state_type=State, state_to_json=state_to_json, codec=EDGES,
         api_schema=SCHEMA, default_move=dispatch.default_move,
         # Trading before a card resolves and selling or discarding at turn end never end the seat's
         # step (ResolveCard, DeclineCard, TakeCardBack or FinishTurn do): one clock stint covers them.

@@ -159,6 +159,11 @@ def event_view(event: Any, seat: int | None) -> dict[str, Any]:
     return EDGES.event_to_json(event)
 
 
+def public_event(event: Any) -> bool:
+    """Every event is shown as stored (``event_view``)."""
+    return True
+
+
 def state_to_json(state: State) -> dict[str, Any]:
     out: dict[str, Any] = codec.to_json(state)
     return out
@@ -194,7 +199,8 @@ def plugin(rules_version: int) -> GamePlugin[State, Any, Any, Config]:
         setup=setup,
         decide=dispatch.decide, step=dispatch.step, evolve=evolve, legal_moves=dispatch.legal_moves,
         to_act=dispatch.to_act, is_finished=is_finished, result=result, draw_counter=draw_counter,
-        view=view, event_view=event_view, summary=summary, state_type=State, state_to_json=state_to_json, codec=EDGES,
+        view=view, event_view=event_view, public_event=public_event,
+        summary=summary, state_type=State, state_to_json=state_to_json, codec=EDGES,
         api_schema=SCHEMA, default_move=dispatch.default_move,
         # None: every command moves the turn on through the steps the rules ask for in order (draw,
         # place, act, rewards) and none can be undone, so each ends a decision and a per-move clock

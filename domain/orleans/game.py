@@ -207,12 +207,17 @@ EDGES = JsonEdges[Command, Event](COMMANDS, EVENTS, SYSTEM_COMMANDS)
 
 
 def event_view(event: Event, seat: int | None) -> dict[str, Any]:
+    if isinstance(event, HIDDEN_EVENTS) and event.seat != seat:  # before encoding what is not shown
+        return {"type": SEALED_PLANNING, "seat": event.seat, "hidden": True}  # every kind alike
     out = EDGES.event_to_json(event)
     if isinstance(event, GameStarted):
         out["hourglass"] = len(event.hourglass)  # the deck order stays hidden
-    elif isinstance(event, HIDDEN_EVENTS) and event.seat != seat:
-        out = {"type": SEALED_PLANNING, "seat": event.seat, "hidden": True}  # every kind alike
     return out
+
+
+def public_event(event: Event) -> bool:
+    """Shown to every seat as stored: anything ``event_view`` leaves as it is."""
+    return not isinstance(event, (GameStarted, *HIDDEN_EVENTS))
 
 
 def state_to_json(state: State) -> dict[str, Any]:
@@ -252,8 +257,8 @@ def plugin(rules_version: int) -> GamePlugin[State, Command, Event, Config]:
         config_from_json=partial(config_from_json, rules_version=rules_version), config_to_json=config_to_json,
         setup=setup, decide=dispatch.decide, step=dispatch.step, evolve=evolve,
         legal_moves=dispatch.legal_moves, to_act=dispatch.to_act, is_finished=is_finished, result=result,
-        draw_counter=draw_counter, view=view, event_view=event_view, summary=summary,
-        state_type=State, state_to_json=state_to_json,
+        draw_counter=draw_counter, view=view, event_view=event_view, public_event=public_event,
+        summary=summary, state_type=State, state_to_json=state_to_json,
         codec=EDGES, api_schema=SCHEMA, default_move=dispatch.default_move,
         # A clock's stint, and a push bot's deadline_s, cover the whole of phase 3 or planning for a seat.
         provisional=frozenset(c.__name__ for c in dispatch.PROVISIONAL),

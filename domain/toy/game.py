@@ -53,6 +53,11 @@ def event_view(event: Event, seat: int | None) -> dict[str, Any]:
     return out
 
 
+def public_event(event: Event) -> bool:
+    """Shown to every seat as stored: anything but a bid, sealed until revealed."""
+    return not isinstance(event, BidPlaced)
+
+
 def state_to_json(state: State) -> dict[str, Any]:
     return codec.object_to_json(state)
 
@@ -68,7 +73,8 @@ RULES: GamePlugin[State, Command, Event, Config] = GamePlugin(
     config_from_json=rules.config_from_json, config_to_json=rules.config_to_json, setup=rules.setup,
     decide=rules.decide, evolve=rules.evolve, legal_moves=rules.legal_moves, to_act=rules.to_act,
     is_finished=rules.is_finished, result=result, draw_counter=rules.draw_counter,
-    view=view, event_view=event_view, summary=summary, state_type=State, state_to_json=state_to_json, codec=EDGES,
+    view=view, event_view=event_view, public_event=public_event,
+    summary=summary, state_type=State, state_to_json=state_to_json, codec=EDGES,
     api_schema=SCHEMA, default_move=rules.default_move,
     listed=False,
 )
