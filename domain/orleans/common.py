@@ -5,7 +5,7 @@ from __future__ import annotations
 from domain.engine import Transaction, Why
 from domain.orleans import data as D
 from domain.orleans.data import Tile
-from domain.orleans.evolve import evolve
+from domain.orleans.evolve import FOLD, evolve
 from domain.orleans.model import (
     ActionTaken,
     ChoiceClosed,
@@ -27,6 +27,16 @@ class Tx(Transaction[State, Event]):
 
     __slots__ = ()
     fold = staticmethod(evolve)
+
+    def emit(self, event: Event) -> None:
+        """``Transaction.emit`` with the event's fold rule looked up here: two calls fewer per event
+        on the hot path of self-play (``evolve`` is ``FOLD.fold``, which does this lookup)."""
+        self.events.append(event)
+        rule = _RULE_OF.get(type(event))
+        self.state = evolve(self.state, event) if rule is None else rule(self.state, event)
+
+
+_RULE_OF = FOLD  # event class -> its fold rule (evolve.FOLD, a dict)
 
 
 def always_valid(state: State, c: Command) -> Why:

@@ -254,19 +254,26 @@ def transact(state: State, command: Command, rng: Rng) -> Tx:
     tx = Tx(state, rng)
     move: Command
     if isinstance(command, ApplyTimeout):
-        move = default_move(state, command.target)
-        tx.emit(TimeoutApplied(command.target, type(move).__name__))
+        move = _apply_timeout(tx, command)
     else:
         move = command
-    APPLY[type(move)](tx, move)
-    if isinstance(command, ApplyTimeout) and rules_at_least(state, 4):
-        target = command.target
-        while tx.state.players[target].loading:  # D14: one timeout ends a tower loading, begun by it or not
-            loading = default_move(tx.state, target)
-            APPLY[type(loading)](tx, loading)
+        APPLY[type(move)](tx, move)
     if state.phase is ACTIONS and move.seat != SYSTEM and not state.dues:
         actions.end_turn(tx)  # one action (with its choices) or a pass per turn
     return tx
+
+
+def _apply_timeout(tx: Tx, command: ApplyTimeout) -> Command:
+    """Apply the target's default move; returns it."""
+    state, target = tx.state, command.target
+    move = default_move(state, target)
+    tx.emit(TimeoutApplied(target, type(move).__name__))
+    APPLY[type(move)](tx, move)
+    if rules_at_least(state, 4):
+        while tx.state.players[target].loading:  # D14: one timeout ends a tower loading, begun by it or not
+            loading = default_move(tx.state, target)
+            APPLY[type(loading)](tx, loading)
+    return move
 
 
 # --- legal moves --------------------------------------------------------------------------------------

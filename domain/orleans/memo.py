@@ -85,6 +85,23 @@ def stale_table(cls: type, within: str = "") -> StaleKeys:
     return table
 
 
+class _StaleByClass(dict[type, StaleKeys]):
+    """cls -> ``stale_table(cls, within)``, one plain dict read on the fold's hot path (the tables
+    are the live ones: emptied in place whenever a memo key is declared)."""
+
+    def __init__(self, within: str) -> None:
+        super().__init__()
+        self.within = within
+
+    def __missing__(self, cls: type) -> StaleKeys:
+        table = self[cls] = stale_table(cls, self.within)
+        return table
+
+
+_STALE = _StaleByClass("")  # changes to an object's own fields
+_STALE_IN_PLAYERS = _StaleByClass("players")  # changes to the fields of one of a State's players
+
+
 def _touches(depends_on: frozenset[str], changed: frozenset[str]) -> bool:
     """Does a change to ``changed`` (whole fields, or parts "field.part") reach a value derived
     from ``depends_on`` (the same)? A whole field reaches its parts; a part reaches its whole
@@ -165,7 +182,7 @@ def _copy(obj: DC, changes: dict[str, Any]) -> DC:
         names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - names)}")
     if len(old) > _FIELD_COUNT[cls] and not MEMO_INPUTS[cls].isdisjoint(changes):
-        for key in stale_table(cls)[tuple(changes)]:
+        for key in _STALE[cls][tuple(changes)]:
             fresh.pop(key, None)
     new: DC = _new(cls)
     _set_attr(new, "__dict__", fresh)  # frozen: bypass the dataclass's __setattr__, as __init__ does
@@ -188,7 +205,7 @@ def with_player(state: SP, seat: int, /, also: dict[str, Any] | None = None, **c
     fresh = old.copy()
     fresh["players"] = tuple(items)
     if len(old) > _FIELD_COUNT[cls]:  # the State's derived values that read these fields of a player
-        for key in stale_table(cls, "players")[tuple(changes)]:
+        for key in _STALE_IN_PLAYERS[cls][tuple(changes)]:
             fresh.pop(key, None)
     if also:
         size = len(fresh)
@@ -196,7 +213,7 @@ def with_player(state: SP, seat: int, /, also: dict[str, Any] | None = None, **c
         if len(fresh) != size:
             raise TypeError(f"{cls.__name__} has no field(s) {sorted(also)}")
         if len(old) > _FIELD_COUNT[cls]:
-            for key in stale_table(cls)[tuple(also)]:
+            for key in _STALE[cls][tuple(also)]:
                 fresh.pop(key, None)
     after: SP = _new(cls)
     _set_attr(after, "__dict__", fresh)

@@ -58,15 +58,21 @@ def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
     owned = place_map(p)
     herb_garden, school, spaces = D.HERB_GARDEN in owned, D.SCHOOL in owned, free_spaces(p)
     if rules_at_least(state, 5):  # each copy its own move: the market's, then the Gunpowder Tower's
-        moves = _placements(seat, tuple(dict.fromkeys(p.market)), herb_garden, school, spaces)
+        moves = _placements(seat, _kinds(p.market), herb_garden, school, spaces)
         if p.tower:
-            moves += _placements(seat, tuple(dict.fromkeys(p.tower)), herb_garden, school, spaces, True)
+            moves += _placements(seat, _kinds(p.tower), herb_garden, school, spaces, True)
     else:
-        moves = _placements(seat, tuple(dict.fromkeys(p.market + p.tower)), herb_garden, school, spaces)
+        moves = _placements(seat, _kinds(p.market + p.tower), herb_garden, school, spaces)
     if not p.pending:
         return list(moves)
     taken = {(x.place, x.space) for x in p.pending}  # this round's placements, not on the spaces yet
     return [m for m in moves if (m.place, m.space) not in taken]
+
+
+@lru_cache(maxsize=4096)
+def _kinds(tiles: tuple[Tile, ...]) -> tuple[Tile, ...]:
+    """Each kind among ``tiles`` once, in their order (a market recurs: one lookup, not a dict)."""
+    return tuple(dict.fromkeys(tiles))
 
 
 SpaceKey = tuple[bool, Char | None]  # (is the Town Hall, the character needed)
