@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.bots import bot_rng, get_bot
-from domain.canonical import json_hash
+from domain.canonical import canonical_json, sha256_hex
 from domain.core import SYSTEM
 from domain.games import fold, get_game, stepper
 from domain.rng import Rng, seed_from_text
@@ -68,8 +68,41 @@ def play(rules: Any, config: Any, seed: bytes, game_id: str, bots: Sequence[str]
     return game
 
 
+class EncodedEvents:
+    """Each event object's canonical JSON, encoded once per object and kept with the object itself:
+    an entry holds its event alive, so no other object can take its id while the entry exists.
+    Orléans builds the events that recur (a placement, a pass, a phase) as one shared object per
+    value, so most of a game's events were already encoded by an earlier game of the process.
+    Bounded: emptied when it holds ``limit`` entries."""
+
+    def __init__(self, limit: int = 50_000) -> None:
+        self.limit = limit
+        self.texts: dict[int, tuple[Any, str]] = {}
+
+    def text(self, rules: Any, event: Any) -> str:
+        entry = self.texts.get(id(event))
+        if entry is not None and entry[0] is event:
+            return entry[1]
+        if len(self.texts) >= self.limit:
+            self.texts.clear()
+        text = canonical_json(rules.event_to_json(event))
+        self.texts[id(event)] = (event, text)
+        return text
+
+
+_ENCODED: dict[str, EncodedEvents] = {}  # per game name: one game's codec encodes its events
+
+
 def event_log_hash(rules: Any, game: Playthrough) -> str:
-    return json_hash([rules.event_to_json(e) for _, events in game.batches for e in events])
+    """sha256 of the canonical JSON of the game's events as one list (``json_hash`` of their JSON):
+    built from each event's own canonical JSON (a list's is its items' joined by commas, the same
+    bytes), each event object encoded once (``EncodedEvents``)."""
+    encoded = _ENCODED.get(rules.name)
+    if encoded is None:
+        encoded = _ENCODED[rules.name] = EncodedEvents()
+    text = encoded.text
+    parts = [text(rules, event) for _, events in game.batches for event in events]
+    return sha256_hex(f"[{','.join(parts)}]".encode())
 
 
 def summary_line(rules: Any, game: Playthrough, seed_text: str) -> dict[str, Any]:

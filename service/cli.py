@@ -273,13 +273,13 @@ def selfplay_problem(args: argparse.Namespace) -> str | None:
     Checked before the first game, so a mistake costs one clear line and exit code 2, and an
     error during play (a bug) still shows its traceback.
     """
-    from domain.bots import bot_names
+    from domain.bots import bot_names, plays
     from domain.core import Rejected
     from domain.games import game_names, get_game
 
     if args.game not in game_names():
         return f"unknown game {args.game!r}; known: {', '.join(game_names())}"
-    unknown = [name for name in args.bots.split(",") if name not in bot_names(args.game)]
+    unknown = [name for name in args.bots.split(",") if not plays(name, args.game)]
     if unknown:
         return f"unknown bot {unknown[0]!r} for {args.game}; known: {', '.join(bot_names(args.game))}"
     if args.games < 1:

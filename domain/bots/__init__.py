@@ -10,7 +10,7 @@ from domain.core import Policy
 from domain.games import find_game, game_names
 from domain.rng import Rng
 
-__all__ = ["Policy", "bot_names", "bot_rng", "get_bot"]
+__all__ = ["Policy", "bot_names", "bot_rng", "get_bot", "plays"]
 
 
 def bot_rng(seed: bytes, game_id: str, seat: int, version: int) -> Rng:
@@ -45,6 +45,12 @@ def bot_names(game: str | None = None) -> tuple[str, ...]:
     """Every built-in bot, or (with ``game``) those that play that game."""
     per_game = _game_bots(game) if game is not None else _per_game()
     return tuple(sorted([*_generic(), *per_game]))
+
+
+def plays(name: str, game: str) -> bool:
+    """Does bot ``name`` play ``game``? Asked about a generic bot, this imports none of the game's
+    own bots (a self-play command of random seats starts without them)."""
+    return name in _generic() or name in _game_bots(game)
 
 
 def get_bot(name: str, game: str | None = None) -> Policy:

@@ -77,6 +77,26 @@ def test_selfplay_of_one_game_imports_that_game_alone() -> None:
     assert _games(_modules_after(code)) == {"artificium"}
 
 
+def test_selfplay_of_random_seats_imports_none_of_the_games_own_bots() -> None:
+    code = ("from service.cli import main\nimport contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['selfplay', '--game', 'orleans', '--players', '4', '--games', '1', '--bots', 'random'])")
+    bots = {m for m in _modules_after(code) if m.startswith("domain.bots.")}
+    assert bots == {"domain.bots.random_bot"}
+
+
+def test_selfplay_hash_is_the_hash_of_the_whole_log_however_often_its_events_recur() -> None:
+    from domain.canonical import json_hash
+    from domain.games import get_game
+    from domain.selfplay import event_log_hash, play
+
+    rules = get_game("orleans")
+    config = rules.config_from_json({"players": 3})
+    for i in range(2):  # the second game meets events the first one encoded
+        game = play(rules, config, f"hash-{i}".encode(), f"hash-{i}", ["random"])
+        whole = json_hash([rules.event_to_json(e) for _, events in game.batches for e in events])
+        assert event_log_hash(rules, game) == whole
+
+
 def test_by_reference_unpickles_a_plugin_importing_only_its_game() -> None:
     code = ("import pickle\nfrom domain.games import get_game\n"
             "data = pickle.dumps(get_game('cathedral'))\nimport sys\n"
