@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -125,32 +126,44 @@ def whole_process(game: str, players: int, count: int, repeat: int) -> None:
     argv = ["--game", game, "--players", str(players), "--games", str(count), "--bots", "random"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout, not an installed copy
 
-    def run(*command: str) -> tuple[float, str]:
-        start = time.perf_counter()
+    def run(*command: str) -> tuple[float, float, str]:
+        """Wall seconds, CPU seconds (the child's user + system) and the printed lines."""
+        start, used = time.perf_counter(), _children_cpu()
         done = subprocess.run([sys.executable, *command], env=env, cwd=ROOT, capture_output=True, text=True,
                               check=True)
-        return time.perf_counter() - start, done.stdout
+        return time.perf_counter() - start, _children_cpu() - used, done.stdout
 
     whole, startup_one, startup_all, inside = (float("inf"),) * 4
+    whole_cpu, startup_cpu, inside_cpu = (float("inf"),) * 3
     printed = expected = ""
     for _ in range(max(1, repeat)):  # the best pass is the one least disturbed
-        elapsed, printed = run("-m", "service.cli", "selfplay", *argv)
-        whole = min(whole, elapsed)
-        startup_one = min(startup_one, run("-c", f"from domain.selfplay import lines; from domain.games import "
-                                                 f"get_game; get_game({game!r})")[0])
+        elapsed, cpu, printed = run("-m", "service.cli", "selfplay", *argv)
+        whole, whole_cpu = min(whole, elapsed), min(whole_cpu, cpu)
+        elapsed, cpu, _ = run("-c", f"from domain.selfplay import lines; from domain.games import get_game; "
+                                    f"get_game({game!r})")
+        startup_one, startup_cpu = min(startup_one, elapsed), min(startup_cpu, cpu)
         startup_all = min(startup_all, run("-c", "from domain.selfplay import lines; from domain.games import "
                                                  "plugins; plugins()")[0])
-        start = time.perf_counter()
+        start, used = time.perf_counter(), time.process_time()
         expected = "".join(f"{line}\n" for line in lines(argv))
-        inside = min(inside, time.perf_counter() - start)
+        inside, inside_cpu = min(inside, time.perf_counter() - start), min(inside_cpu, time.process_time() - used)
     if printed != expected:
         raise SystemExit("the process printed other lines than the same games in-process")
     print(f"hourglass selfplay --game {game} --players {players} --games {count} --bots random"
-          f" (best of {max(1, repeat)})")
-    print(f"  whole process games/s   {count / whole:8.2f}   ({whole:.2f} s, start-up included)")
-    print(f"  in-process games/s      {count / inside:8.2f}   ({inside:.2f} s, same lines; baseline)")
-    print(f"  start-up, {game} only  {startup_one:8.3f} s   (interpreter + self-play + one game)")
+          f" (best of {max(1, repeat)}; wall clock, then CPU time: steadier on a shared machine)")
+    print(f"  whole process games/s   {count / whole:8.2f}   ({whole:.2f} s, start-up included)"
+          f"   CPU {count / whole_cpu:8.2f}   ({whole_cpu:.2f} s)")
+    print(f"  in-process games/s      {count / inside:8.2f}   ({inside:.2f} s, same lines; baseline)"
+          f"   CPU {count / inside_cpu:8.2f}   ({inside_cpu:.2f} s)")
+    print(f"  start-up, {game} only  {startup_one:8.3f} s   (interpreter + self-play + one game)"
+          f"   CPU {startup_cpu:.3f} s")
     print(f"  start-up, every game    {startup_all:8.3f} s   (interpreter + self-play + every game's package)")
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def floor_per_game(games: list[Playthrough], rules: object = RULES, clock: Callable[[], float] = time.perf_counter
