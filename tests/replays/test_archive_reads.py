@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import logging
-import socket
 import subprocess
 import sys
 import threading
@@ -29,7 +28,9 @@ from replays.verify import verify_bundle
 from service import replay_api
 from service.app import create_app
 from tests.conftest import forget_games
+from tests.hardening.conftest import free_port
 from tests.replays.replay_redis import play_to_end
+from tests.replays.s3server import serve_bucket, set_aws_env
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = (ROOT / "tests" / "golden" / "orleans-2-bundle-classic-4p.jsonl").read_text(encoding="utf-8")
@@ -169,30 +170,14 @@ def test_reads_past_the_process_bound_are_503(service: GameService, folder: Coun
 
 # --- an S3-compatible bucket (moto's server) -------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[str]:
-    moto_server = pytest.importorskip("moto.server")  # the directory tests run without moto
-    port = _free_port()
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
+    yield from serve_bucket()
 
 
 @pytest.fixture(autouse=True)
 def aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIAARCHIVEREADS")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
-    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
-    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    set_aws_env(monkeypatch, "AKIAARCHIVEREADS", SECRET)
 
 
 def _s3(endpoint: str, bucket: str) -> S3Archive:
@@ -213,7 +198,7 @@ def test_the_bucket_serves_back_and_a_failing_one_is_503_without_secrets(
     assert served.headers["Content-Type"].startswith("application/x-ndjson")
     missing, unknown = client.get(f"{API}/0123456789abcdef/replay"), plain.get(f"{API}/0123456789abcdef/replay")
     assert missing.status_code == 404 and missing.get_data() == unknown.get_data()
-    down = _client(service, _s3(f"http://127.0.0.1:{_free_port()}", "hg-down"))
+    down = _client(service, _s3(f"http://127.0.0.1:{free_port()}", "hg-down"))
     nowhere = _client(service, S3Archive(bucket.client, "hg-no-such-bucket"))
     with caplog.at_level(logging.DEBUG):  # botocore's own debug lines too
         for app_client, kind in ((down, "EndpointConnectionError"), (nowhere, "NoSuchBucket")):

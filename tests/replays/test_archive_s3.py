@@ -4,7 +4,6 @@ an unreachable bucket leaves the game whole in Redis; names come from game ids a
 from __future__ import annotations
 
 import logging
-import socket
 import sys
 import time
 from collections.abc import Iterator
@@ -20,7 +19,9 @@ from replays.archive import ArchiveError, DirectoryArchive, S3Archive, archive_f
 from replays.compaction import RETRY_S, compact, compact_due
 from replays.verify import verify_bundle
 from tests.conftest import forget_games
+from tests.hardening.conftest import free_port
 from tests.replays.replay_redis import create, play_to_end
+from tests.replays.s3server import serve_bucket, set_aws_env
 from workers.sweeper import sweep_once
 
 moto_server = pytest.importorskip("moto.server")
@@ -28,30 +29,15 @@ API = "/api/v1/games"
 SECRET = "archive-test-secret-0123456789abcdefXYZ"  # must never appear in a log line
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[str]:
-    port = _free_port()
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
+    yield from serve_bucket()
 
 
 @pytest.fixture(autouse=True)
 def aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """boto3's own settings, as an operator would give them (no profile or file of this machine)."""
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIAARCHIVETEST")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
-    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")  # an unreachable bucket fails at once
-    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    set_aws_env(monkeypatch, "AKIAARCHIVETEST", SECRET)
 
 
 def _bucket(endpoint: str, name: str, prefix: str = "hourglass") -> S3Archive:
@@ -129,7 +115,7 @@ def test_archiving_again_is_idempotent(service: GameService, client: Any, endpoi
 def test_an_unreachable_bucket_keeps_the_game_in_redis_and_logs_no_secret(
         service: GameService, client: Any, endpoint: str, caplog: pytest.LogCaptureFixture) -> None:
     down = archive_from_env({"HOURGLASS_ARCHIVE_S3_URL": "s3://hg-down/p",
-                             "HOURGLASS_ARCHIVE_S3_ENDPOINT": f"http://127.0.0.1:{_free_port()}",
+                             "HOURGLASS_ARCHIVE_S3_ENDPOINT": f"http://127.0.0.1:{free_port()}",
                              "HOURGLASS_ARCHIVE_S3_REGION": "us-east-1"})
     missing = S3Archive(_bucket(endpoint, "hg-up").client, "hg-no-such-bucket")
     first, second = _finished(service, "s3-down-1"), _finished(service, "s3-down-2")
