@@ -18,6 +18,7 @@ and the live-game cap.
 """
 from __future__ import annotations
 
+import functools
 import ipaddress
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +38,11 @@ WWW_AUTHENTICATE = 'Bearer realm="hourglass"'
 
 def client_address() -> str:
     """The client's address as budgets count it: IPv4 as is, IPv6 by its /64 network."""
-    raw = request.remote_addr or "unknown"
+    return _budget_address(request.remote_addr or "unknown")
+
+
+@functools.lru_cache(maxsize=4096)  # parsed once per address a process hears from, not per request
+def _budget_address(raw: str) -> str:
     try:
         address = ipaddress.ip_address(raw)
     except ValueError:
