@@ -52,8 +52,34 @@ def advance(head: str, seat: int, version: int, events: Sequence[dict[str, Any]]
 
 
 def advance_all(rules: GameRules, heads: tuple[str, ...], version: int,
-                batch: Sequence[dict[str, Any]]) -> tuple[str, ...]:
-    """Every seat's head after the batch ``batch`` (its stored event JSON) ending at ``version``."""
-    decoded = [None if is_table_event(d) else rules.event_from_json(d) for d in batch]  # once for every seat
-    return tuple(advance(head, seat, version, [seat_event(rules, d, seat, e) for d, e in zip(batch, decoded)])
-                 for seat, head in enumerate(heads))
+                batch: Sequence[dict[str, Any]], decoded: Sequence[Any] | None = None) -> tuple[str, ...]:
+    """Every seat's head after the batch ``batch`` (its stored event JSON) ending at ``version``
+    (``decoded``: the batch's events as the rules hold them, None for a table event, when held)."""
+    return advance_views(heads, version, batch_views(rules, batch, len(heads), decoded))
+
+
+def batch_views(rules: GameRules, batch: Sequence[dict[str, Any]], seats: int,
+                decoded: Sequence[Any] | None = None) -> list[list[dict[str, Any]]]:
+    """What each of ``seats`` seats is shown of ``batch`` (its stored event JSON), seat by seat."""
+    if decoded is None:  # once for every seat
+        decoded = [None if is_table_event(d) else rules.event_from_json(d) for d in batch]
+    return [[seat_event(rules, d, seat, e) for d, e in zip(batch, decoded)] for seat in range(seats)]
+
+
+def advance_views(heads: tuple[str, ...], version: int, views: Sequence[Sequence[dict[str, Any]]]) -> tuple[str, ...]:
+    """Every seat's head after the batch ending at ``version`` of which seat ``s`` was shown ``views[s]``.
+
+    The same as :func:`advance` seat by seat: a link is the canonical JSON of one object with the
+    keys ``events``, ``seat`` and ``version``, which is the canonical JSON of its ``events`` between
+    fixed text and two integers, so the events are encoded once for the seats shown the same
+    (every seat, unless the batch hides something from some)."""
+    encoded: list[tuple[Sequence[dict[str, Any]], bytes]] = []
+    out = []
+    for seat, (head, shown) in enumerate(zip(heads, views, strict=True)):
+        events = next((text for seen, text in encoded if seen == shown), None)
+        if events is None:
+            events = canonical_bytes(list(shown))
+            encoded.append((shown, events))
+        link = b'{"events":%b,"seat":%d,"version":%d}' % (events, seat, version)
+        out.append(hashlib.sha256(bytes.fromhex(head) + link).hexdigest())
+    return tuple(out)

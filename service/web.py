@@ -135,6 +135,16 @@ def event_views(game: Game, entries: Iterable[StoredEntry], seat: int | None) ->
     return [event_view(game, e, seat) for e in entries]
 
 
+def answer_events(game: Game, applied: Applied, seat: int) -> list[dict[str, Any]]:
+    """A move's answer's events as ``seat`` is shown them: the views its view chain hashed when this
+    process decided the move (the same as :func:`event_views` renders from the stored JSON), else
+    rendered (a replayed answer)."""
+    if applied.replayed or not 0 <= seat < len(applied.views):
+        return event_views(game, applied.entries, seat)
+    return [{"seq": e.seq, "type": data.get("type", e.type), "actor": e.actor, "time": e.entry["time"], "data": data}
+            for e, data in zip(applied.entries, applied.views[seat], strict=True)]
+
+
 def answer_head(applied: Applied, seat: int | None) -> str | None:
     """``seat``'s view-chain head at the version a move answer names. A replayed answer after
     later moves holds a newer game: the head then comes from time travel (a fold from the start,
