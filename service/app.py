@@ -149,8 +149,9 @@ def _refuse_deep_json() -> None:
     anything deeper than ``MAX_JSON_DEPTH`` before any parser sees it. A string with a lone
     surrogate escape (``"\\ud800"``) parses, but no UTF-8 store can keep it (a 500 where it reaches
     Redis): refuse it here too."""
-    if request.is_json:
-        raw = request.get_data(cache=True)
+    asked = request._get_current_object()  # type: ignore[attr-defined]  # one context lookup, not two
+    if asked.is_json:
+        raw = asked.get_data(cache=True)
         _check_depth(raw)
         if b"\\u" in raw.lower() and _lone_surrogate(raw):
             raise ApiProblem(400, "MALFORMED", "a JSON string holds a lone surrogate (\\ud800-\\udfff without its pair): "
@@ -348,10 +349,11 @@ def _remembered_cors(cors_after_request: Callable[[Response], Response]) -> Call
     remembered: dict[str | None, list[tuple[str, str]]] = {}
 
     def hook(response: Response) -> Response:
-        if (request.method == "OPTIONS" or not request.path.startswith("/api/")
-                or PRIVATE_NETWORK in request.headers or response.headers.get(ACL_ORIGIN)):
+        asked = request._get_current_object()  # type: ignore[attr-defined]  # one context lookup, not four
+        if (asked.method == "OPTIONS" or not asked.path.startswith("/api/")
+                or PRIVATE_NETWORK in asked.headers or response.headers.get(ACL_ORIGIN)):
             return cors_after_request(response)
-        origin = request.headers.get("Origin")
+        origin = asked.headers.get("Origin")
         added = remembered.get(origin)
         if added is None:
             before = len(response.headers)
