@@ -51,3 +51,28 @@ def test_a_link_built_around_encoded_events_is_the_canonical_link(events: list[d
     heads = viewchain.genesis_heads(4)
     assert viewchain.advance_views(heads, 12, views) == tuple(
         viewchain.advance(h, s, 12, views[s]) for s, h in enumerate(heads))
+
+
+def test_a_move_answer_shows_its_events_as_the_event_page_shows_them_to_the_mover(client: Any, created: list[str],
+                                                                                  svc: GameService) -> None:
+    made = client.post("/api/v1/games", json={"game": "orleans", "seats": [{"name": "A"}, {"name": "B"}]}).json
+    created.append(made["id"])
+    tokens = {s["seat"]: s["token"] for s in made["seats"]}
+    rng = random.Random(5)
+    answered = 0
+    for _ in range(12):
+        game = svc.load(made["id"])
+        while SYSTEM in game.to_act:  # what a worker would play
+            game = svc.apply(game.game_id, SYSTEM, game.rules.default_move(game.state, SYSTEM),
+                             expected_version=game.version).game
+        if game.finished:
+            break
+        seat = min(game.to_act)
+        move = game.rules.move_to_json(rng.choice(game.rules.legal_moves(game.state, seat)))
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        answer = client.post(f"/api/v1/games/{made['id']}/moves", json=move, headers=auth)
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        page = client.get(f"/api/v1/games/{made['id']}/events?after={game.version}", headers=auth).json
+        assert answer.json["events"] == page["events"] and answer.json["events"]
+        answered += 1
+    assert answered == 12
