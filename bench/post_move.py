@@ -9,15 +9,28 @@ runs another checkout's code with this interpreter, e.g. main's:
 
     python bench/post_move.py --root /work/main --redis-url redis://127.0.0.1:6379/3 --rounds 5
 
+``--direct`` times the WSGI call itself (``app(environ, start_response)``, the environ built
+beforehand by werkzeug's ``EnvironBuilder``, untimed) instead of the test client's whole call,
+whose own request building and response wrapping are about a sixth of the figure and as noisy as
+the rest. ``--same-games`` draws game ids, tokens and seeds from a seeded generator, so every run
+(of either checkout) plays the same games: under callgrind, the instructions of a run with
+``--moves 220`` minus one with ``--moves 20`` (``--rounds 1``) are 200 moves' worth whatever the
+machine's load, e.g.
+
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null python bench/post_move.py \
+        --direct --same-games --rounds 1 --moves 220
+
 Rounds alternate nothing: run it once per checkout in the same session, and compare medians.
 Never asserts timings.
 """
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import random
+import secrets
 import statistics
 import sys
 import time
@@ -31,9 +44,21 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=400, help="timed POSTs per round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    parser.add_argument("--direct", action="store_true", help="time the WSGI call, not the test client's")
+    parser.add_argument("--same-games", action="store_true", help="seeded ids, tokens and seeds: the same games each run")
     args = parser.parse_args()
+    if args.same_games:  # every token and seed the service draws (secrets' default: 32 bytes)
+        seeded = random.Random(1)
+
+        def same_bytes(n: int | None = None) -> bytes:
+            return seeded.randbytes(32 if n is None else n)
+
+        secrets.token_bytes = same_bytes  # type: ignore[assignment]
+        secrets.token_hex = lambda n=None: same_bytes(n).hex()  # type: ignore[assignment]
+        secrets.token_urlsafe = lambda n=None: base64.urlsafe_b64encode(same_bytes(n)).rstrip(b"=").decode()  # type: ignore[assignment]
     sys.path.insert(0, args.root)
     import redis
+    from werkzeug.test import EnvironBuilder
 
     from core.store import EventStore
     from domain.core import SYSTEM
@@ -74,11 +99,28 @@ def main() -> None:
                 move = game.rules.move_to_json(rng.choice(game.rules.legal_moves(game.state, seat)))
                 body = json.dumps(move)
                 headers = {"Authorization": f"Bearer {tokens[seat]}", "Content-Type": "application/json"}
+                if args.direct:
+                    samples.append(direct_cpu(path, body, headers))
+                    continue
                 t = time.process_time()
                 response = client.post(path, data=body, headers=headers)
                 samples.append(time.process_time() - t)
                 assert response.status_code == 200, response.get_data(as_text=True)
         return samples
+
+    def direct_cpu(path: str, body: str, headers: dict[str, str]) -> float:
+        environ = EnvironBuilder(path=path, method="POST", data=body, headers=list(headers.items()),
+                                 environ_base={"REMOTE_ADDR": "127.0.0.1"}).get_environ()
+        status: list[str] = []
+
+        def start_response(code: str, _headers: Any, _exc: Any = None) -> Any:
+            status.append(code)
+
+        t = time.process_time()
+        answer = b"".join(app(environ, start_response))
+        spent = time.process_time() - t
+        assert status[0].startswith("200"), answer
+        return spent
 
     try:
         round_cpu(50)  # warm imports and caches

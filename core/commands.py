@@ -71,6 +71,7 @@ class Applied:
     result: AppendResult
     entries: tuple[StoredEntry, ...]
     game: Game
+    views: tuple[list[dict[str, Any]], ...] = ()  # each seat's view of the new entries' events; () when replayed
 
     @property
     def version(self) -> int:
@@ -141,7 +142,7 @@ class CommandHandler:
                 if guard is not None:
                     guard.check(game, actor)
                 cmd_json = command_json(game.rules, command)
-                entries, new_game = self._decide(game, actor, command, cmd_json, meta)
+                entries, new_game, views = self._decide_shown(game, actor, command, cmd_json, meta)
             except Rejected:
                 if fresh:
                     raise
@@ -177,7 +178,7 @@ class CommandHandler:
                 new_game = replace(new_game, info=self.repository.info(game_id))
             self.repository.remember(new_game)
             self.react(Change(game, new_game, tuple(entries), meta_changed="status" in updates or bool(meta_fields)))
-            return Applied(result, tuple(entries), new_game)
+            return Applied(result, tuple(entries), new_game, tuple(views))
         raise StaleVersion(expected if expected is not None else -1, self.store.version(game_id))
 
     def _caught_up(self, game: Game, stale: StaleVersion) -> Game | None:
@@ -243,17 +244,27 @@ class CommandHandler:
 
     def _decide(self, game: Game, actor: Actor, command: Any, cmd_json: dict[str, Any],
                 meta: dict[str, Any] | None) -> tuple[list[StoredEntry], Game]:
+        entries, after, _ = self._decide_shown(game, actor, command, cmd_json, meta)
+        return entries, after
+
+    def _decide_shown(self, game: Game, actor: Actor, command: Any, cmd_json: dict[str, Any],
+                      meta: dict[str, Any] | None) -> tuple[list[StoredEntry], Game, list[list[dict[str, Any]]]]:
+        """:meth:`_decide`, and what each seat is shown of the batch (its view chain hashes it; a move's
+        answer shows it to the mover), from the events as decided: none is decoded again."""
         rng = Rng(game.info.seed, game.game_id, game.rules.draw_counter(game.state))
-        events, state, tbl = table.step(game.rules, game.state, game.table, command, rng, len(game.info.seats))
+        events, decided, state, tbl = table.step_events(game.rules, game.state, game.table, command, rng,
+                                                        len(game.info.seats))
         entries = build_entries(game.version, game.last_hash, events, actor=actor, time=iso_time(self.clock()),
                                 command=cmd_json, meta=meta)
         heads = game.view_heads
+        views: list[list[dict[str, Any]]] = []
         if entries:
             tbl = table.note(tbl, actor, cmd_json, meta)
-            seats = len(game.info.seats)
-            heads = viewchain.advance_all(game.rules, heads or viewchain.genesis_heads(seats), entries[-1].seq, events)
+            heads = heads or viewchain.genesis_heads(len(game.info.seats))
+            views = viewchain.batch_views(game.rules, events, len(heads), decided)
+            heads = viewchain.advance_views(heads, entries[-1].seq, views)
         return entries, Game(game.info, game.rules, state, game.version + len(entries),
-                             entries[-1].hash if entries else game.last_hash, tbl, heads)
+                             entries[-1].hash if entries else game.last_hash, tbl, heads), views
 
     def _replay(self, game: Game, key: str, request: str) -> Applied | None:
         found = self.store.idempotent_result(game.game_id, key)

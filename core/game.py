@@ -126,7 +126,11 @@ class Game:
 
     @property
     def to_act(self) -> frozenset[Actor]:
-        return table.to_act(self.rules, self.state, self.table)
+        known: frozenset[Actor] | None = self.__dict__.get("_to_act")
+        if known is None:  # worked out once per Game (its fields never change), like ``status``
+            known = table.to_act(self.rules, self.state, self.table)
+            object.__setattr__(self, "_to_act", known)
+        return known
 
     @property
     def result(self) -> dict[str, Any] | None:
@@ -146,7 +150,13 @@ class Game:
         return not self.finished and (self.needs_worker() or self.clocked)
 
     def status(self) -> str:
-        return table.status(self.rules, self.state, self.table)
+        """``open``, ``active``, ``finished`` or ``aborted`` (``core.table.status``), worked out once
+        per Game: its fields never change, and a POST move asks about ten times."""
+        known: str | None = self.__dict__.get("_status")
+        if known is None:
+            known = table.status(self.rules, self.state, self.table)
+            object.__setattr__(self, "_status", known)
+        return known
 
     def seats(self) -> list[dict[str, Any]]:
         """The seats as clients see them (no bot URLs), each with its ``status`` at the table."""

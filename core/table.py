@@ -403,13 +403,21 @@ def step(rules: GameRules, state: Any, table: Table, command: Any, rng: Any, sea
 
     Returns the events as stored JSON and the state and table after them.
     """
+    events, _, state, table = step_events(rules, state, table, command, rng, seats)
+    return events, state, table
+
+
+def step_events(rules: GameRules, state: Any, table: Table, command: Any, rng: Any, seats: int,
+                ) -> tuple[list[dict[str, Any]], list[Any] | None, Any, Table]:
+    """:func:`step`, with the game's events as the rules decided them beside their JSON (None for
+    a table command's batch): what a caller that shows them to the seats need not decode again."""
     if isinstance(command, TABLE_COMMANDS):
         events = _decide(rules, state, table, command, rng, seats)
         state, table = fold(rules, events, state, table)
-        return events, state, table
+        return events, None, state, table
     _guard_game_command(rules, state, table)
     decided, state = game_step(rules, state, command, rng)
-    return [rules.event_to_json(e) for e in decided], state, table
+    return [rules.event_to_json(e) for e in decided], list(decided), state, table
 
 
 def _guard_game_command(rules: GameRules, state: Any, table: Table) -> None:

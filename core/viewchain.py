@@ -104,3 +104,35 @@ def _link(head: str, seat: int, version: int, texts: list[str]) -> str:
     (``seat`` and ``version`` are ints)."""
     link = f'{{"events":[{",".join(texts)}],"seat":{seat},"version":{version}}}'.encode()
     return hashlib.sha256(bytes.fromhex(head) + link).hexdigest()
+
+
+def batch_views(rules: GameRules, batch: Sequence[dict[str, Any]], seats: int,
+                decoded: Sequence[Any] | None = None) -> list[list[dict[str, Any]]]:
+    """What each of ``seats`` seats is shown of ``batch`` (its stored event JSON), seat by seat."""
+    if decoded is None:  # once for every seat
+        decoded = [None if is_table_event(d) else rules.event_from_json(d) for d in batch]
+    return [[seat_event(rules, d, seat, e) for d, e in zip(batch, decoded)] for seat in range(seats)]
+
+
+def advance_views(heads: tuple[str, ...], version: int, views: Sequence[Sequence[dict[str, Any]]]) -> tuple[str, ...]:
+    """Every seat's head after the batch ending at ``version`` of which seat ``s`` was shown ``views[s]``.
+
+    The same as :func:`advance` seat by seat: a link is the canonical JSON of one object with the
+    keys ``events``, ``seat`` and ``version``, which is the canonical JSON of its ``events`` between
+    fixed text and two integers, so the events are encoded once for the seats shown the same
+    (every seat, unless the batch hides something from some)."""
+    encoded: dict[bytes, bytes] = {}  # by ``marshal`` form, as in :func:`_texts`: ``True`` is not ``1``
+    out = []
+    for seat, (head, shown) in enumerate(zip(heads, views, strict=True)):
+        try:
+            key: bytes | None = marshal.dumps(list(shown))
+        except ValueError:  # a value marshal cannot write: encoded as it is
+            key = None
+        events = encoded.get(key) if key is not None else None
+        if events is None:
+            events = canonical_bytes(list(shown))
+            if key is not None:
+                encoded[key] = events
+        link = b'{"events":%b,"seat":%d,"version":%d}' % (events, seat, version)
+        out.append(hashlib.sha256(bytes.fromhex(head) + link).hexdigest())
+    return tuple(out)

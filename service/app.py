@@ -52,6 +52,8 @@ from typing import Any
 
 from flask import Flask, Response, current_app, request
 from flask_cors import CORS
+from flask_cors.core import ACL_ORIGIN
+from flask_cors.core import ACL_REQUEST_HEADER_PRIVATE_NETWORK as PRIVATE_NETWORK
 from flask_smorest import Api
 from flask_smorest.spec import openapi_cli
 from flask_swagger_ui import get_swaggerui_blueprint
@@ -147,8 +149,9 @@ def _refuse_deep_json() -> None:
     anything deeper than ``MAX_JSON_DEPTH`` before any parser sees it. A string with a lone
     surrogate escape (``"\\ud800"``) parses, but no UTF-8 store can keep it (a 500 where it reaches
     Redis): refuse it here too."""
-    if request.is_json:
-        raw = request.get_data(cache=True)
+    asked = request._get_current_object()  # type: ignore[attr-defined]  # one context lookup, not two
+    if asked.is_json:
+        raw = asked.get_data(cache=True)
         _check_depth(raw)
         if b"\\u" in raw.lower() and _lone_surrogate(raw):
             raise ApiProblem(400, "MALFORMED", "a JSON string holds a lone surrogate (\\ud800-\\udfff without its pair): "
@@ -328,6 +331,41 @@ def _allow_cross_origin(app: Flask) -> None:
     allowed: str | list[str] = "*" if origins == "*" else [o.strip() for o in origins.split(",") if o.strip()]
     CORS(app, resources={r"/api/*": {"origins": allowed}}, allow_headers=REQUEST_HEADERS,
          expose_headers=EXPOSED_HEADERS, max_age=600, supports_credentials=False, send_wildcard=allowed == "*")
+    hooks: list[Any] = app.after_request_funcs[None]
+    hooks[-1] = _remembered_cors(hooks[-1])  # the hook CORS() just registered, in its place
+
+
+CORS_REMEMBERED = 64  # distinct Origin headers whose CORS answer a process keeps
+
+
+def _remembered_cors(cors_after_request: Callable[[Response], Response]) -> Callable[[Response], Response]:
+    """flask-cors's after-request hook, with the headers it adds to an API request's answer kept
+    per Origin header: on every request it matches the path against its resources, works out the
+    origins and formats its debug lines, yet for any request but a preflight (OPTIONS, or one that
+    asks about the private network) under ``/api/`` what it adds depends on the Origin header alone.
+    So the first answer for an Origin is flask-cors's own, and later ones get the very headers it
+    added then, in the same order and place. Anything else (preflights, other paths, an answer
+    that already has CORS headers, an Origin past the first ``CORS_REMEMBERED``) is flask-cors's."""
+    remembered: dict[str | None, list[tuple[str, str]]] = {}
+
+    def hook(response: Response) -> Response:
+        asked = request._get_current_object()  # type: ignore[attr-defined]  # one context lookup, not four
+        if (asked.method == "OPTIONS" or not asked.path.startswith("/api/")
+                or PRIVATE_NETWORK in asked.headers or response.headers.get(ACL_ORIGIN)):
+            return cors_after_request(response)
+        origin = asked.headers.get("Origin")
+        added = remembered.get(origin)
+        if added is None:
+            before = len(response.headers)
+            response = cors_after_request(response)
+            if len(remembered) < CORS_REMEMBERED:
+                remembered[origin] = list(response.headers.items())[before:]
+            return response
+        for name, value in added:
+            response.headers.add(name, value)
+        return response
+
+    return hook
 
 
 def _tournament_hooks(app: Flask, setting: Any, conn: Any) -> Callable[[Any], None] | None:

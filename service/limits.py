@@ -82,15 +82,16 @@ def install(app: Flask) -> None:
 
 def admit() -> None:
     """Refuse a request its requester has no allowance left for; count it otherwise."""
-    if not enabled() or request.method == "OPTIONS":
+    asked = request._get_current_object()  # type: ignore[attr-defined]  # one context lookup, not three
+    if not enabled() or asked.method == "OPTIONS":
         return
     caller = principal()
     if caller.token is not None and caller.kind == "anonymous":
         _refuse_guessers(caller)
         if caller.game_id is None:  # a prefixed key or bot token that names nobody
             raise unauthorized("the bearer token is not a valid account key or bot token", "invalid_token")
-    if request.endpoint in DEFERRED and caller.kind == "seat":
-        request.environ[DEFERRED_KEY] = True  # counted by the view (inside the append, or by count_deferred)
+    if asked.endpoint in DEFERRED and caller.kind == "seat":
+        asked.environ[DEFERRED_KEY] = True  # counted by the view (inside the append, or by count_deferred)
         return
     _count(window(caller))
 
@@ -153,7 +154,7 @@ def _count(found: RateWindow) -> None:
 def _after_count(found: RateWindow) -> None:
     assert found.count is not None
     length = float(current_app.config["RATE_LIMIT_WINDOW"])
-    reset = _reset_s()
+    reset = _reset_s(length)
     request.environ[WINDOW_KEY] = (found.limit, max(0, found.limit - found.count), reset)
     if found.count > found.limit:
         who = principal()
@@ -187,9 +188,11 @@ def _fail_window(address: str) -> RateWindow:
     return budgets.window_for(f"fail:{address}", int(config["AUTH_FAIL_LIMIT"]), float(config["RATE_LIMIT_WINDOW"]))
 
 
-def _reset_s() -> int:
-    """Seconds until the current window ends (at least 1, at most the window's length)."""
-    length = float(current_app.config["RATE_LIMIT_WINDOW"])
+def _reset_s(length: float | None = None) -> int:
+    """Seconds until the current window ends (at least 1, at most the window's length, ``length``
+    when the caller has read it)."""
+    if length is None:
+        length = float(current_app.config["RATE_LIMIT_WINDOW"])
     return max(1, int((int(time.time() // length) + 1) * length - time.time()))
 
 
@@ -197,14 +200,15 @@ def finish(response: Response) -> Response:
     """RateLimit-* headers of the window this request counted; a 401 counts toward the allowance.
     A deferred request its view never counted (refused before it ran: a body that is not JSON)
     is counted now, without a 429: its answer is already decided."""
-    if request.environ.get(DEFERRED_KEY):
-        request.environ[DEFERRED_KEY] = False
+    environ = request.environ
+    if environ.get(DEFERRED_KEY):
+        environ[DEFERRED_KEY] = False
         late = window(principal())
         if late.limit > 0:
             budgets.count(_conn(), late)
             assert late.count is not None
-            request.environ[WINDOW_KEY] = (late.limit, max(0, late.limit - late.count), _reset_s())
-    found = request.environ.get(WINDOW_KEY)
+            environ[WINDOW_KEY] = (late.limit, max(0, late.limit - late.count), _reset_s())
+    found = environ.get(WINDOW_KEY)
     if found is not None:
         limit, remaining, reset = found
         response.headers["RateLimit-Limit"] = str(limit)

@@ -191,9 +191,10 @@ def close_unread(response: Response) -> Response:
     work: Work | None = g.get("verify_work")
     if work is not None:
         return work.finish(response)
-    chunked = "chunked" in request.headers.get("Transfer-Encoding", "").lower()
-    sock = request.environ.get("gunicorn.socket")
-    if sock is not None and (chunked or (request.content_length or 0) > CHUNK):
+    asked = request._get_current_object()  # type: ignore[attr-defined]  # one context lookup, not three
+    chunked = "chunked" in asked.headers.get("Transfer-Encoding", "").lower()
+    sock = asked.environ.get("gunicorn.socket")
+    if sock is not None and (chunked or (asked.content_length or 0) > CHUNK):
         response.call_on_close(partial(_shut_down, sock))
     return response
 

@@ -126,13 +126,26 @@ def idempotency_key(seat: int) -> str | None:
 
 
 def event_view(game: Game, entry: StoredEntry, seat: int | None) -> dict[str, Any]:
-    data = viewchain.seat_event(game.rules, entry.data, seat)  # what the view chain hashes too
+    return _shown(entry, viewchain.seat_event(game.rules, entry.data, seat))  # what the view chain hashes too
+
+
+def _shown(entry: StoredEntry, data: dict[str, Any]) -> dict[str, Any]:
+    """An entry as a client sees it, ``data`` the event as its seat is shown it."""
     return {"seq": entry.seq, "type": data.get("type", entry.type), "actor": entry.actor,
             "time": entry.entry["time"], "data": data}
 
 
 def event_views(game: Game, entries: Iterable[StoredEntry], seat: int | None) -> list[dict[str, Any]]:
     return [event_view(game, e, seat) for e in entries]
+
+
+def answer_events(game: Game, applied: Applied, seat: int) -> list[dict[str, Any]]:
+    """A move's answer's events as ``seat`` is shown them: the views its view chain hashed when this
+    process decided the move (the same as :func:`event_views` renders from the stored JSON), else
+    rendered (a replayed answer)."""
+    if applied.replayed or not 0 <= seat < len(applied.views):
+        return event_views(game, applied.entries, seat)
+    return [_shown(e, data) for e, data in zip(applied.entries, applied.views[seat], strict=True)]
 
 
 def answer_head(applied: Applied, seat: int | None) -> str | None:

@@ -32,9 +32,9 @@ from service.web import (
     ACTION_HEADERS,
     REPLAYED_HEADERS,
     acting_seat,
+    answer_events,
     answer_head,
     caller_seat,
-    event_views,
     expected_version,
     idempotency_key,
     service,
@@ -100,7 +100,7 @@ def post_move(game_id: str) -> Any:
                                 guard=AppendGuard(token_field, window))
         except NotThisSeat:  # the token was withdrawn since this process last saw the game
             raise unauthorized("the bearer token is not a seat token of this game", "invalid_token") from None
-    body = {"id": game_id, "version": applied.version, "events": event_views(game, applied.entries, seat),
+    body = {"id": game_id, "version": applied.version, "events": answer_events(game, applied, seat),
             "view_head": answer_head(applied, seat)}
     response = current_app.json.response(body)  # the MoveResultSchema document, serialised once
     response.headers["ETag"] = version_etag(applied.version)
