@@ -104,6 +104,8 @@ def test_seats_shown_alike_share_one_encoding_and_seats_shown_apart_do_not() -> 
     got = viewchain.advance_all(rules, heads, 7, [{"type": "Shown"}], [object()])
     assert got == tuple(viewchain.advance(head, seat, 7, [shown[seat]]) for seat, head in enumerate(heads))
     assert got[0] != got[1] and len(set(got)) == len(shown)  # each seat chains from its own genesis
+    views = [[view] for view in shown]  # the same, from views in hand (a move's answer: core.commands)
+    assert viewchain.advance_views(heads, 7, views) == got
 
 
 def test_recorded_heads_that_match_verify_and_a_differing_one_is_named(bundle: str) -> None:
