@@ -18,8 +18,9 @@
   batches are older than this gets one resync line with the latest state instead
   (``service.streamlag``); env ``HOURGLASS_STREAM_LAG_S``;
 - ``STREAM_DIRECT``: under gunicorn, the game's feed writes live batches straight onto each
-  stream's socket (``service.streams.Sink``; on by default); ``0`` serves every batch through
-  the response iterator instead; env ``HOURGLASS_STREAM_DIRECT``;
+  stream's socket (``service.streams.Sink``; on by default), and so do the shared readers of the
+  account and bot event streams (``service.feedreaders``); ``0`` serves every batch and event
+  through the response iterator instead; env ``HOURGLASS_STREAM_DIRECT``;
 - ``STREAM_HUB``: the Unix socket of the stream process (``service.streamhub``) that live
   streams are handed over to, so no fan-out runs in a web worker; empty: each worker serves its
   own; env ``HOURGLASS_STREAM_HUB`` (``hourglass serve`` sets it);
