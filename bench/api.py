@@ -234,7 +234,7 @@ def main() -> None:
     games: list[str] = []
     proc, port = start_server(args.redis_url)
     try:
-        play_moves((args.redis_url, port, 20, 0, True))  # warm both gunicorn workers' imports
+        games += play_moves((args.redis_url, port, 20, 0, True))[1]  # warm both gunicorn workers' imports
         sequential, seq_games = play_moves((args.redis_url, port, args.moves, 1, True))
         games += seq_games
         minimal, minimal_port = start_server(args.redis_url, "bench.minimal_wsgi:app")
