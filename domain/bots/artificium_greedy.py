@@ -17,14 +17,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from domain import games
 from domain.artificium import data as D
 from domain.artificium import dispatch
-from domain.artificium.common import Tx
 from domain.artificium.data import Card, Effect, Resource, Tables
-from domain.artificium.flow import settle
 from domain.artificium.model import RESOURCES, Phase, Player, RedrawHand, State, sort_cards, tables
-from domain.core import Rejected
+from domain.bots.lookahead import apply_listed
 from domain.rng import Rng
 
 COIN = 0.25  # a coin is a quarter VP at the end (A-rules l.257-258)
@@ -64,21 +61,10 @@ def score_move(rules: Any, belief: State, seat: int, move: Any, rng: Rng) -> flo
 
 
 def simulate(rules: Any, state: State, move: Any, look: Rng) -> State | None:
-    """``move`` applied on the bot's own rng stream ``look``; None if the rules reject it.
-
-    Every move scored comes from ``legal_moves``, so under the current rules the checks ``decide``
-    runs first (``dispatch.guard``) are skipped: the command is applied and the automatic steps
-    run, exactly what ``decide`` does after its checks."""
-    try:
-        if rules.step is dispatch.step:
-            tx = Tx(state, look)
-            dispatch.COMMAND_RULES[type(move)].apply(tx, move)
-            settle(tx)
-            return tx.state
-        result: State = games.step(rules, state, move, look)[1]
-    except Rejected:
-        return None
-    return result
+    """``move`` applied on the bot's own rng stream ``look``; None if the rules reject it
+    (:func:`domain.bots.lookahead.apply_listed`)."""
+    after: State | None = apply_listed(rules, dispatch, state, move, look)
+    return after
 
 
 # --- what the seat may know --------------------------------------------------------------------------

@@ -14,17 +14,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from domain import games
 from domain.bots.cathedral_estimate import Carried, Listed, estimate
+from domain.bots.lookahead import apply_listed
 from domain.cathedral import data as D
 from domain.cathedral import dispatch
-from domain.cathedral.common import Tx
 from domain.cathedral.data import Space
 from domain.cathedral.evolve import evolve
-from domain.cathedral.flow import settle
 from domain.cathedral.model import DrawFollower, FollowerDrawn, PlaceFollower, State, Step
-from domain.cathedral.moves import COMMAND_RULES
-from domain.core import Rejected
 from domain.rng import Rng
 
 DEPTH = 4  # the move and the seat's next three decisions of the same turn
@@ -157,19 +153,6 @@ def drawn(state: State, seat: int, move: DrawFollower) -> list[tuple[float, Stat
 
 
 def simulate(rules: Any, state: State, move: Any, look: Rng) -> State | None:
-    """The move on ``look``, one of the bot's own rng streams (never the game's).
-
-    Every move the search tries comes from ``legal_moves`` (the caller's or its own), so with
-    the current rules the checks ``decide`` runs first (``dispatch.guard``: whose turn, which
-    command types, the validator) are skipped: the command is applied and the automatic steps
-    run, exactly what ``decide`` does after its checks."""
-    try:
-        if rules.step is dispatch.step:
-            tx = Tx(state, look)
-            COMMAND_RULES[type(move)].apply(tx, move)
-            settle(tx)
-            return tx.state
-        result: State = games.step(rules, state, move, look)[1]
-    except Rejected:
-        return None
-    return result
+    """The move on ``look``, one of the bot's own rng streams (never the game's). (:func:`domain.bots.lookahead.apply_listed`)."""
+    after: State | None = apply_listed(rules, dispatch, state, move, look)
+    return after
