@@ -33,7 +33,11 @@ Usage: python bench/selfplay.py --game artificium [--games N] [--artificium-play
 process (``python -m service.cli selfplay``: interpreter start, imports, play, final hashes, printed
 lines), next to the same lines made in-process in the same run, and the start-up alone (the imports
 of one game against every game's). Prints games/s of each; the lines must be identical.
-Usage: python bench/selfplay.py --whole-process [--games N] [--players N] [--repeat N]
+``--hourglass PATH`` times that console script instead (``PATH selfplay ...``, with no PYTHONPATH:
+an installed copy, e.g. a non-editable install whose .pyc files were written at install, while
+this environment's PYTHONDONTWRITEBYTECODE=1 makes ``python -m service.cli`` from a checkout
+compile every source at each start).
+Usage: python bench/selfplay.py --whole-process [--games N] [--players N] [--repeat N] [--hourglass PATH]
 """
 from __future__ import annotations
 
@@ -73,9 +77,11 @@ def main() -> None:
     parser.add_argument("--game", default="orleans", choices=("orleans", "cathedral", "artificium"))
     parser.add_argument("--whole-process", action="store_true",
                         help="time `hourglass selfplay` as a process beside the same games in-process")
+    parser.add_argument("--hourglass", default=None,
+                        help="with --whole-process: time this installed console script, not this checkout")
     args = parser.parse_args()
     if args.whole_process:
-        whole_process(args.game, args.players, args.games, args.repeat)
+        whole_process(args.game, args.players, args.games, args.repeat, args.hourglass)
         return
     if args.game == "cathedral":
         edition = "standard" if args.edition == "classic" else args.edition
@@ -121,23 +127,32 @@ def main() -> None:
     print(f"  baseline: one rng draw (HMAC-SHA256) {draw_time * 1e6:.2f} µs")
 
 
-def whole_process(game: str, players: int, count: int, repeat: int) -> None:
+def whole_process(game: str, players: int, count: int, repeat: int, script: str | None = None) -> None:
     """`hourglass selfplay` as a whole process against the same lines made in this process."""
     argv = ["--game", game, "--players", str(players), "--games", str(count), "--bots", "random"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout, not an installed copy
+    installed = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
 
-    def run(*command: str) -> tuple[float, float, str]:
-        """Wall seconds, CPU seconds (the child's user + system) and the printed lines."""
+    def run(*command: str, script: str | None = None) -> tuple[float, float, str]:
+        """Wall seconds, CPU seconds (the child's user + system) and the printed lines: ``command``
+        run by this interpreter on this checkout, or by the installed console script ``script``."""
         start, used = time.perf_counter(), _children_cpu()
-        done = subprocess.run([sys.executable, *command], env=env, cwd=ROOT, capture_output=True, text=True,
-                              check=True)
+        if script is None:
+            done = subprocess.run([sys.executable, *command], env=env, cwd=ROOT, capture_output=True, text=True,
+                                  check=True)
+        else:
+            done = subprocess.run([script, *command], env=installed, cwd="/", capture_output=True, text=True,
+                                  check=True)
         return time.perf_counter() - start, _children_cpu() - used, done.stdout
 
     whole, startup_one, startup_all, inside = (float("inf"),) * 4
     whole_cpu, startup_cpu, inside_cpu = (float("inf"),) * 3
     printed = expected = ""
     for _ in range(max(1, repeat)):  # the best pass is the one least disturbed
-        elapsed, cpu, printed = run("-m", "service.cli", "selfplay", *argv)
+        if script is None:
+            elapsed, cpu, printed = run("-m", "service.cli", "selfplay", *argv)
+        else:
+            elapsed, cpu, printed = run("selfplay", *argv, script=script)
         whole, whole_cpu = min(whole, elapsed), min(whole_cpu, cpu)
         elapsed, cpu, _ = run("-c", f"from domain.selfplay import lines; from domain.games import get_game; "
                                     f"get_game({game!r})")
@@ -149,7 +164,7 @@ def whole_process(game: str, players: int, count: int, repeat: int) -> None:
         inside, inside_cpu = min(inside, time.perf_counter() - start), min(inside_cpu, time.process_time() - used)
     if printed != expected:
         raise SystemExit("the process printed other lines than the same games in-process")
-    print(f"hourglass selfplay --game {game} --players {players} --games {count} --bots random"
+    print(f"{script or 'hourglass'} selfplay --game {game} --players {players} --games {count} --bots random"
           f" (best of {max(1, repeat)}; wall clock, then CPU time: steadier on a shared machine)")
     print(f"  whole process games/s   {count / whole:8.2f}   ({whole:.2f} s, start-up included)"
           f"   CPU {count / whole_cpu:8.2f}   ({whole_cpu:.2f} s)")

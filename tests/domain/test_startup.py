@@ -46,9 +46,10 @@ BEFORE = [
 ]
 
 
-def _modules_after(code: str) -> set[str]:
-    """The modules of ours a fresh interpreter holds after running ``code``."""
-    probe = f"{code}\nimport sys, json\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith('domain.'))))"
+def _modules_after(code: str, prefixes: tuple[str, ...] = ("domain.",)) -> set[str]:
+    """The modules a fresh interpreter holds after running ``code`` whose names start with one of ``prefixes``."""
+    probe = (f"{code}\nimport sys, json\n"
+             f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({prefixes!r}))))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True,
                           env={"PYTHONPATH": str(ROOT), "PATH": ""})
     return set(json.loads(done.stdout.splitlines()[-1]))
@@ -82,6 +83,26 @@ def test_selfplay_of_random_seats_imports_none_of_the_games_own_bots() -> None:
             "    main(['selfplay', '--game', 'orleans', '--players', '4', '--games', '1', '--bots', 'random'])")
     bots = {m for m in _modules_after(code) if m.startswith("domain.bots.")}
     assert bots == {"domain.bots.random_bot"}
+
+
+def test_selfplay_imports_nothing_serve_needs() -> None:
+    code = ("from service.cli import main\nimport contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['selfplay', '--game', 'orleans', '--players', '4', '--games', '1', '--bots', 'random'])")
+    serve_only = ("subprocess", "threading", "tempfile", "signal", "workers", "core", "adapters", "service.")
+    assert {m for m in _modules_after(code, serve_only) if m != "service.cli"} == set()
+
+
+def test_selfplay_leaves_the_collector_as_it_found_it() -> None:
+    import contextlib
+    import gc
+    import io
+
+    from service.cli import main
+
+    before = gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()
+    with contextlib.redirect_stdout(io.StringIO()):
+        main(["selfplay", "--game", "orleans", "--players", "2", "--games", "1", "--bots", "random"])
+    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
 
 
 def test_selfplay_hash_is_the_hash_of_the_whole_log_however_often_its_events_recur() -> None:
