@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from redis import Redis
@@ -30,7 +31,7 @@ from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
 from core.connection import plain_redis
-from workers.lanes import FAST, NOW, QUEUE_LANES, Lane, base_of_queue, queue_suffix
+from workers.lanes import FAST, NOW, QUEUE_LANES, SLOW, Lane, base_of_queue, queue_suffix
 from workers.lease import held
 
 QUEUE_NAME = "hourglass"
@@ -61,6 +62,29 @@ def queue(conn: Redis, name: str | None = None, lane: Lane = FAST) -> Queue:
 def lane_queues(conn: Redis, lanes: tuple[Lane, ...] = QUEUE_LANES) -> list[Queue]:
     """The lanes' queues, in the order given (a worker takes from them in that order)."""
     return [queue(conn, lane=lane) for lane in lanes]
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """What waits in the lanes' queues: advance jobs on the now lane (a game's news), and how
+    many jobs on the fast and the slow lane."""
+
+    news: int
+    fast: int
+    slow: int
+
+
+def queued_jobs(conn: Redis) -> Waiting:
+    """What waits in the lanes' queues now, in one round trip (the now lane is short: news and
+    tournament ticks, each taken before any fast-lane job)."""
+    pipe = plain_redis(conn).pipeline(transaction=False)
+    now, fast, slow = lane_queues(conn, (NOW, FAST, SLOW))
+    pipe.lrange(now.key, 0, -1)
+    pipe.llen(fast.key)
+    pipe.llen(slow.key)
+    ids, on_fast, on_slow = pipe.execute()
+    news = sum(1 for job_id in ids if (job_id if isinstance(job_id, bytes) else job_id.encode()).startswith(b"advance-"))
+    return Waiting(news, int(on_fast), int(on_slow))
 
 
 def retry_policy() -> Retry:

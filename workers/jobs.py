@@ -9,7 +9,9 @@ so a job that runs twice, a retried job, or two workers racing append each step 
   step: re-read and carry on). Fast-lane steps are decided one after the other on the game in
   memory and a run of them is stored in one append (``GameService.apply_planned``), each step
   still under its own key. On the fast lane the job stops once its slice is over (``_Slice``:
-  ``lanes.slice_s()`` of its CPU, or four times that on the clock),
+  ``lanes.slice_s()`` of its CPU, or four times that on the clock) unless it may play the next
+  slice too (``_goes_on``: no game's news and no slow-lane work waits, and no other fast-lane
+  game waits or this is not yet its ``lanes.TURN_SLICES``-th slice),
   on the slow lane after one decision, and whenever the next actor belongs to another lane; it
   then lets the lease go and puts the game at the back of the right queue, so games take turns.
   A push seat's decision goes to the caller process (``workers.caller``) with the lease: no
@@ -48,7 +50,7 @@ from core.worklist import GRACE_MS
 from domain.core import SYSTEM, Rejected
 from workers import calls, forfeits, httpbot, lanes, pushcalls, sweeper, tournaments
 from workers.bundles import BundleBook
-from workers.enqueue import cancel_timeout, enqueue_advance, schedule_timeout
+from workers.enqueue import cancel_timeout, enqueue_advance, queued_jobs, schedule_timeout
 from workers.lease import LEASE_MS, Lease
 from workers.policy import Decision, decide_builtin, default_command, next_actor
 
@@ -148,13 +150,18 @@ class _Slice:
 
     cpu_until: float  # time.thread_time()
     wall_until: float  # time.monotonic()
+    started_at: float  # time.monotonic() when the job's first slice began
+    number: int = 1  # the job's first slice, its second...
 
     @classmethod
-    def start(cls, lane: lanes.Lane | None) -> _Slice:
+    def start(cls, lane: lanes.Lane | None, last: _Slice | None = None) -> _Slice:
+        """The job's first slice, or the one after ``last`` (``_goes_on``)."""
+        now = time.monotonic()
+        began, number = (last.started_at, last.number + 1) if last is not None else (now, 1)
         if lane is None:
-            return cls(math.inf, time.monotonic() + MAX_SECONDS_PER_JOB)
+            return cls(math.inf, now + MAX_SECONDS_PER_JOB, began, number)
         length = lanes.slice_s()
-        return cls(time.thread_time() + length, time.monotonic() + length * lanes.SLICE_WALL_FACTOR)
+        return cls(time.thread_time() + length, now + length * lanes.SLICE_WALL_FACTOR, began, number)
 
     def over(self, wall_until: float = math.inf) -> bool:
         return time.thread_time() > self.cpu_until or time.monotonic() > min(self.wall_until, wall_until)
@@ -197,7 +204,9 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
                 return {**done, "called": True}
             wanted = lanes.SLOW if kind == lanes.CALL else kind
             if wanted != lane or (step > 0 and (lane == lanes.SLOW or budget.over())):
-                return {**done, "continued": True, "next": wanted}
+                if not _goes_on(svc, wanted, lane, budget):
+                    return {**done, "continued": True, "next": wanted}
+                budget = _Slice.start(lane, budget)
         if push is not None:  # asked inline: the lease must outlast the seat's whole answer budget
             lease.renew(int(_http_timeout(svc, game, push) * 1000) + LEASE_MS)
             applied = ask_http_seat(svc, game, push)
@@ -214,8 +223,10 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
             step += len(run) if stored else 1
             handover = _handover(run[-1].after) if stored and lane is not None and budget.over() else None
             if handover is not None:  # the slice is over and the run's end says who is next: no read
-                return {"game": game_id, "version": run[-1].after.version, "appended": appended, "raced": raced,
-                        "continued": True, "next": handover}
+                if not _goes_on(svc, handover, lane, budget):
+                    return {"game": game_id, "version": run[-1].after.version, "appended": appended,
+                            "raced": raced, "continued": True, "next": handover}
+                budget = _Slice.start(lane, budget)
             continue
         step += 1
         decision = decide(svc, game, actor)
@@ -229,6 +240,21 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
     version = svc.load(game_id).version
     return {"game": game_id, "version": version, "appended": appended, "raced": raced, "continued": True,
             "next": lane or lanes.FAST}
+
+
+def _goes_on(svc: GameService, wanted: lanes.Lane, lane: lanes.Lane | None, budget: _Slice) -> bool:
+    """True when a fast slice that is over may play the game's next slice in this job: the game
+    stays on the fast lane, no game's news waits (an advance job on the now lane; a tournament
+    tick there waits a slice more) and no slow-lane work, and either no other fast-lane game
+    waits or this is not yet the game's ``lanes.TURN_SLICES``-th slice in a row. A queue hop
+    costs RQ's bookkeeping and, when the next slice lands on the other worker, a fold of what
+    this one appended (``workers.bundles``)."""
+    if lane != lanes.FAST or wanted != lanes.FAST or budget.started_at + MAX_SECONDS_PER_JOB < time.monotonic():
+        return False
+    waiting = queued_jobs(svc.store.conn)
+    if waiting.news or waiting.slow:
+        return False
+    return waiting.fast == 0 or budget.number < lanes.TURN_SLICES
 
 
 def _load(svc: GameService, game_id: str) -> Game:

@@ -14,6 +14,9 @@ queue depends on who is to act next:
   loaded machine a wall-clock slice holds a fraction of the work and the game pays a queue hop's
   bookkeeping for every fraction; the wall-clock cap keeps a slice bounded all the same. The steps
   of a slice are decided on the game in memory and stored in one append (``workers.jobs``).
+  While no game's news and no slow-lane work waits, the job plays the game's next slice itself:
+  for as long as no other fast-lane game waits, else up to ``TURN_SLICES`` slices in a row (a
+  queue hop costs RQ's bookkeeping and, on the other worker, a fold of what this one appended).
 - ``slow`` (queue ``<base>-slow``): built-in bots whose single decision can take longer than a
   slice. A job makes one such decision, then hands the game to the lane of whoever acts next.
 - ``call``: a push (HTTP) seat. The decision is an HTTP call that mostly waits; it is handed to
@@ -61,6 +64,7 @@ SLICE_ENV = "HOURGLASS_SLICE_MS"
 DEFAULT_SLICE_MS = 50
 SLICE_S = DEFAULT_SLICE_MS / 1000
 SLICE_WALL_FACTOR = 4  # a slice is SLICE_S of the worker's CPU, and never more than this many SLICE_S of wall time
+TURN_SLICES = 2  # a fast-lane game's turn while no news waits: this many slices in one job (workers.jobs)
 
 CHEAP_BOTS: frozenset[tuple[str, str]] = frozenset({
     ("orleans", "random"), ("artificium", "random"), ("cathedral", "random"),

@@ -65,10 +65,49 @@ def test_a_fast_slice_hands_the_game_back_to_the_end_of_the_queue(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(lanes.SLICE_ENV, "1")  # a slice of 1 ms: each job makes a step or so
     game_id = new_game([{"name": "R1", **RANDOM}, {"name": "R2", **RANDOM}], seed="lanes-slice")["id"]
+    other = new_game([{"name": "R1", **RANDOM}, {"name": "R2", **RANDOM}], seed="lanes-slice-other")["id"]
+    enqueue.enqueue_advance(conn, other, 0, lane=lanes.FAST)  # a game waiting for its turn
     out = jobs.run_advance(svc, game_id, lane=lanes.FAST)
     assert out["continued"] and out["next"] == "fast" and out["appended"] >= 1
-    assert waiting(conn, queue_name, lanes.FAST) == [f"advance-{game_id}-{out['version']}"]
+    assert waiting(conn, queue_name, lanes.FAST) == [f"advance-{other}-0", f"advance-{game_id}-{out['version']}"]
     assert not conn.exists(lease_key(game_id))  # let go before the next job was queued
+
+
+def test_a_fast_game_plays_on_in_its_job_while_no_other_game_waits(
+        conn: redis.Redis, svc: GameService, queue_name: str, new_game: Callable[..., dict[str, Any]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(lanes.SLICE_ENV, "1")
+    game_id = new_game([{"name": "R1", **RANDOM}, {"name": "R2", **RANDOM}], seed="lanes-alone")["id"]
+    clear_lanes(conn, queue_name)  # the creation's news job: this test's job plays in its place
+    out = jobs.run_advance(svc, game_id, lane=lanes.FAST, limit=120)
+    assert out["appended"] == 120  # slice after slice in one job, up to its step limit
+    assert waiting(conn, queue_name, lanes.FAST) == [f"advance-{game_id}-{out['version']}"]
+
+
+def test_a_fast_game_takes_turns_of_two_slices_with_a_game_waiting_and_one_with_news(
+        conn: redis.Redis, svc: GameService, queue_name: str, new_game: Callable[..., dict[str, Any]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(lanes.SLICE_ENV, "1")
+    slices: list[int] = []
+    over = jobs._Slice.over
+    monkeypatch.setattr(jobs._Slice, "over", lambda self, *a: (slices.append(self.number), over(self, *a))[1])
+    game_id = new_game([{"name": "R1", **RANDOM}, {"name": "R2", **RANDOM}], seed="lanes-turns")["id"]
+    other = new_game([{"name": "R1", **RANDOM}, {"name": "R2", **RANDOM}], seed="lanes-other")["id"]
+    clear_lanes(conn, queue_name)
+    enqueue.enqueue_advance(conn, other, 0, lane=lanes.FAST)  # another game waits on the fast lane
+    out = jobs.run_advance(svc, game_id, lane=lanes.FAST)
+    assert out["continued"] and out["next"] == "fast" and max(slices) == lanes.TURN_SLICES
+    assert waiting(conn, queue_name, lanes.FAST) == [f"advance-{other}-0", f"advance-{game_id}-{out['version']}"]
+    clear_lanes(conn, queue_name)
+    enqueue.enqueue_advance(conn, other, 0)  # news: it waits one slice at most
+    slices.clear()
+    out = jobs.run_advance(svc, game_id, lane=lanes.FAST)
+    assert out["continued"] and max(slices) == 1
+
+
+def clear_lanes(conn: redis.Redis, queue_name: str) -> None:
+    for lane in lanes.QUEUE_LANES:
+        Queue(queue_name + lanes.queue_suffix(lane), connection=conn, serializer=JSONSerializer).empty()
 
 
 def test_a_slow_bot_moves_the_game_to_the_slow_lane_for_one_decision(

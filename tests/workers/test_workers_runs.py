@@ -23,6 +23,7 @@ from replays.source import load_game
 from replays.verify import verify_bundle
 from workers import jobs, lanes
 from workers.bundles import BundleBook
+from workers.enqueue import enqueue_advance
 from workers.tournaments import (
     TickLock,
     TournamentRunner,
@@ -112,17 +113,20 @@ def test_runs_that_do_not_chain_are_refused_before_anything_is_sent(
 def test_a_slice_ends_and_the_game_goes_back_to_the_end_of_its_queue(
         conn: redis.Redis, svc: GameService, queue_name: str, new_game: Callable[..., dict[str, Any]],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A slice of 1 ms of CPU (4 ms on the clock) plays a run of at least one step and stops: the
-    game waits at the back of the fast queue (another game in it would go first), its version read
-    from the run's end, not from Redis again."""
+    """With another game waiting on the fast lane, slices of 1 ms of CPU (4 ms on the clock) play
+    a run of at least one step each, and after ``lanes.TURN_SLICES`` of them the game waits at the
+    back of the fast queue, behind the other, its version read from the run's end, not from Redis
+    again. (Alone, it would play on: ``test_workers_lanes``.)"""
     monkeypatch.setenv(lanes.SLICE_ENV, "1")
     game_id = new_game(SEATS, seed="runs-slice")["id"]
+    other = new_game(SEATS, seed="runs-slice-other")["id"]
+    enqueue_advance(conn, other, 0, lane=lanes.FAST)
     start = svc.load(game_id).version
     out = jobs.run_advance(svc, game_id, lane=lanes.FAST)
-    assert out["continued"] and out["next"] == "fast" and 1 <= out["appended"] < 200
+    assert out["continued"] and out["next"] == "fast" and 1 <= out["appended"] < 200 * lanes.TURN_SLICES
     assert out["version"] == svc.store.version(game_id) > start
     fast = Queue(queue_name, connection=conn, serializer=JSONSerializer)
-    assert fast.job_ids == [f"advance-{game_id}-{out['version']}"]
+    assert fast.job_ids == [f"advance-{other}-0", f"advance-{game_id}-{out['version']}"]
 
 
 def test_a_tick_that_finds_the_lock_taken_leaves_word_for_the_holder(conn: redis.Redis) -> None:
