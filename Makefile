@@ -34,6 +34,7 @@ lint: install-test
 	$(BIN)/mypy --strict domain core replays workers adapters
 	$(BIN)/mypy service
 	$(BIN)/mypy --strict clients/python/hourglass_client
+	$(BIN)/mypy --explicit-package-bases bench
 
 # The proof suites at full size (make test runs each in a quick, bounded form): >= 10,000 chaos
 # operations with worker and Redis kills, schemathesis with more cases per operation, more

@@ -44,7 +44,7 @@ def timed_game(game: str, bot: str, players: int, seed: bytes, game_id: str) -> 
         if SYSTEM in acting:
             command = moves[0]
         else:
-            seat = min(acting)
+            seat = min(a for a in acting if isinstance(a, int))  # SYSTEM is not among them here
             policy = get_bot(bot if seat == 0 else "random", game)
             started = time.perf_counter()
             command = policy(rules, state, seat, moves, bot_rng(seed, game_id, seat, version))

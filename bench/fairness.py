@@ -125,11 +125,13 @@ class Depths:
 
     def _run(self) -> None:
         while not self.stop.wait(0.2):
-            names = [k.decode() for k in self.conn.smembers("rq:queues")] + \
-                    [k.decode() for k in self.conn.keys("hg:calls:*") if not k.endswith(b":alive")]
+            queues: Any = self.conn.smembers("rq:queues")  # a sync client: a set, not an Awaitable
+            calls: Any = self.conn.keys("hg:calls:*")
+            names = [k.decode() for k in queues] + [k.decode() for k in calls if not k.endswith(b":alive")]
             for name in names:
                 try:
-                    depth = int(self.conn.llen(name))
+                    length: Any = self.conn.llen(name)
+                    depth = int(length)
                 except redis.ResponseError:
                     continue
                 short = name.removeprefix("rq:queue:")

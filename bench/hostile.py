@@ -38,7 +38,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def sample(holder: Iterator[float], stop: threading.Event, limit: int) -> list[float]:
-    found = []
+    found: list[float] = []
     while not stop.is_set() and len(found) < limit:
         found.append(next(holder))
     return found

@@ -3,12 +3,12 @@ command as the API (``gunicorn bench.minimal_wsgi:app``), so the bench can print
 floor beside the POST move figures."""
 from __future__ import annotations
 
-from flask import Flask, jsonify, request
+from flask import Flask, Response, jsonify, request
 
 app = Flask(__name__)
 
 
 @app.post("/echo")
-def echo() -> object:
+def echo() -> Response:
     body = request.get_json(silent=True) or {}
     return jsonify({"version": 1, "type": body.get("type")})

@@ -91,6 +91,7 @@ def main() -> None:
                                                           "seats": [{"name": f"P{i}"} for i in range(4)]})
             assert response.status_code == 201, response.get_data(as_text=True)
             created = response.json
+            assert created is not None
             games.append(created["id"])
             tokens = {s["seat"]: s["token"] for s in created["seats"]}
             path = f"/api/v1/games/{created['id']}/moves"

@@ -51,11 +51,12 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's packages, not an installed copy
 
-from domain.core import SYSTEM  # noqa: E402
+from domain.core import SYSTEM, GamePlugin  # noqa: E402
 from domain.games import fold, get_game  # noqa: E402
 from domain.rng import Rng  # noqa: E402
 from domain.selfplay import Playthrough, lines, play  # noqa: E402
@@ -181,8 +182,15 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def floor_per_game(games: list[Playthrough], rules: object = RULES, clock: Callable[[], float] = time.perf_counter
-                   ) -> float:
+def final_result(rules: GamePlugin[Any, Any, Any, Any], state: Any) -> dict[str, Any]:
+    """The result of a game ``play`` finished (never None: play stops only when the game is over)."""
+    result = rules.result(state)
+    assert result is not None, "play returned an unfinished game"
+    return result
+
+
+def floor_per_game(games: list[Playthrough], rules: GamePlugin[Any, Any, Any, Any] = RULES,
+                   clock: Callable[[], float] = time.perf_counter) -> float:
     """Seconds per game (on ``clock``) to fold each game's events and make as many rng draws as it
     made: its own draws (the state's counter) plus one per seat decision (the bot's pick)."""
     start = clock()
@@ -190,7 +198,7 @@ def floor_per_game(games: list[Playthrough], rules: object = RULES, clock: Calla
         state = fold(rules, (e for _, batch in g.batches for e in batch))
         seat_decisions = sum(1 for command, _ in g.batches if command is not None and command.seat != SYSTEM)
         rng = Rng(g.seed, g.game_id)
-        for _ in range(rules.draw_counter(state) + seat_decisions):  # type: ignore[attr-defined]
+        for _ in range(rules.draw_counter(state) + seat_decisions):
             rng.below(1000)
     return (clock() - start) / len(games)
 
@@ -238,7 +246,7 @@ def cathedral(games: int, edition: str) -> None:
             played = [play(CATHEDRAL, config, f"cathedral-bench-{i}".encode(), f"cathedral-bench-{players}-{i}", [bot])
                       for i in range(games)]
             elapsed = time.process_time() - start
-            results = [CATHEDRAL.result(g.state) for g in played]
+            results = [final_result(CATHEDRAL, g.state) for g in played]
             decisions = sum(g.decisions for g in played)
             floor = floor_per_game(played, CATHEDRAL, time.process_time)
             won = sum(r["outcome"] == "won" for r in results)
@@ -291,7 +299,7 @@ def _cathedral_edition(job: tuple[str, str, int]) -> tuple[str, int, int]:
     for players in (2, 3, 4):
         config = rules.config_from_json({"edition": edition, "players": players})
         for i in range(games):
-            r = rules.result(play(rules, config, f"cathedral-bench-{i}".encode(), f"cathedral-bench-{players}-{i}",
+            r = final_result(rules, play(rules, config, f"cathedral-bench-{i}".encode(), f"cathedral-bench-{players}-{i}",
                                   ["greedy"]).state)
             won += r["outcome"] == "won"
             sections += r["sections_built"]

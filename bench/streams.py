@@ -229,7 +229,8 @@ def play(base: str, svc: GameService, created: dict, moves: int, seed: int,
     move): POST latencies and version -> send time."""
     http, rng = requests.Session(), random.Random(seed)
     gid, tokens = created["id"], {s["seat"]: s["token"] for s in created["seats"]}
-    latencies, sent = [], {}
+    latencies: list[float] = []
+    sent: dict[int, float] = {}
     while len(latencies) < moves and worker_steps(svc, gid):
         time.sleep(pace)
         seat = min(a for a in svc.load(gid).to_act if a != SYSTEM)

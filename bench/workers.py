@@ -184,7 +184,10 @@ def cold_reads(conn: Any, ids: list[str]) -> None:
 
     warm = fresh()
     warm.get(f"/api/v1/games/{ids[0]}/state")  # imports and first-request set-up, not a cold game
-    with_snap, from_zero, replay_first, replay_stored = [], [], [], []
+    with_snap: list[float] = []
+    from_zero: list[float] = []
+    replay_first: list[float] = []
+    replay_stored: list[float] = []
     for game_id in ids[1:]:
         t = time.perf_counter()
         assert warm.get(f"/api/v1/games/{game_id}/state").status_code == 200

@@ -184,6 +184,11 @@ def _requester_client() -> redis.Redis:
     return _CLIENTS[0]
 
 
+def _ttl(client: redis.Redis, key: bytes) -> int:
+    seconds: Any = client.ttl(key)  # a sync client: an int, not redis-py's Awaitable | Any
+    return int(seconds)
+
+
 def _our_keys(client: redis.Redis) -> set[bytes]:
     return {key for pattern in OUR_KEYS for key in client.scan_iter(match=pattern, count=1000)}
 
@@ -203,7 +208,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         client = redis.Redis.from_url(REDIS_URL)
         dropped = _drop_work_of_deleted_games(client)
         added = sorted(_our_keys(client) - _BEFORE)
-        expiry = {key: int(client.ttl(key)) for key in added}
+        expiry = {key: _ttl(client, key) for key in added}
     except (redis.RedisError, OSError):
         return
     if dropped:
