@@ -69,9 +69,10 @@ sys.path.insert(0, str(ROOT))
 from core.accounts import Accounts  # noqa: E402
 from core.bots import BotRegistry  # noqa: E402
 from core.games import GameService  # noqa: E402
-from core.store import EventStore  # noqa: E402
+from core.retention import creator_key  # noqa: E402
 from domain.core import SYSTEM  # noqa: E402
 from service.streamhub import DEFAULT_NICE  # noqa: E402
+from tests.conftest import forget_games  # noqa: E402
 
 
 def server_cpu_s(proc: subprocess.Popen[bytes]) -> float:
@@ -215,6 +216,14 @@ def worker_steps(svc: GameService, game_id: str) -> bool:
                   idempotency_key=f"advance:{game.version}")
 
 
+def forget(conn: redis.Redis, game_ids: list[str]) -> None:
+    """Delete the bench's games and what they left: their keys, their lobby index entries and
+    wake-up keys (``forget_games``) and their places in the loopback creator's live set."""
+    if game_ids:
+        forget_games(conn, game_ids)
+        conn.zrem(creator_key("addr:127.0.0.1"), *game_ids)  # service.auth: the anonymous owner
+
+
 def create(base: str) -> dict:
     response = requests.post(f"{base}/api/v1/games", json={"game": "orleans", "edition": "classic",
                                                            "seats": [{"name": f"P{i}"} for i in range(4)]})
@@ -345,7 +354,7 @@ def watched(base: str, port: int, svc: GameService, spectators: int, moves: int,
     time.sleep(2.0)
     cpu = cpu_s() - cpu
     watchers = crowd.gather()
-    EventStore(svc.store.conn).delete([created["id"]])
+    forget(svc.store.conn, [created["id"]])
     return watchers, latencies, sent, cpu
 
 
@@ -474,7 +483,7 @@ def idle(args: argparse.Namespace) -> None:
         if hub is not None:
             hub.terminate()
             hub.wait(timeout=10)
-        EventStore(svc.store.conn).delete(games)
+        forget(svc.store.conn, games)
         if subscribers:
             (Accounts if args.kind == "account" else BotRegistry)(svc.store.conn).delete(subscribers)
     floor_cpu, floor = keep_alive_floor(args.spectators, heartbeat, args.idle_s, args.client_procs)
@@ -613,7 +622,7 @@ def run(args: argparse.Namespace) -> None:
         cpu_alone = cpu()
         alone, _ = play(base, svc, alone_game, args.moves, 1, args.pace)  # baseline: the same server, no spectator
         cpu_alone = cpu() - cpu_alone
-        EventStore(svc.store.conn).delete([alone_game["id"]])
+        forget(svc.store.conn, [alone_game["id"]])
         watchers, crowded, sent, cpu_crowded = watched(base, stream_port, svc, args.spectators, args.moves,
                                                        args.client_procs, cpu, args.pace, hub, hub_path)
         lag = server_lag(hub_path) if hub_path else None
