@@ -107,6 +107,15 @@ PROBLEMS: dict[str, tuple[int, ...]] = {
     "getChallengePolicy": (404,),
 }
 EVERYWHERE = (429, 503)
+# operation id -> status -> the problem kinds that answer names beyond the usual one, each with what
+# it means: the description lists them and the problem+json content has one example of each
+PROBLEM_KINDS: dict[str, dict[int, tuple[tuple[str, str], ...]]] = {
+    "getReplay": {503: (
+        ("UNAVAILABLE", "the game store cannot be reached right now"),
+        ("ARCHIVE_BUSY", "this server reads as many archived bundles as it may at once"),
+        ("ARCHIVE_UNAVAILABLE", "archived bundles cannot be read just now (the archive failed)"),
+    )},
+}
 # operation id -> its security requirements: a seat token (bearerAuth: a seat's token, or a pull
 # bot's own), an account key (accountKey), either optional (none: a spectator or an anonymous
 # player); absent: no token is read
@@ -378,6 +387,18 @@ def problem_response(status: int) -> dict[str, Any]:
             "content": {PROBLEM_JSON: {"schema": {"$ref": REF + "Problem"}}}}
 
 
+def with_kinds(response: dict[str, Any], status: int, kinds: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """``response`` naming the problem ``kinds`` of its ``status``: in its description and as one
+    example body of each (what ``service.problems`` sends)."""
+    described = "; ".join(f"{kind}: {meaning}" for kind, meaning in kinds)
+    examples = {kind: {"summary": meaning, "value": {
+        "type": f"urn:hourglass:problem:{kind.lower().replace('_', '-')}", "title": HTTPStatus(status).phrase.capitalize(),
+        "status": status, "detail": meaning, "kind": kind}} for kind, meaning in kinds}
+    problem = {**response["content"][PROBLEM_JSON], "examples": examples}
+    return {**response, "description": f"{response['description']} ({described})",
+            "content": {**response["content"], PROBLEM_JSON: problem}}
+
+
 def _header_schema(name: str) -> dict[str, Any]:
     return {"type": "string"} if name in ("WWW-Authenticate", "ETag") else {"type": "integer", "minimum": 0}
 
@@ -411,6 +432,9 @@ def finish_operation(operation: dict[str, Any]) -> None:
         if isinstance(page, dict) and HTML in page.get("content", {}):  # negotiated: the page or the problem
             responses[str(status)]["content"][HTML] = page["content"][HTML]
             responses[str(status)]["description"] = page.get("description", responses[str(status)]["description"])
+        kinds = PROBLEM_KINDS.get(op_id, {}).get(status)
+        if kinds:
+            responses[str(status)] = with_kinds(responses[str(status)], status, kinds)
     content = SUCCESS_CONTENT.get(op_id)
     if content is not None:
         responses.setdefault("200", {"description": "OK"})["content"] = content

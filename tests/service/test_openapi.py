@@ -105,6 +105,19 @@ def test_stream_bodies_are_strings_whose_lines_are_named_components(spec: dict[s
         assert spec["components"]["schemas"][ref.rsplit("/", 1)[1]]["properties"]["kind"]["enum"] == [kind]
 
 
+def test_replay_names_the_archive_problem_kinds(spec: dict[str, Any]) -> None:
+    """GET .../replay's 503: the store's UNAVAILABLE and the archive's two kinds (replays.archive),
+    each in the description and as an example body the Problem schema requires."""
+    unavailable = spec["paths"]["/api/v1/games/{game_id}/replay"]["get"]["responses"]["503"]
+    examples = unavailable["content"]["application/problem+json"]["examples"]
+    assert set(examples) == {"UNAVAILABLE", "ARCHIVE_BUSY", "ARCHIVE_UNAVAILABLE"}
+    required = set(spec["components"]["schemas"]["Problem"]["required"])
+    for kind, example in examples.items():
+        assert kind in unavailable["description"] and example["value"]["kind"] == kind
+        assert required <= set(example["value"]) and example["value"]["status"] == 503
+    assert unavailable["headers"]["Retry-After"]["required"] is True
+
+
 def test_headers_and_streams_are_declared(spec: dict[str, Any]) -> None:
     paths = spec["paths"]
     state = paths["/api/v1/games/{game_id}/state"]["get"]["responses"]

@@ -5150,7 +5150,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
+            /** @description Service Unavailable (UNAVAILABLE: the game store cannot be reached right now; ARCHIVE_BUSY: this server reads as many archived bundles as it may at once; ARCHIVE_UNAVAILABLE: archived bundles cannot be read just now (the archive failed)) */
             503: {
                 headers: {
                     /** @description seconds to wait before trying again */
