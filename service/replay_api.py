@@ -96,6 +96,15 @@ def _archived(game_id: str) -> str | None:
                          headers={"Retry-After": str(ARCHIVE_RETRY_S)}) from None
 
 
+def archive_holds(game_id: str) -> bool:
+    """Whether the archive has ``game_id``'s bundle, asked as ``GET .../replay`` asks it (the same
+    read slots, negative cache and work budget); False when it cannot say just now."""
+    try:
+        return _archived(game_id) is not None
+    except ApiProblem:  # 429 or 503: the caller's page says only what Redis knows
+        return False
+
+
 def _archive_reads() -> ArchiveReads | None:
     """This app's archive reads, made on first use (boto3 is imported only then)."""
     extensions = current_app.extensions

@@ -24,11 +24,14 @@ from core.store import EventStore
 from replays.reference import reference
 from service.openapi import HTML, PROBLEM_JSON
 from service.problems import ApiProblem
+from service.replay_api import archive_holds
 from service.web import service
 
 STATIC_DIR = str(resources.files("replays").joinpath("static"))
 PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; base-uri 'none'"
 NOT_FOUND_PAGE = "notfound.html"
+ARCHIVED_NOTE = ('<p data-testid="archived">This game has finished and left the server\'s live store, but its '
+                 'record is available: its replay bundle is at <a href="{href}">{href}</a>.</p>')
 LOBBY_PAGE = "lobby.html"
 
 blp = Blueprint("viewer", __name__, description="The game viewer page and its reference data")
@@ -77,7 +80,9 @@ def lobby() -> Response:
 def _not_found_page(game_id: str) -> Response:
     template = resources.files("replays").joinpath("static", NOT_FOUND_PAGE).read_text(encoding="utf-8")
     shown = game_id if len(game_id) <= 80 else game_id[:80] + "…"
-    page = template.replace("{{game_id}}", html.escape(shown))
+    archived = "/" not in game_id and archive_holds(game_id)
+    note = ARCHIVED_NOTE.format(href=html.escape(f"/api/v1/games/{game_id}/replay")) if archived else ""
+    page = template.replace("{{game_id}}", html.escape(shown)).replace("{{archived}}", note)
     response = Response(page, status=404, mimetype="text/html")
     response.headers["Content-Security-Policy"] = PAGE_CSP
     response.headers["Cache-Control"] = "no-store"

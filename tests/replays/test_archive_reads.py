@@ -114,6 +114,22 @@ def test_a_missing_id_is_asked_of_the_archive_once(service: GameService, folder:
     assert folder.asked == ["made-up-id"]
 
 
+def test_the_viewer_404_page_links_an_archived_games_replay(service: GameService, folder: Counting) -> None:
+    """A person's 404 page for a game Redis let go says its record is available and links the
+    replay; it asks the archive as the replay route does (an id it lacks once), a script's 404 never."""
+    client, page = _client(service, folder), {"Accept": "text/html"}
+    archived = client.get(f"/games/{GOLDEN_ID}", headers=page)
+    assert archived.status_code == 404 and archived.mimetype == "text/html"
+    assert f'<a href="{API}/{GOLDEN_ID}/replay">' in archived.get_data(as_text=True)
+    for _ in range(3):
+        unknown = client.get("/games/made-up-id", headers=page)
+        assert unknown.status_code == 404 and 'data-testid="archived"' not in unknown.get_data(as_text=True)
+    assert client.get(f"{API}/made-up-id/replay").status_code == 404
+    program = client.get(f"/games/{GOLDEN_ID}")  # Accept: */*: the problem, as before
+    assert program.status_code == 404 and program.json["kind"] == "NOT_FOUND"
+    assert folder.asked == [GOLDEN_ID, "made-up-id"]
+
+
 def test_the_missing_ids_are_bounded_and_expire() -> None:
     now = [0.0]
     missing = Forgotten(3, 10.0, clock=lambda: now[0])
