@@ -370,6 +370,7 @@ class KeepAlives:
         self.next_at = math.inf  # when the timer wakes next (monotonic s)
         self.wake = threading.Event()
         self.pid = 0  # the process whose thread runs the timer (a forked child starts its own)
+        self.firing = 0  # beats taken out of their slots by a fire() that has not put them back yet
 
     def add(self, sink: Sink, every: float, data: bytes) -> None:
         """Send ``data`` onto ``sink`` every ``every`` s, starting ``every`` s from now."""
@@ -381,8 +382,9 @@ class KeepAlives:
             self._put(_Beat(sink, every, data), time.monotonic() + every)
 
     def __len__(self) -> int:
+        """The streams held: in their slots, or being sent their keep-alive by :meth:`fire`."""
         with self.lock:
-            return sum(len(beats) for beats in self.slots.values())
+            return sum(len(beats) for beats in self.slots.values()) + self.firing
 
     def _put(self, beat: _Beat, at: float) -> None:
         tick = min(self.tick, beat.every / TICKS_PER_BEAT)
@@ -405,9 +407,11 @@ class KeepAlives:
             while self.due and self.due[0] <= now:
                 slot = heapq.heappop(self.due)
                 fired += [(slot, beat) for beat in self.slots.pop(slot)]
+            self.firing += len(fired)
         wall = time.time()
         kept = [(slot, beat) for slot, beat in fired if beat.sink.beat(beat.data, wall)]
         with self.lock:
+            self.firing -= len(fired)
             for slot, beat in kept:
                 self._put(beat, slot + beat.every if slot + beat.every > now else now + beat.every)
             return self.due[0] if self.due else None
