@@ -24,7 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,6 +50,23 @@ def wait_for(port: int, timeout_s: float = 30.0) -> None:
                 return
         time.sleep(0.1)
     raise SystemExit(f"moto server did not listen on {port}")
+
+
+@contextmanager
+def moto_endpoint() -> Iterator[str]:
+    """moto's S3 server as its own process on a free loopback port (its endpoint URL), stopped
+    after; boto3 gets placeholder credentials unless the environment has its own."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
+    try:
+        wait_for(port)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(10)
 
 
 def timed(action: Callable[[], object]) -> tuple[float, float]:
@@ -78,23 +96,14 @@ def main() -> None:
     args = parser.parse_args()
     text = bundle_text("classic", args.players, seed="bench-archive")
     print(f"bundle: {len(text.encode('utf-8')):,} bytes ({args.players}-player Orléans, greedy)")
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
-    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
-    try:
-        wait_for(port)
-        build = timed(lambda: s3_archive("s3://hg-bench/p", f"http://127.0.0.1:{port}", "us-east-1"))
-        s3 = s3_archive("s3://hg-bench/p", f"http://127.0.0.1:{port}", "us-east-1")
+    with moto_endpoint() as endpoint:
+        build = timed(lambda: s3_archive("s3://hg-bench/p", endpoint, "us-east-1"))
+        s3 = s3_archive("s3://hg-bench/p", endpoint, "us-east-1")
         s3.client.create_bucket(Bucket="hg-bench")
         with tempfile.TemporaryDirectory() as tmp:
             run(text, DirectoryArchive(Path(tmp)), s3, args.rounds)
         print(f"S3 client built (boto3 imported) once per worker: cpu {build[0]:.0f} ms, wall {build[1]:.0f} ms")
         print(f"import service.wsgi loads boto3: {wsgi_loads_boto3()}")
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 def actions(text: str, folder: DirectoryArchive, s3: S3Archive, game_id: str) -> list[Callable[[], object]]:

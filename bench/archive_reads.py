@@ -18,9 +18,7 @@ moto[server] (the test extra).
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -30,7 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.archive import free_port, row, timed, wait_for  # noqa: E402
+from bench.archive import moto_endpoint, row, timed  # noqa: E402
 from core.connection import get_redis  # noqa: E402
 from core.games import GameService  # noqa: E402
 from replays.archive import DirectoryArchive, s3_archive  # noqa: E402
@@ -62,27 +60,20 @@ def main() -> None:
     conn = get_redis()
     service = GameService(conn)
     game_id = play_to_end(service, "classic", args.players, seed=f"bench-reads-{random.random()}")
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
-    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
     try:
-        wait_for(port)
-        bucket = s3_archive("s3://hg-bench-reads/p", f"http://127.0.0.1:{port}", "us-east-1")
-        bucket.client.create_bucket(Bucket="hg-bench-reads")
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = DirectoryArchive(Path(tmp))
-            assert compact(service.store, game_id, folder).outcome == "ok"
-            text = folder.get(game_id)
-            assert text is not None
-            bucket.put(game_id, text)
-            print(f"bundle: {len(text.encode('utf-8')):,} bytes ({args.players}-player Orléans, greedy)")
-            run(conn, game_id, folder, bucket, args.rounds)
+        with moto_endpoint() as endpoint:
+            bucket = s3_archive("s3://hg-bench-reads/p", endpoint, "us-east-1")
+            bucket.client.create_bucket(Bucket="hg-bench-reads")
+            with tempfile.TemporaryDirectory() as tmp:
+                folder = DirectoryArchive(Path(tmp))
+                assert compact(service.store, game_id, folder).outcome == "ok"
+                text = folder.get(game_id)
+                assert text is not None
+                bucket.put(game_id, text)
+                print(f"bundle: {len(text.encode('utf-8')):,} bytes ({args.players}-player Orléans, greedy)")
+                run(conn, game_id, folder, bucket, args.rounds)
     finally:
         forget_games(conn, [game_id])
-        server.terminate()
-        server.wait(10)
 
 
 def run(conn: Any, game_id: str, folder: DirectoryArchive, bucket: Any, rounds: int) -> None:
