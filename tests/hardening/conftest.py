@@ -17,12 +17,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import suppress
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+import requests
 
 from tests.live import PATIENCE_S
 from tests.workers.conftest import ask_bot, created, new_game, queue_name, svc  # noqa: F401 (fixtures)
@@ -169,3 +171,37 @@ def children(tmp_path: Path) -> Iterator[Children]:
         yield kids
     finally:
         kids.stop_all()
+
+
+def answers(base: str) -> bool:
+    """Whether the service at ``base`` serves its OpenAPI document (it is up)."""
+    with suppress(requests.RequestException):
+        return requests.get(f"{base}/openapi.json", timeout=2).status_code == 200
+    return False
+
+
+@dataclass
+class Serving:
+    base: str
+    port: int
+    proc: subprocess.Popen[bytes]
+    redis: RedisServer
+
+
+@contextmanager
+def serving(tmp: Path, env: dict[str, str], *args: str) -> Iterator[Serving]:
+    """``hourglass serve --no-worker`` (with ``args``) on a private Redis, no advance jobs,
+    ``env`` on top, once it answers; stopped with its Redis after."""
+    redis_server = RedisServer(tmp)
+    redis_server.start()
+    kids = Children(tmp)
+    port = free_port()
+    try:
+        proc = kids.hourglass("serve", "serve", "--no-worker", "--port", str(port), *args,
+                              env={"REDIS_URL": redis_server.url, "HOURGLASS_ADVANCE": "off", **env})
+        base = f"http://127.0.0.1:{port}"
+        wait_until(lambda: answers(base), PATIENCE_S, 0.2, "hourglass serve to answer")
+        yield Serving(base, port, proc, redis_server)
+    finally:
+        kids.stop_all()
+        redis_server.kill()

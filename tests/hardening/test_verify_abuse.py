@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.hardening.conftest import PATIENCE_S, Children, RedisServer, descendants, free_port, wait_until
+from tests.hardening.conftest import PATIENCE_S, RedisServer, descendants, serving, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = (ROOT / "tests" / "golden" / "orleans-2-bundle-classic-4p.jsonl").read_bytes()
@@ -49,27 +49,10 @@ class Served:
 
 
 def _serve(tmp: Path, env: dict[str, str], *args: str) -> Iterator[Served]:
-    redis_server = RedisServer(tmp)
-    redis_server.start()
-    kids = Children(tmp)
-    port = free_port()
-    proc = kids.hourglass("serve", "serve", "--no-worker", "--port", str(port), *args,
-                          env={"REDIS_URL": redis_server.url, "HOURGLASS_ADVANCE": "off", **env})
-    base = f"http://127.0.0.1:{port}"
-
-    def up() -> bool:
-        with suppress(requests.RequestException):
-            return requests.get(f"{base}/openapi.json", timeout=2).status_code == 200
-        return False
-
-    try:
-        wait_until(up, PATIENCE_S, 0.2, "hourglass serve to answer")
-        created = requests.post(f"{base}/api/v1/games", json={
+    with serving(tmp, env, *args) as up:
+        created = requests.post(f"{up.base}/api/v1/games", json={
             "game": "orleans", "edition": "classic", "seats": [{"name": "Ann"}, {"name": "Bob"}]}, timeout=PATIENCE_S).json()
-        yield Served(base, port, proc, redis_server, created["id"], created["seats"][0]["token"])
-    finally:
-        kids.stop_all()
-        redis_server.kill()
+        yield Served(up.base, up.port, up.proc, up.redis, created["id"], created["seats"][0]["token"])
 
 
 @pytest.fixture(scope="module")

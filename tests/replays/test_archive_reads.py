@@ -12,7 +12,6 @@ import sys
 import threading
 import uuid
 from collections.abc import Iterator
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -269,34 +268,16 @@ def test_the_cli_makes_one_archive_and_a_failing_one_is_a_message(
 # --- hourglass serve ------------------------------------------------------------------------------
 
 def test_hourglass_serve_answers_from_the_archive_directory(tmp_path: Path) -> None:
-    from tests.hardening.conftest import PATIENCE_S, Children, RedisServer, free_port, wait_until
+    from tests.hardening.conftest import PATIENCE_S, serving
 
     DirectoryArchive(tmp_path / "bundles").put(GOLDEN_ID, GOLDEN)
-    redis_server = RedisServer(tmp_path)
-    redis_server.start()
-    kids = Children(tmp_path)
-    port = free_port()
-    kids.hourglass("serve", "serve", "--no-worker", "--port", str(port),
-                   env={"REDIS_URL": redis_server.url, "HOURGLASS_ADVANCE": "off",
-                        "HOURGLASS_ARCHIVE_DIR": str(tmp_path / "bundles")})
-    base = f"http://127.0.0.1:{port}"
-
-    def up() -> bool:
-        with suppress(requests.RequestException):
-            return requests.get(f"{base}/openapi.json", timeout=2).status_code == 200
-        return False
-
-    try:
-        wait_until(up, PATIENCE_S, 0.2, "hourglass serve to answer")
-        served = requests.get(f"{base}{API}/{GOLDEN_ID}/replay", timeout=PATIENCE_S)
+    with serving(tmp_path, {"HOURGLASS_ARCHIVE_DIR": str(tmp_path / "bundles")}) as up:
+        served = requests.get(f"{up.base}{API}/{GOLDEN_ID}/replay", timeout=PATIENCE_S)
         assert served.status_code == 200 and served.content == GOLDEN.encode("utf-8")
         assert served.headers["Content-Disposition"] == f'attachment; filename="{GOLDEN_ID}.hourglass-replay.jsonl"'
-        unknown = requests.get(f"{base}{API}/0123456789abcdef/replay", timeout=PATIENCE_S)
+        unknown = requests.get(f"{up.base}{API}/0123456789abcdef/replay", timeout=PATIENCE_S)
         assert unknown.status_code == 404 and unknown.headers["Content-Type"] == "application/problem+json"
         assert "archive" not in unknown.text.lower()
-    finally:
-        kids.stop_all()
-        redis_server.kill()
 
 
 GREENLETS = """
