@@ -35,8 +35,8 @@ lines), next to the same lines made in-process in the same run, and the start-up
 of one game against every game's). Prints games/s of each; the lines must be identical.
 ``--hourglass PATH`` times that console script instead (``PATH selfplay ...``, with no PYTHONPATH:
 an installed copy, e.g. a non-editable install whose .pyc files were written at install, while
-this environment's PYTHONDONTWRITEBYTECODE=1 makes ``python -m service.cli`` from a checkout
-compile every source at each start).
+this environment's PYTHONDONTWRITEBYTECODE=1 would make ``python -m service.cli`` from a checkout
+compile every source at each start, had ``make install`` not compiled them once).
 Usage: python bench/selfplay.py --whole-process [--games N] [--players N] [--repeat N] [--hourglass PATH]
 """
 from __future__ import annotations
