@@ -280,7 +280,10 @@ class EventStore:
     every client of ``core.connection`` is)."""
 
     def __init__(self, conn: redis.Redis) -> None:
+        from redis.cluster import RedisCluster  # imported by redis itself: nothing to load
+
         self.conn = conn
+        self._cluster = isinstance(conn, RedisCluster)  # asked once, not on every append (an ABC check)
         source = (Path(__file__).parent / "append.lua").read_text("utf-8")
         self._append = conn.register_script(source)
         self._compact = conn.register_script(_COMPACT)
@@ -327,10 +330,9 @@ class EventStore:
         result = AppendResult(last, base_version + 1, last)
         ends = [start - 1 for _, _, start in further] + [last]
         first_result = AppendResult(ends[0], base_version + 1, ends[0])
-        from redis.cluster import RedisCluster
-
-        if window is not None and isinstance(self.conn, RedisCluster):
-            window = self._count_apart(window)  # a window of another slot: counted first, on its own node
+        if window is not None and self._cluster:
+            self._count_apart(window)  # a window of another slot: counted first, on its own node
+            window = None  # (and not again by the script)
         field, seat = token_check if token_check is not None else ("", -1)
         argv: list[Any] = [base_version, idempotency_key or "", request_fingerprint,
                            canonical_json(first_result.to_json()), field, seat,
@@ -382,10 +384,9 @@ class EventStore:
         if not before:
             answer = self._append(keys=keys, args=argv)
             return answer
-        from redis.cluster import RedisCluster
         from redis.exceptions import NoScriptError
 
-        if isinstance(self.conn, RedisCluster):
+        if self._cluster:
             # A cluster pipeline runs no scripts, and its commands for other nodes would not keep
             # their order: the marks go first, each on its own node, then the append.
             for call in before:
