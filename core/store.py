@@ -27,7 +27,7 @@ import json
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -280,10 +280,13 @@ class EventStore:
     every client of ``core.connection`` is)."""
 
     def __init__(self, conn: redis.Redis) -> None:
+        from redis import Redis
         from redis.cluster import RedisCluster  # imported by redis itself: nothing to load
 
         self.conn = conn
         self._cluster = isinstance(conn, RedisCluster)  # asked once, not on every append (an ABC check)
+        # a plain client on a connection pool: the append can be sent and its answer read apart
+        self._split = type(conn) is Redis and getattr(conn, "connection", None) is None
         source = (Path(__file__).parent / "append.lua").read_text("utf-8")
         self._append = conn.register_script(source)
         self._compact = conn.register_script(_COMPACT)
@@ -308,6 +311,7 @@ class EventStore:
         snapshot: str | None = None,
         before: Sequence[ScriptCall] = (),
         further: Sequence[tuple[str, str, int]] = (),
+        meanwhile: Callable[[], None] | None = None,
     ) -> AppendResult:
         """Append ``entries`` (built on ``base_version``) atomically, in one round trip.
 
@@ -325,6 +329,11 @@ class EventStore:
         stored with its own result, as if it had been appended alone. The key, fingerprint and
         stored result of the call are the first batch's; a further key already in use appends
         nothing (IdempotencyConflict). The returned result spans every batch.
+
+        ``meanwhile``: the caller's work that the append does not need, run once the script is on
+        its way and before its answer is read (:meth:`_overlapped`), so Redis runs the script while
+        this process does it; where the call cannot be split (a cluster, a pipeline with
+        ``before``) it runs after the answer. It runs at most once, and not when sending failed.
         """
         last = entries[-1].seq if entries else base_version
         result = AppendResult(last, base_version + 1, last)
@@ -349,7 +358,7 @@ class EventStore:
             argv += [f"{e.seq}-0", e.text if e.text is not None else canonical_json(e.entry), e.hash]
         keys = [events_key(game_id), idem_key(game_id), meta_key(game_id),
                 window.key if window is not None else idem_key(game_id), snap_key(game_id)]
-        answer = self._run(keys, argv, before)
+        answer = self._run(keys, argv, before, meanwhile)
         status, payload = _text(answer[0]), _text(answer[1])
         if window is not None and status != "auth":
             window.count = int(answer[2])
@@ -379,11 +388,59 @@ class EventStore:
             raise RateLimited(window.count)
         return None
 
-    def _run(self, keys: list[str], argv: list[Any], before: Sequence[ScriptCall]) -> list[Any]:
+    def _run(self, keys: list[str], argv: list[Any], before: Sequence[ScriptCall],
+             meanwhile: Callable[[], None] | None = None) -> list[Any]:
         answer: list[Any]
-        if not before:
-            answer = self._append(keys=keys, args=argv)
+        if not before and meanwhile is not None and self._split:
+            return self._overlapped(keys, argv, meanwhile)
+        answer = self._run_after(keys, argv, before) if before else self._append(keys=keys, args=argv)
+        if meanwhile is not None:
+            meanwhile()
+        return answer
+
+    def _overlapped(self, keys: list[str], argv: list[Any], meanwhile: Callable[[], None]) -> list[Any]:
+        """The append script's EVALSHA as redis-py's ``execute_command`` makes it, in two halves
+        with ``meanwhile`` between them: sent on a connection of the pool, then ``meanwhile`` runs
+        while Redis runs the script, then the answer is read (always, so the connection stays in
+        step, even when ``meanwhile`` raised). A connection that fails, or a server that lost the
+        script, is left to the plain call (``Script.__call__``: redis-py's retries, the script
+        loaded again), as redis-py would retry or load it."""
+        from redis.exceptions import ConnectionError, NoScriptError, TimeoutError
+
+        client: Any = self.conn  # (redis-py leaves these calls unannotated)
+        pool = client.connection_pool
+        connection = pool.get_connection()
+        try:
+            connection.send_command("EVALSHA", self._append.sha, len(keys), *keys, *argv)
+        except (ConnectionError, TimeoutError, OSError):
+            connection.disconnect()
+            pool.release(connection)
+            answer: list[Any] = self._append(keys=keys, args=argv)
+            meanwhile()
             return answer
+        except BaseException:
+            pool.release(connection)
+            raise
+        retry = False
+        try:
+            meanwhile()
+        finally:
+            try:
+                answer = client.parse_response(connection, "EVALSHA")
+            except (ConnectionError, TimeoutError, OSError):
+                connection.disconnect()
+                retry = True
+            except NoScriptError:
+                retry = True
+            finally:
+                pool.release(connection)
+        if retry:
+            answer = self._append(keys=keys, args=argv)
+        return answer
+
+    def _run_after(self, keys: list[str], argv: list[Any], before: Sequence[ScriptCall]) -> list[Any]:
+        """The append script after the ``before`` calls, in one pipeline (on a cluster, one by one)."""
+        answer: list[Any]
         from redis.exceptions import NoScriptError
 
         if self._cluster:
