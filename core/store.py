@@ -402,39 +402,39 @@ class EventStore:
         """The append script's EVALSHA as redis-py's ``execute_command`` makes it, in two halves
         with ``meanwhile`` between them: sent on a connection of the pool, then ``meanwhile`` runs
         while Redis runs the script, then the answer is read (always, so the connection stays in
-        step, even when ``meanwhile`` raised). A connection that fails, or a server that lost the
-        script, is left to the plain call (``Script.__call__``: redis-py's retries, the script
-        loaded again), as redis-py would retry or load it."""
-        from redis.exceptions import ConnectionError, NoScriptError, TimeoutError
+        step, even when ``meanwhile`` raised).
+
+        A connection that fails on the way out or back is dropped and the error raised, as the
+        plain call does: no append is sent twice (:func:`core.connection.connect`), since a batch
+        whose answer was lost may be stored, and deciding the command again on the game it changed
+        could play it twice; the API answers 503 and the client repeats with its Idempotency-Key.
+        A server that lost the script ran nothing: the plain call (``Script.__call__``) loads it
+        and runs it."""
+        from redis.exceptions import NoScriptError
 
         client: Any = self.conn  # (redis-py leaves these calls unannotated)
         pool = client.connection_pool
         connection = pool.get_connection()
+        answer: list[Any] | None = None
         try:
-            connection.send_command("EVALSHA", self._append.sha, len(keys), *keys, *argv)
-        except (ConnectionError, TimeoutError, OSError):
-            connection.disconnect()
-            pool.release(connection)
-            answer: list[Any] = self._append(keys=keys, args=argv)
-            meanwhile()
-            return answer
-        except BaseException:
-            pool.release(connection)
-            raise
-        retry = False
-        try:
-            meanwhile()
-        finally:
             try:
-                answer = client.parse_response(connection, "EVALSHA")
-            except (ConnectionError, TimeoutError, OSError):
-                connection.disconnect()
-                retry = True
-            except NoScriptError:
-                retry = True
+                connection.send_command("EVALSHA", self._append.sha, len(keys), *keys, *argv)
+            except BaseException:
+                connection.disconnect()  # a command half sent leaves the connection out of step
+                raise
+            try:
+                meanwhile()
             finally:
-                pool.release(connection)
-        if retry:
+                try:
+                    answer = client.parse_response(connection, "EVALSHA")
+                except NoScriptError:
+                    answer = None  # an error answer, read whole: the connection is in step
+                except BaseException:
+                    connection.disconnect()
+                    raise
+        finally:
+            pool.release(connection)
+        if answer is None:
             answer = self._append(keys=keys, args=argv)
         return answer
 

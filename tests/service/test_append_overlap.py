@@ -1,8 +1,9 @@
 """A POST move's views are worked out while Redis runs its append (``EventStore._overlapped``).
 
 The append script is sent, the seats' views of the batch are worked out, then its answer is read;
-a server that lost the script or a connection lost while the answer was on its way is left to
-redis-py's plain call (it loads the script again, it retries), and the move's answer is the same.
+a server that lost the script gets it again through redis-py's plain call, and the move's answer is
+the same; a connection lost while the answer was on its way is a 503 with nothing sent twice, as on
+the plain call.
 Nothing here measures time.
 """
 from __future__ import annotations
@@ -95,15 +96,8 @@ def test_a_server_that_lost_the_script_gets_it_again(app: Any, created: list[str
     assert answer.get_json()["view_head"] == game.view_head(seat)
 
 
-def test_an_answer_lost_on_its_way_is_asked_again(app: Any, created: list[str],
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """The script ran but its answer was lost: the plain call sends it again, as redis-py's retry
-    would, and the Idempotency-Key's stored result answers it (nothing appended twice)."""
-    client, game_id, tokens = _game(app, created)
-    svc = app.extensions["hourglass"]
-    seat, move = _ready(app, game_id)
-    _post(client, game_id, tokens[seat], move, "warm")
-    seat, move = _ready(app, game_id)
+def _losing_the_answer(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The first EVALSHA's answer is read and then lost, as if the connection broke on its way."""
     parse, lost = redis.Redis.parse_response, []
 
     def losing(self: redis.Redis, connection: Any, command_name: Any, **options: Any) -> Any:
@@ -114,8 +108,45 @@ def test_an_answer_lost_on_its_way_is_asked_again(app: Any, created: list[str],
         return answer
 
     monkeypatch.setattr(redis.Redis, "parse_response", losing)
+    return lost
+
+
+def test_an_answer_lost_on_its_way_is_a_503_and_the_key_answers_the_repeat(
+        app: Any, created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The script ran but its answer was lost: nothing is sent again (the plain call retries
+    nothing either); the client's repeat with its Idempotency-Key gets the stored result."""
+    client, game_id, tokens = _game(app, created)
+    svc = app.extensions["hourglass"]
+    seat, move = _ready(app, game_id)
+    _post(client, game_id, tokens[seat], move, "warm")
+    seat, move = _ready(app, game_id)
+    lost = _losing_the_answer(monkeypatch)
     before = svc.load(game_id).version
     answer = _post(client, game_id, tokens[seat], move, "k2")
-    assert lost and answer.status_code == 200, answer.get_json()
-    assert answer.headers.get("Idempotent-Replayed") == "true"
-    assert answer.get_json()["version"] == svc.load(game_id).version > before
+    assert lost and answer.status_code == 503, answer.get_json()
+    assert answer.mimetype == "application/problem+json"
+    stored = svc.load(game_id).version
+    assert stored > before  # the batch is stored, once
+    again = _post(client, game_id, tokens[seat], move, "k2")
+    assert again.status_code == 200 and again.headers.get("Idempotent-Replayed") == "true"
+    assert again.get_json()["version"] == stored == svc.load(game_id).version
+
+
+def test_an_answer_lost_without_a_key_is_not_decided_again(
+        app: Any, created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without an Idempotency-Key a repeat would be a new move; the lost answer must not become
+    one on its own: one batch stored, a 503 answered."""
+    client, game_id, tokens = _game(app, created)
+    svc = app.extensions["hourglass"]
+    seat, move = _ready(app, game_id)
+    _post(client, game_id, tokens[seat], move, "warm")
+    seat, move = _ready(app, game_id)
+    lost = _losing_the_answer(monkeypatch)
+    before = svc.load(game_id)
+    answer = client.post(f"/api/v1/games/{game_id}/moves", json=move,
+                         headers={"Authorization": f"Bearer {tokens[seat]}"})
+    assert lost and answer.status_code == 503, answer.get_json()
+    after = svc.load(game_id)
+    commands = [e.entry["command"] for e in svc.entries(game_id, after=before.version) if e.entry["command"] is not None]
+    assert after.version > before.version and len(commands) == 1, commands  # one batch: its first entry names the move
+    assert commands[0]["type"] == move["type"]
