@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from core import snapshots, table, viewchain
@@ -94,6 +95,42 @@ class Planned:
     fingerprint: str
 
 
+@dataclass(frozen=True)
+class _Step:
+    """One batch decided on ``before`` (:meth:`CommandHandler._step`), its views not yet worked out."""
+
+    before: Game
+    entries: list[StoredEntry]
+    events: list[dict[str, Any]]
+    decided: list[Any] | None  # the events as the rules decided them (core.table.step_events), for the views
+    state: Any
+    tbl: table.Table
+
+    def unshown(self) -> Game:
+        """The game after the batch with the view-chain heads before it: its status, who is to act
+        and what a worker has to do, which the heads do not change."""
+        return self._after(self.before.view_heads)
+
+    def shown(self) -> tuple[Game, list[list[dict[str, Any]]]]:
+        """The game after the batch, each seat's view-chain head advanced, and what each seat is
+        shown of the batch's events."""
+        heads = self.before.view_heads
+        views: list[list[dict[str, Any]]] = []
+        if self.entries:
+            heads = heads or viewchain.genesis_heads(len(self.before.info.seats))
+            views = viewchain.batch_views(self.before.rules, self.events, len(heads), self.decided)
+            heads = viewchain.advance_views(heads, self.entries[-1].seq, views)
+        return self._after(heads), views
+
+    def show_into(self, out: list[tuple[Game, list[list[dict[str, Any]]]]]) -> None:
+        out.append(self.shown())
+
+    def _after(self, heads: tuple[str, ...]) -> Game:
+        game, entries = self.before, self.entries
+        return Game(game.info, game.rules, self.state, game.version + len(entries),
+                    entries[-1].hash if entries else game.last_hash, self.tbl, heads)
+
+
 def command_json(rules: GameRules, command: Any) -> dict[str, Any]:
     if isinstance(command, table.TABLE_COMMANDS):
         return table.command_to_json(command)
@@ -142,28 +179,34 @@ class CommandHandler:
                 if guard is not None:
                     guard.check(game, actor)
                 cmd_json = command_json(game.rules, command)
-                entries, new_game, views = self._decide_shown(game, actor, command, cmd_json, meta)
+                step = self._step(game, actor, command, cmd_json, meta)
             except Rejected:
                 if fresh:
                     raise
                 game = None  # decided on the caller's copy, which may be behind: read it and decide again
                 continue
+            entries, unshown = step.entries, step.unshown()
             updates = dict(meta_fields or {})
-            if new_game.status() != game.status():
-                updates["status"] = new_game.status()
-                if new_game.finished:
+            if unshown.status() != game.status():
+                updates["status"] = unshown.status()
+                if unshown.finished:
                     updates["finished"] = entries[0].entry["time"]
             # the work list's mark goes first in the same pipeline (before the append, see core.worklist)
-            before = (self.worklist.mark_call(game_id),) if new_game.wants_worker() else ()
-            snapshot = (snapshots.encode(new_game.rules, new_game.state, new_game.table, new_game.version,
-                                         new_game.last_hash, new_game.view_heads)
-                        if entries and snapshots.due(game.version, new_game.version, new_game.finished) else None)
+            before = (self.worklist.mark_call(game_id),) if unshown.wants_worker() else ()
+            shown: list[tuple[Game, list[list[dict[str, Any]]]]] = []  # the views, worked out once
+            if entries and snapshots.due(game.version, unshown.version, unshown.finished):
+                shown.append(step.shown())  # the snapshot keeps the view-chain heads
+                snapshot = snapshots.encode(unshown.rules, unshown.state, unshown.table, unshown.version,
+                                            unshown.last_hash, shown[0][0].view_heads)
+            else:
+                snapshot = None
             counted, window = window, None  # the window is counted by the first script that runs, once
             try:
                 result = self.store.append(game_id, game.version, entries, idempotency_key=key,
                                            request_fingerprint=fingerprint(actor, cmd_json),
                                            meta_updates=updates or None, token_check=token_check, window=counted,
-                                           snapshot=snapshot, before=before)
+                                           snapshot=snapshot, before=before,
+                                           meanwhile=None if shown else partial(step.show_into, shown))
             except StaleVersion as stale:
                 if expected is not None:
                     raise StaleVersion(expected, stale.current) from None
@@ -174,6 +217,7 @@ class CommandHandler:
                 raise Rejected(RejectKind.GAME_OVER, f"{exc}; no more moves") from None
             if result.replayed:
                 return self._replayed(self.repository.load(game_id), result)
+            new_game, views = shown[0] if shown else step.shown()
             if meta_fields:
                 new_game = replace(new_game, info=self.repository.info(game_id))
             self.repository.remember(new_game)
@@ -251,20 +295,23 @@ class CommandHandler:
                       meta: dict[str, Any] | None) -> tuple[list[StoredEntry], Game, list[list[dict[str, Any]]]]:
         """:meth:`_decide`, and what each seat is shown of the batch (its view chain hashes it; a move's
         answer shows it to the mover), from the events as decided: none is decoded again."""
+        step = self._step(game, actor, command, cmd_json, meta)
+        after, views = step.shown()
+        return step.entries, after, views
+
+    def _step(self, game: Game, actor: Actor, command: Any, cmd_json: dict[str, Any],
+              meta: dict[str, Any] | None) -> _Step:
+        """The batch ``command`` causes on ``game`` and its entries; the seats' views of it are
+        worked out apart (:meth:`_Step.shown`): :meth:`apply` has them worked out while Redis runs
+        the append."""
         rng = Rng(game.info.seed, game.game_id, game.rules.draw_counter(game.state))
         events, decided, state, tbl = table.step_events(game.rules, game.state, game.table, command, rng,
                                                         len(game.info.seats))
         entries = build_entries(game.version, game.last_hash, events, actor=actor, time=iso_time(self.clock()),
                                 command=cmd_json, meta=meta)
-        heads = game.view_heads
-        views: list[list[dict[str, Any]]] = []
         if entries:
             tbl = table.note(tbl, actor, cmd_json, meta)
-            heads = heads or viewchain.genesis_heads(len(game.info.seats))
-            views = viewchain.batch_views(game.rules, events, len(heads), decided)
-            heads = viewchain.advance_views(heads, entries[-1].seq, views)
-        return entries, Game(game.info, game.rules, state, game.version + len(entries),
-                             entries[-1].hash if entries else game.last_hash, tbl, heads), views
+        return _Step(game, entries, events, decided, state, tbl)
 
     def _replay(self, game: Game, key: str, request: str) -> Applied | None:
         found = self.store.idempotent_result(game.game_id, key)

@@ -146,8 +146,14 @@ class Game:
         return any(s.clock for s in self.info.seats)
 
     def wants_worker(self) -> bool:
-        """A worker has something to do: a machine to act, or clocks to run (every move restarts one)."""
-        return not self.finished and (self.needs_worker() or self.clocked)
+        """A worker has something to do: a machine to act, or clocks to run (every move restarts one).
+        Worked out once per Game, like ``status``: a POST move asks twice (the append's work-list
+        mark, then the advance reaction)."""
+        known: bool | None = self.__dict__.get("_wants_worker")
+        if known is None:
+            known = not self.finished and (self.needs_worker() or self.clocked)
+            object.__setattr__(self, "_wants_worker", known)
+        return known
 
     def status(self) -> str:
         """``open``, ``active``, ``finished`` or ``aborted`` (``core.table.status``), worked out once

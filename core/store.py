@@ -27,7 +27,7 @@ import json
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -280,7 +280,13 @@ class EventStore:
     every client of ``core.connection`` is)."""
 
     def __init__(self, conn: redis.Redis) -> None:
+        from redis import Redis
+        from redis.cluster import RedisCluster  # imported by redis itself: nothing to load
+
         self.conn = conn
+        self._cluster = isinstance(conn, RedisCluster)  # asked once, not on every append (an ABC check)
+        # a plain client on a connection pool: the append can be sent and its answer read apart
+        self._split = type(conn) is Redis and getattr(conn, "connection", None) is None
         source = (Path(__file__).parent / "append.lua").read_text("utf-8")
         self._append = conn.register_script(source)
         self._compact = conn.register_script(_COMPACT)
@@ -305,6 +311,7 @@ class EventStore:
         snapshot: str | None = None,
         before: Sequence[ScriptCall] = (),
         further: Sequence[tuple[str, str, int]] = (),
+        meanwhile: Callable[[], None] | None = None,
     ) -> AppendResult:
         """Append ``entries`` (built on ``base_version``) atomically, in one round trip.
 
@@ -322,15 +329,19 @@ class EventStore:
         stored with its own result, as if it had been appended alone. The key, fingerprint and
         stored result of the call are the first batch's; a further key already in use appends
         nothing (IdempotencyConflict). The returned result spans every batch.
+
+        ``meanwhile``: the caller's work that the append does not need, run once the script is on
+        its way and before its answer is read (:meth:`_overlapped`), so Redis runs the script while
+        this process does it; where the call cannot be split (a cluster, a pipeline with
+        ``before``) it runs after the answer. It runs at most once, and not when sending failed.
         """
         last = entries[-1].seq if entries else base_version
         result = AppendResult(last, base_version + 1, last)
         ends = [start - 1 for _, _, start in further] + [last]
         first_result = AppendResult(ends[0], base_version + 1, ends[0])
-        from redis.cluster import RedisCluster
-
-        if window is not None and isinstance(self.conn, RedisCluster):
-            window = self._count_apart(window)  # a window of another slot: counted first, on its own node
+        if window is not None and self._cluster:
+            self._count_apart(window)  # a window of another slot: counted first, on its own node
+            window = None  # (and not again by the script)
         field, seat = token_check if token_check is not None else ("", -1)
         argv: list[Any] = [base_version, idempotency_key or "", request_fingerprint,
                            canonical_json(first_result.to_json()), field, seat,
@@ -347,7 +358,7 @@ class EventStore:
             argv += [f"{e.seq}-0", e.text if e.text is not None else canonical_json(e.entry), e.hash]
         keys = [events_key(game_id), idem_key(game_id), meta_key(game_id),
                 window.key if window is not None else idem_key(game_id), snap_key(game_id)]
-        answer = self._run(keys, argv, before)
+        answer = self._run(keys, argv, before, meanwhile)
         status, payload = _text(answer[0]), _text(answer[1])
         if window is not None and status != "auth":
             window.count = int(answer[2])
@@ -377,15 +388,62 @@ class EventStore:
             raise RateLimited(window.count)
         return None
 
-    def _run(self, keys: list[str], argv: list[Any], before: Sequence[ScriptCall]) -> list[Any]:
+    def _run(self, keys: list[str], argv: list[Any], before: Sequence[ScriptCall],
+             meanwhile: Callable[[], None] | None = None) -> list[Any]:
         answer: list[Any]
-        if not before:
-            answer = self._append(keys=keys, args=argv)
-            return answer
-        from redis.cluster import RedisCluster
+        if not before and meanwhile is not None and self._split:
+            return self._overlapped(keys, argv, meanwhile)
+        answer = self._run_after(keys, argv, before) if before else self._append(keys=keys, args=argv)
+        if meanwhile is not None:
+            meanwhile()
+        return answer
+
+    def _overlapped(self, keys: list[str], argv: list[Any], meanwhile: Callable[[], None]) -> list[Any]:
+        """The append script's EVALSHA as redis-py's ``execute_command`` makes it, in two halves
+        with ``meanwhile`` between them: sent on a connection of the pool, then ``meanwhile`` runs
+        while Redis runs the script, then the answer is read (always, so the connection stays in
+        step, even when ``meanwhile`` raised).
+
+        A connection that fails on the way out or back is dropped and the error raised, as the
+        plain call does: no append is sent twice (:func:`core.connection.connect`), since a batch
+        whose answer was lost may be stored, and deciding the command again on the game it changed
+        could play it twice; the API answers 503 and the client repeats with its Idempotency-Key.
+        A server that lost the script ran nothing: the plain call (``Script.__call__``) loads it
+        and runs it."""
         from redis.exceptions import NoScriptError
 
-        if isinstance(self.conn, RedisCluster):
+        client: Any = self.conn  # (redis-py leaves these calls unannotated)
+        pool = client.connection_pool
+        connection = pool.get_connection()
+        answer: list[Any] | None = None
+        try:
+            try:
+                connection.send_command("EVALSHA", self._append.sha, len(keys), *keys, *argv)
+            except BaseException:
+                connection.disconnect()  # a command half sent leaves the connection out of step
+                raise
+            try:
+                meanwhile()
+            finally:
+                try:
+                    answer = client.parse_response(connection, "EVALSHA")
+                except NoScriptError:
+                    answer = None  # an error answer, read whole: the connection is in step
+                except BaseException:
+                    connection.disconnect()
+                    raise
+        finally:
+            pool.release(connection)
+        if answer is None:
+            answer = self._append(keys=keys, args=argv)
+        return answer
+
+    def _run_after(self, keys: list[str], argv: list[Any], before: Sequence[ScriptCall]) -> list[Any]:
+        """The append script after the ``before`` calls, in one pipeline (on a cluster, one by one)."""
+        answer: list[Any]
+        from redis.exceptions import NoScriptError
+
+        if self._cluster:
             # A cluster pipeline runs no scripts, and its commands for other nodes would not keep
             # their order: the marks go first, each on its own node, then the append.
             for call in before:

@@ -52,6 +52,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Flask, Response, current_app, request
+from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 from flask_cors.core import ACL_ORIGIN
 from flask_cors.core import ACL_REQUEST_HEADER_PRIVATE_NETWORK as PRIVATE_NETWORK
@@ -140,6 +141,53 @@ class _Api(Api):
         if self._document is None:
             self._document = json.dumps(openapi.tidy(self.spec.to_dict()), indent=2).encode("utf-8")
         return current_app.response_class(self._document, mimetype="application/json")
+
+
+class _JSONProvider(DefaultJSONProvider):
+    """Flask's JSON provider, without the new encoder ``json.dumps`` builds on every call.
+
+    ``json.dumps`` with any option but the defaults makes a ``JSONEncoder`` and then a C encoder
+    each time, about as costly as encoding a move's answer. The answers of this app (``response``
+    and ``jsonify``: sorted keys, ASCII, compact) are encoded by a C encoder made here with the
+    very arguments ``json.dumps`` would give it, a fresh circular-reference marker dict included,
+    so the text is the same; other options (indent, a ``cls``...) go to ``json.dumps`` as before.
+    """
+
+    _ANSWER_OPTIONS: dict[str, Any] = {"separators": (",", ":")}
+    _C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)  # None without the C accelerator
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        if kwargs != self._ANSWER_OPTIONS or self._C_ENCODER is None or isinstance(obj, str) \
+                or not (self.sort_keys and self.ensure_ascii):
+            return super().dumps(obj, **kwargs)
+        encode = self._C_ENCODER({}, self.default, json.encoder.encode_basestring_ascii, None, ":", ",",
+                                 True, False, True)  # sort_keys, skipkeys, allow_nan: json.dumps's
+        return "".join(encode(obj, 0))
+
+
+class _Flask(Flask):
+    """Flask, with whether a hook or view is a coroutine function worked out once per function.
+
+    Flask asks ``ensure_sync`` about every hook and the view on each request (eight times for a
+    POST move, ``inspect.iscoroutinefunction`` each time). The answer for a function never
+    changes, so the first ``SYNC_KNOWN`` functions asked about (the registered hooks and views;
+    a request's ``after_this_request`` closures come later and are asked afresh) keep theirs.
+    """
+
+    SYNC_KNOWN = 1024
+    json_provider_class = _JSONProvider
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._sync: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        known = self._sync.get(func)
+        if known is None:
+            known = super().ensure_sync(func)
+            if len(self._sync) < self.SYNC_KNOWN:
+                self._sync[func] = known
+        return known
 
 
 MAX_JSON_DEPTH = 32
@@ -242,7 +290,7 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    app = Flask(__name__)
+    app = _Flask(__name__)
     app.config.update(DEFAULTS)
     for env, (name, cast) in _ENV.items():
         if os.environ.get(env):

@@ -66,9 +66,10 @@ def move_body() -> dict[str, Any]:
     ``MAX_TYPE`` characters is what ``MoveBodySchema`` accepts unchanged (its other fields are the
     game's to parse), so it is taken as it is; anything else is handed to the schema's own parser,
     whose 400 is the answer (the same problem as the generic path's)."""
-    if request.is_json:
+    asked = request._get_current_object()  # type: ignore[attr-defined]  # one context lookup, not two
+    if asked.is_json:
         try:
-            body = json.loads(request.get_data(cache=True))
+            body = json.loads(asked.get_data(cache=True))
         except ValueError:  # UnicodeDecodeError included: the parser below says "Invalid JSON body"
             body = None
         kind = body.get("type") if isinstance(body, dict) else None
