@@ -132,9 +132,11 @@ class GameRepository:
         seats = len(start.info.seats)
         heads = start.view_heads or viewchain.genesis_heads(seats)
         for batch in _batches(entries):
-            state, tbl = table.fold(rules, (e.data for e in batch), state, tbl)
+            data = [e.data for e in batch]
+            events = table.decoded(rules, data)  # once for the fold and the view chains
+            state, tbl = table.fold_decoded(rules, data, events, state, tbl)
             tbl = table.note(tbl, batch[0].actor, batch[0].command, batch[0].entry.get("meta"))  # who played
-            heads = viewchain.advance_all(rules, heads, batch[-1].seq, [e.data for e in batch])
+            heads = viewchain.advance_all(rules, heads, batch[-1].seq, data, decoded=events)
         info = start.info
         if any(e.type in SEAT_CHANGES for e in entries):  # a joiner's name, kind and token: the meta
             info = self.info(info.game_id)
