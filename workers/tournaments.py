@@ -34,7 +34,9 @@ import hashlib
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 import redis
@@ -189,7 +191,8 @@ def tick(tid: str, when: str = "now") -> dict[str, Any]:
         conn.set(alive_key(tid), b"1", px=ALIVE_MS)
         from workers import jobs  # imports this module: the worker's GameService, its fold cache warm
 
-        runner = TournamentRunner(conn, games=jobs.service())  # both on get_redis()
+        svc = jobs.service()  # on get_redis(), as conn
+        runner = TournamentRunner(conn, games=svc, load=partial(jobs.read_game, svc))
         outcome = runner.run(tid)
     except TournamentNotFound:
         return {"tournament": tid, "missing": True}
@@ -204,12 +207,16 @@ def tick(tid: str, when: str = "now") -> dict[str, Any]:
 
 class TournamentRunner:
     """``games``: the process's GameService, whose fold cache already holds the games its jobs
-    played (a tick reads every running game); default a fresh one."""
+    played (a tick reads every running game); default a fresh one. ``load``: how a running game
+    is read (default ``games.load``); a worker's reads through its bundle book
+    (``workers.jobs.read_game``), so that what a tick folds in is kept for the game's bundle too."""
 
-    def __init__(self, conn: redis.Redis, model: RatingModel | None = None, games: GameService | None = None) -> None:
+    def __init__(self, conn: redis.Redis, model: RatingModel | None = None, games: GameService | None = None,
+                 load: Callable[[str], Game] | None = None) -> None:
         self.conn = conn
         self.store = TournamentStore(conn)
         self.games = games or GameService(conn, on_finished=game_finished)
+        self.load = load or self.games.load
         self.board = Leaderboard(conn, model)
         self.model = self.board.model
         self.records = BotRecords(conn)
@@ -277,7 +284,7 @@ class TournamentRunner:
                 continue
             if t.cancelled is None and self._running(g.game_id):  # no fold of a game still played
                 continue
-            game = self.games.load(g.game_id)
+            game = self.games.load_over(g.game_id) if t.cancelled is None else self.load(g.game_id)
             if not game.finished and t.cancelled is not None:
                 game = self._call_off(tid, game)
             if not game.finished or self._bundling(game.game_id):
@@ -318,7 +325,7 @@ class TournamentRunner:
                              meta={"tournament": {"id": tid, "cancelled": True}})
         except (Rejected, StaleVersion, IdempotencyConflict) as exc:  # it ended meanwhile
             log.info("tournament %s: calling off %s: %s", tid, game.game_id, exc)
-        return self.games.load(game.game_id)
+        return self.load(game.game_id)
 
     def _call_off_strays(self, tid: str, t: Tournament, game_ids: list[str], skipping: bool = False) -> None:
         """Games created for a start that never made it into the stream (its append lost a race to
@@ -330,7 +337,7 @@ class TournamentRunner:
             if game_id in started or game_id in startable_ids:
                 continue
             try:
-                game = self.games.load(game_id)
+                game = self.load(game_id)
             except GameNotFound:
                 continue
             if not game.finished:
@@ -433,7 +440,7 @@ class TournamentRunner:
                 self.conn.hset(seen_key(tid), g.game_id, f"{version}:{now}")
                 continue
             try:
-                game = self.games.load(g.game_id)
+                game = self.load(g.game_id)
             except GameNotFound:
                 continue
             if game.finished or not (game.needs_worker() or game.clocked):
