@@ -34,7 +34,7 @@ import hashlib
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from functools import partial
 from typing import Any
@@ -64,6 +64,7 @@ from core.tournaments import (
 )
 from domain.core import SYSTEM, Rejected
 from replays.bundle import OVER, KnownAfter
+from replays.entries import Entry
 from replays.seatstats import seat_stats
 from replays.source import published_bundle
 from workers.bundles import BundleBook
@@ -154,7 +155,8 @@ def game_finished(game: Game, book: BundleBook | None = None) -> None:
         conn = get_redis()
         conn.set(bundling_key(game.game_id), b"1", px=BUNDLING_MS)  # a tick meanwhile leaves it to us
         try:
-            game_bundle(EventStore(conn), game.game_id, book.known(game.game_id) if book is not None else None)
+            known = book.known(game.game_id) if book is not None else None
+            game_bundle(EventStore(conn), game.game_id, known, known.tail() if known is not None else ())
         except Exception:  # a reaction never undoes the append: the tick builds it, or says why not
             log.exception("tournament %s: could not build the bundle of %s", game.info.tournament, game.game_id)
         finally:
@@ -171,10 +173,11 @@ def tick_after(game: Game) -> None:
         enqueue_tick(get_redis(), game.info.tournament)
 
 
-def game_bundle(store: EventStore, game_id: str, known: KnownAfter | None = None) -> str:
+def game_bundle(store: EventStore, game_id: str, known: KnownAfter | None = None, tail: Sequence[Entry] = ()) -> str:
     """A finished game's replay bundle: the stored one, else built, signed and kept now
-    (``replays.source.published_bundle``, what ``GET /replay`` serves)."""
-    return published_bundle(store, game_id, known=known)
+    (``replays.source.published_bundle``, what ``GET /replay`` serves; ``known`` and ``tail``:
+    what this process holds of the game, ``workers.bundles``)."""
+    return published_bundle(store, game_id, known=known, tail=tail)
 
 
 # --- the job ------------------------------------------------------------------------------------
@@ -242,7 +245,7 @@ class TournamentRunner:
                 self._call_off_strays(tid, loaded.tournament, created)
                 continue
             done["appended"] += len(events)
-            loaded = self.store.load(tid)
+            loaded = self.store.reload(tid, loaded)  # what it just appended: no fold from the first entry
         self._let_go(loaded)
         return done
 
