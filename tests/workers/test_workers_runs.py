@@ -191,6 +191,41 @@ def test_a_bundle_built_from_what_the_worker_holds_is_the_same_bundle(
     assert known(split_batches(load_game(mine.store, other_game["id"])[1])[0]) is None  # another game's batch
 
 
+def test_the_bundle_reads_from_the_stream_only_what_comes_before_the_finishing_workers_batches(
+        conn: redis.Redis, queue_name: str, created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker that ends a game holds the batches it played last: only the entries before them
+    are read for the bundle, whose bytes are the same; a tail the stream goes on after is not used."""
+    book = BundleBook()
+    mine, other = GameService(conn), GameService(conn)
+    mine.commands.listen_first(book)
+    game_id = other.create({"game": "orleans", "seats": SEATS, "seed": "runs-tail"}, tournament="t-runs-tail")["id"]
+    created.append(game_id)
+    jobs.run_advance(other, game_id, limit=40)
+    jobs.run_advance(mine, game_id, limit=100_000)
+    assert mine.load(game_id).finished
+    meta, entries = load_game(mine.store, game_id)
+    tail = book.known(game_id).tail()
+    assert 0 < len(tail) < len(entries) and tail[-1]["seq"] == entries[-1]["seq"]
+    reads: list[tuple[int, int | None]] = []
+    real = mine.store.read
+
+    def read(game_id: str, after: int = 0, until: int | None = None) -> Any:
+        reads.append((after, until))
+        return real(game_id, after, until)
+
+    monkeypatch.setattr(mine.store, "read", read)
+    held_meta, held = load_game(mine.store, game_id, tail)
+    assert reads == [(entries[-1]["seq"], None), (0, tail[0]["seq"] - 1)]
+    assert held_meta == meta and [json.dumps(e, sort_keys=True) for e in held] == [
+        json.dumps(e, sort_keys=True) for e in entries]
+    signer, at = service_keys()[0], "2026-11-28T00:00:00Z"
+    assert build_bundle(game_id, held_meta, held, signer=signer, signed_at=at) == build_bundle(
+        game_id, meta, entries, signer=signer, signed_at=at)
+    reads.clear()
+    assert load_game(mine.store, game_id, tail[:-1])[1] == entries  # the stream goes on: all of it is read
+    assert reads == [(tail[-2]["seq"], None), (0, None)]
+
+
 def test_a_tick_leaves_a_bundle_to_the_worker_building_it(conn: redis.Redis, created: list[str]) -> None:
     """While the worker that ended a game builds its bundle (its mark is set), a tick does not
     build it a second time; once it is stored, or the mark lapsed (that worker died), it goes on."""
