@@ -357,7 +357,8 @@ class TournamentRunner:
         """The worker that ended the game is building its bundle now and queues a tick when it is
         stored: building it here too would be the same work twice (the mark lapses should that
         worker die, and a later tick builds it)."""
-        return self.games.store.stored_bundle(game_id) is None and bool(self.conn.exists(bundling_key(game_id)))
+        # the mark first: an EXISTS, where looking for the stored bundle reads all of it
+        return bool(self.conn.exists(bundling_key(game_id))) and self.games.store.stored_bundle(game_id) is None
 
     def _bundle(self, game_id: str) -> str:
         return published_bundle(self.games.store, game_id, iso_time(self.games.clock()))
@@ -442,15 +443,17 @@ class TournamentRunner:
             if int(seen_version) != version:  # it moved: nothing to look at (no fold of a game in play)
                 self.conn.hset(seen_key(tid), g.game_id, f"{version}:{now}")
                 continue
+            if now - float(seen_at) <= STALL_S:  # not stalled yet: no read (nor fold) of a game waiting its turn
+                continue
             try:
                 game = self.load(g.game_id)
             except GameNotFound:
                 continue
             if game.finished or not (game.needs_worker() or game.clocked):
                 continue
-            if int(seen_version) != game.version:
+            if int(seen_version) != game.version:  # it moved since the look above
                 self.conn.hset(seen_key(tid), g.game_id, f"{game.version}:{now}")
-            elif now - float(seen_at) > STALL_S:
+            else:
                 log.warning("tournament %s: game %s still at version %d; a fresh advance job", tid, g.game_id,
                             game.version)
                 queue(self.conn).enqueue("workers.jobs.advance", g.game_id,
