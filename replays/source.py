@@ -74,7 +74,8 @@ def published_bundle(store: EventStore, game_id: str, now: str | None = None, kn
         raise NotFinished(f"game {game_id} is still being played; its replay (and seed) is published when it ends")
     signed_at = now or iso_time(utc_now())
     text = build_bundle(game_id, meta, entries, signer=service_keys()[0], signed_at=signed_at, known=known)
-    store.store_bundle(game_id, text)  # the first one written wins: serve that one
+    if store.store_bundle(game_id, text):  # the first one written wins: serve that one
+        return text  # this one, as stored (not read back: it is the whole bundle)
     return store.stored_bundle(game_id) or text
 
 

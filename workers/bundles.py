@@ -8,7 +8,9 @@ give again. :class:`BundleBook` is a reaction of the worker's GameService that k
 the game after every batch this process appended (a slice's run, a single step, the creation by a
 tick) or folded in when it took the game back from another worker (:meth:`BundleBook.load`, what
 the advance jobs read a game with); the bundle builder takes those and folds only the batches it
-does not hold (``replays.bundle.build_lines``'s ``known``). The bundle's bytes are the same.
+does not hold (``replays.bundle.build_lines``'s ``known``), and reads from the stream only the
+entries before the run of held batches that ends the game (:meth:`KnownLookup.tail`; the book
+keeps each batch's entries too). The bundle's bytes are the same.
 
 A batch is taken from the book only when its first and last seq and its last entry's chain hash
 are the ones the stream holds. Memory: a batch's Game shares most of its state with the one
