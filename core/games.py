@@ -354,6 +354,13 @@ class GameService:
                 raise
             return self.repository.load(game_id)
 
+    def load_over(self, game_id: str) -> Game:
+        """A game whose meta says it is over, from its final snapshot (``core.repository``)."""
+        try:
+            return self.repository.load_over(game_id)
+        except GameNotFound:
+            return self.load(game_id)  # as ever: a seeding game's set-up, or not found
+
     def cached(self, game_id: str) -> Game | None:
         return self.repository.cached(game_id)
 

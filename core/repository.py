@@ -67,6 +67,16 @@ class GameRepository:
         self.remember(game)
         return game
 
+    def load_over(self, game_id: str) -> Game:
+        """:meth:`load` for a game its meta says is over: from the final snapshot (the append that
+        ends a game keeps one, ``core.snapshots.due``) rather than this process's copy plus
+        everything another process appended since, folded batch by batch (a tournament's tick
+        reading a result)."""
+        cached = self.cached(game_id)
+        if cached is not None and cached.finished:
+            return cached
+        return self._load_cold(game_id, behind=cached)
+
     def cached(self, game_id: str) -> Game | None:
         """The game as this process last saw it, without asking Redis (it may be behind)."""
         with self._lock:
@@ -132,15 +142,19 @@ class GameRepository:
         seats = len(start.info.seats)
         heads = start.view_heads or viewchain.genesis_heads(seats)
         for batch in _batches(entries):
-            state, tbl = table.fold(rules, (e.data for e in batch), state, tbl)
+            data = [e.data for e in batch]
+            events = table.decoded(rules, data)  # once for the fold and the view chains
+            state, tbl = table.fold_decoded(rules, data, events, state, tbl)
             tbl = table.note(tbl, batch[0].actor, batch[0].command, batch[0].entry.get("meta"))  # who played
-            heads = viewchain.advance_all(rules, heads, batch[-1].seq, [e.data for e in batch])
+            heads = viewchain.advance_all(rules, heads, batch[-1].seq, data, decoded=events)
         info = start.info
         if any(e.type in SEAT_CHANGES for e in entries):  # a joiner's name, kind and token: the meta
             info = self.info(info.game_id)
         return Game(info, rules, state, entries[-1].seq, entries[-1].hash, tbl, heads)
 
-    def _load_cold(self, game_id: str) -> Game:
+    def _load_cold(self, game_id: str, behind: Game | None = None) -> Game:
+        """The game from its snapshot and the entries after it; ``behind``: this process's older
+        copy, folded on instead when the snapshot is older than it or unusable."""
         meta, snapshot = self.store.snapshot_and_meta(game_id)
         if meta is None:
             raise GameNotFound(game_id)
@@ -149,10 +163,13 @@ class GameRepository:
         restored = snapshots.decode(start.rules, snapshot, game_id) if snapshot is not None else None
         entries = self.store.read(game_id, after=restored.version - 1) if restored is not None else []
         if (restored is not None and entries and entries[0].seq == restored.version and entries[0].hash == restored.hash
-                and len(restored.view_heads) == len(info.seats)):
+                and len(restored.view_heads) == len(info.seats)
+                and (behind is None or restored.version > behind.version)):
             start = Game(info, start.rules, restored.state, restored.version, restored.hash, restored.table,
                          restored.view_heads)
             entries = entries[1:]
+        elif behind is not None:
+            start, entries = behind, self.store.read(game_id, after=behind.version)
         else:
             entries = self.store.read(game_id)
         if not entries:

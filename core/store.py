@@ -545,10 +545,13 @@ class EventStore:
         opened = self._opened_from(game_id, packed) if packed is not None else None
         return None if opened is None else opened.text
 
-    def store_bundle(self, game_id: str, text: str) -> None:
+    def store_bundle(self, game_id: str, text: str) -> bool:
         """Keep a finished game's bundle as long as the game's keys; the first one written wins
-        (they are identical), and none once the game is compacted (its packed form holds it)."""
-        self._store_bundle(keys=[meta_key(game_id), bundle_key(game_id)], args=[text.encode("utf-8"), PACKED_FIELD])
+        (they are identical), and none once the game is compacted (its packed form holds it).
+        True when this call wrote it (``text`` is then the bundle stored)."""
+        written = self._store_bundle(keys=[meta_key(game_id), bundle_key(game_id)],
+                                     args=[text.encode("utf-8"), PACKED_FIELD])
+        return bool(written)
 
     def packed(self, game_id: str) -> bytes | None:
         """The packed form's bytes, written or swapped in (None before the compaction)."""

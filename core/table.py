@@ -249,6 +249,24 @@ def fold(rules: GameRules, events: Iterable[dict[str, Any]], state: Any, table: 
     return state, table
 
 
+def decoded(rules: GameRules, batch: Sequence[dict[str, Any]]) -> list[Any]:
+    """The game events of ``batch`` (stored event JSON) decoded, None for each table event: what a
+    caller that folds a batch and advances its view chains (``core.viewchain.advance_all``)
+    decodes once for both."""
+    return [None if data.get("type") in EVENT_TYPES else rules.event_from_json(data) for data in batch]
+
+
+def fold_decoded(rules: GameRules, batch: Sequence[dict[str, Any]], events: Sequence[Any], state: Any,
+                 table: Table) -> tuple[Any, Table]:
+    """:func:`fold`, the game events already decoded (:func:`decoded`)."""
+    for data, event in zip(batch, events, strict=True):
+        if event is None:
+            table = evolve(table, data)
+        else:
+            state = rules.evolve(state, event)
+    return state, table
+
+
 def note(table: Table, actor: Actor, command: dict[str, Any] | None, meta: dict[str, Any] | None) -> Table:
     """Fold the head of one batch (its actor, command and meta): who made a real move, whose
     decisions failed, and (on the set-up batch) the table rules. Events do not say this: a push

@@ -128,6 +128,15 @@ class TournamentStore:
         tournament = fold(e.data for e in entries)
         return Loaded(tournament, entries[-1].seq, entries[-1].hash, tuple(entries))
 
+    def reload(self, tid: str, loaded: Loaded) -> Loaded:
+        """:meth:`load`, from ``loaded`` (an earlier load of ``tid``): only the entries appended
+        since are read and folded on (a runner reading its own append back)."""
+        entries = self.entries(tid, after=loaded.version)
+        if not entries:
+            return loaded
+        tournament = fold((e.data for e in entries), loaded.tournament)
+        return Loaded(tournament, entries[-1].seq, entries[-1].hash, loaded.entries + tuple(entries))
+
     def seed(self, tid: str) -> bytes:
         value: Any = self.conn.hget(meta_key(tid), "seed")
         if value is None:

@@ -53,12 +53,16 @@ def advance(head: str, seat: int, version: int, events: Sequence[dict[str, Any]]
 
 
 def advance_all(rules: GameRules, heads: tuple[str, ...], version: int,
-                batch: Sequence[dict[str, Any]], events: Sequence[Any] | None = None) -> tuple[str, ...]:
+                batch: Sequence[dict[str, Any]], events: Sequence[Any] | None = None,
+                decoded: Sequence[Any] | None = None) -> tuple[str, ...]:
     """Every seat's head after the batch ``batch`` (its stored event JSON) ending at ``version``
     (``events``: the game's events of the batch, decoded, when the caller holds them; ``batch`` is
-    then their ``event_to_json``, as the verifier re-derives it)."""
-    decoded = events if events is not None else [  # once for every seat
-        None if is_table_event(d) else rules.event_from_json(d) for d in batch]
+    then their ``event_to_json``, as the verifier re-derives it. ``decoded``: ``batch`` decoded by
+    the caller (``core.table.decoded``), without that promise)."""
+    if events is not None:
+        decoded = events
+    elif decoded is None:  # once for every seat
+        decoded = [None if is_table_event(d) else rules.event_from_json(d) for d in batch]
     if type(version) is not int:
         return tuple(advance(head, seat, version, [seat_event(rules, d, seat, e) for d, e in zip(batch, decoded)])
                      for seat, head in enumerate(heads))
@@ -108,10 +112,17 @@ def _link(head: str, seat: int, version: int, texts: list[str]) -> str:
 
 def batch_views(rules: GameRules, batch: Sequence[dict[str, Any]], seats: int,
                 decoded: Sequence[Any] | None = None) -> list[list[dict[str, Any]]]:
-    """What each of ``seats`` seats is shown of ``batch`` (its stored event JSON), seat by seat."""
+    """What each of ``seats`` seats is shown of ``batch`` (its stored event JSON), seat by seat.
+
+    ``decoded``: the batch's events as the rules decided them, ``batch`` their ``event_to_json``.
+    An event its rules declare public (``GamePlugin.public_event``) is then shown as that JSON,
+    which is its view, instead of being encoded again for every seat (as :func:`_texts` does)."""
+    public = getattr(rules, "public_event", None) if decoded is not None else None
     if decoded is None:  # once for every seat
         decoded = [None if is_table_event(d) else rules.event_from_json(d) for d in batch]
-    return [[seat_event(rules, d, seat, e) for d, e in zip(batch, decoded)] for seat in range(seats)]
+    alike = [e is not None and public is not None and public(e) for e in decoded]
+    return [[dict(d) if same else seat_event(rules, d, seat, e) for d, e, same in zip(batch, decoded, alike)]
+            for seat in range(seats)]
 
 
 def advance_views(heads: tuple[str, ...], version: int, views: Sequence[Sequence[dict[str, Any]]]) -> tuple[str, ...]:

@@ -152,10 +152,12 @@ def build_lines(
         if held is not None:
             state, tbl, heads = held
         else:
-            state, tbl = table.fold(rules, (event_json(e) for e in batch), state, tbl)
+            data = [event_json(e) for e in batch]
+            events = table.decoded(rules, data)  # once for the fold and the view chains
+            state, tbl = table.fold_decoded(rules, data, events, state, tbl)
             tbl = table.note(tbl, batch[0]["actor"], batch[0]["command"], batch[0].get("meta"))
             if fmt in VIEW_CHAIN_FORMATS:
-                heads = viewchain.advance_all(rules, heads, batch[-1]["seq"], [event_json(e) for e in batch])
+                heads = viewchain.advance_all(rules, heads, batch[-1]["seq"], data, decoded=events)
         done += len(batch)
         after = hasher(state) if hashed_batch(fmt, index) else None
         lines.append(batch_line(index, batch, after, hashes[done - 1],

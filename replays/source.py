@@ -7,7 +7,7 @@ secret fields) and its entries, each with its stored ``hash``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.game import iso_time, utc_now
@@ -43,32 +43,39 @@ def decode_meta(raw: dict[Any, Any]) -> dict[str, Any]:
     return meta
 
 
-def load_game(store: EventStore, game_id: str) -> Loaded:
-    """(meta, entries) of one game; raises :class:`GameNotFound` for an unknown id."""
+def load_game(store: EventStore, game_id: str, tail: Sequence[Entry] = ()) -> Loaded:
+    """(meta, entries) of one game; raises :class:`GameNotFound` for an unknown id. ``tail``: the
+    game's last entries as the caller holds them (each with its ``hash``); only those before them
+    are read, and they are taken only when the stream holds nothing after them."""
     raw = store.meta(game_id)
     if raw is None:
         raise GameNotFound(game_id)
-    entries = [{**e.entry, "hash": e.hash} for e in store.read(game_id)]
+    held = list(tail) if tail and not store.read(game_id, after=tail[-1]["seq"]) else []
+    until = held[0]["seq"] - 1 if held else None
+    entries = [{**e.entry, "hash": e.hash} for e in store.read(game_id, until=until)] + held
     if not entries:
         raise GameNotFound(game_id)
     return decode_meta(raw), entries
 
 
-def published_bundle(store: EventStore, game_id: str, now: str | None = None, known: KnownAfter | None = None) -> str:
+def published_bundle(store: EventStore, game_id: str, now: str | None = None, known: KnownAfter | None = None,
+                     tail: Sequence[Entry] = ()) -> str:
     """The bundle the service publishes for a finished game: built and signed with the service's
     active key (``core.signing``) on the first request, stored, then served as stored, so every
     reader (the API, the tournament runner, ``hourglass replay export``) gets the same bytes.
-    ``known``: what the process that played the game holds of it (``replays.bundle.build_lines``).
+    ``known``: what the process that played the game holds of it (``replays.bundle.build_lines``);
+    ``tail``: the last entries it holds (:func:`load_game`).
     Raises :class:`GameNotFound`, or ``NotFinished`` while the game runs."""
     stored = store.stored_bundle(game_id)
     if stored is not None:
         return stored
-    meta, entries = load_game(store, game_id)
+    meta, entries = load_game(store, game_id, tail)
     if meta.get("status") not in OVER:
         raise NotFinished(f"game {game_id} is still being played; its replay (and seed) is published when it ends")
     signed_at = now or iso_time(utc_now())
     text = build_bundle(game_id, meta, entries, signer=service_keys()[0], signed_at=signed_at, known=known)
-    store.store_bundle(game_id, text)  # the first one written wins: serve that one
+    if store.store_bundle(game_id, text):  # the first one written wins: serve that one
+        return text  # this one, as stored (not read back: it is the whole bundle)
     return store.stored_bundle(game_id) or text
 
 

@@ -8,7 +8,9 @@ give again. :class:`BundleBook` is a reaction of the worker's GameService that k
 the game after every batch this process appended (a slice's run, a single step, the creation by a
 tick) or folded in when it took the game back from another worker (:meth:`BundleBook.load`, what
 the advance jobs read a game with); the bundle builder takes those and folds only the batches it
-does not hold (``replays.bundle.build_lines``'s ``known``). The bundle's bytes are the same.
+does not hold (``replays.bundle.build_lines``'s ``known``), and reads from the stream only the
+entries before the run of held batches that ends the game (:meth:`KnownLookup.tail`; the book
+keeps each batch's entries too). The bundle's bytes are the same.
 
 A batch is taken from the book only when its first and last seq and its last entry's chain hash
 are the ones the stream holds. Memory: a batch's Game shares most of its state with the one
@@ -39,6 +41,7 @@ class _Held:
     last_seq: int
     last_hash: str
     after: Game
+    entries: tuple[StoredEntry, ...]  # the batch as appended or read
 
 
 class BundleBook:
@@ -59,7 +62,7 @@ class BundleBook:
         with self._lock:
             held = self._games.setdefault(game.game_id, {})
             self._games.move_to_end(game.game_id)
-            held[entries[0].seq] = _Held(entries[-1].seq, entries[-1].hash, game)
+            held[entries[0].seq] = _Held(entries[-1].seq, entries[-1].hash, game, tuple(entries))
             while len(self._games) > self.max_games:
                 self._games.popitem(last=False)
 
@@ -110,6 +113,18 @@ class KnownLookup:
             return None
         after = found.after
         return after.state, after.table, after.view_heads
+
+    def tail(self) -> list[Entry]:
+        """The entries (with their ``hash``) of the held batches that follow one another up to the
+        last one held, in order: the end of the game as this process appended or read it, which
+        the bundle need not read from the stream again (``replays.source.load_game``)."""
+        by_last = {h.last_seq: h for h in self.held.values()}
+        batches: list[tuple[StoredEntry, ...]] = []
+        found = by_last.get(max(by_last)) if by_last else None
+        while found is not None:
+            batches.append(found.entries)
+            found = by_last.get(found.entries[0].seq - 1)
+        return [{**e.entry, "hash": e.hash} for batch in reversed(batches) for e in batch]
 
     def __len__(self) -> int:
         return len(self.held)

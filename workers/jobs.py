@@ -186,7 +186,7 @@ def _advance_steps(svc: GameService, game_id: str, limit: int, lane: lanes.Lane 
                 return {"game": game_id, "appended": appended, "raced": raced, "lost_lease": True}
             renewed = time.monotonic()
         generation = work.generation(game_id)
-        game = _load(svc, game_id)
+        game = read_game(svc, game_id)
         current = sync_clocks(svc, game)
         actor = next_actor(game.rules, game.state, game.info.seats, game.to_act, game.table.left)
         done = {"game": game_id, "version": game.version, "appended": appended, "raced": raced}
@@ -257,7 +257,7 @@ def _goes_on(svc: GameService, wanted: lanes.Lane, lane: lanes.Lane | None, budg
     return waiting.fast == 0 or budget.number < lanes.TURN_SLICES
 
 
-def _load(svc: GameService, game_id: str) -> Game:
+def read_game(svc: GameService, game_id: str) -> Game:
     """The game now; a tournament game through this process's book (``workers.bundles``)."""
     book = _BOOKS.get(id(svc))
     if book is None or svc.cached(game_id) is None:  # a cold load (and a seeding game's set-up) as ever

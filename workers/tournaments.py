@@ -34,7 +34,9 @@ import hashlib
 import logging
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 import redis
@@ -62,6 +64,7 @@ from core.tournaments import (
 )
 from domain.core import SYSTEM, Rejected
 from replays.bundle import OVER, KnownAfter
+from replays.entries import Entry
 from replays.seatstats import seat_stats
 from replays.source import published_bundle
 from workers.bundles import BundleBook
@@ -152,7 +155,8 @@ def game_finished(game: Game, book: BundleBook | None = None) -> None:
         conn = get_redis()
         conn.set(bundling_key(game.game_id), b"1", px=BUNDLING_MS)  # a tick meanwhile leaves it to us
         try:
-            game_bundle(EventStore(conn), game.game_id, book.known(game.game_id) if book is not None else None)
+            known = book.known(game.game_id) if book is not None else None
+            game_bundle(EventStore(conn), game.game_id, known, known.tail() if known is not None else ())
         except Exception:  # a reaction never undoes the append: the tick builds it, or says why not
             log.exception("tournament %s: could not build the bundle of %s", game.info.tournament, game.game_id)
         finally:
@@ -169,10 +173,11 @@ def tick_after(game: Game) -> None:
         enqueue_tick(get_redis(), game.info.tournament)
 
 
-def game_bundle(store: EventStore, game_id: str, known: KnownAfter | None = None) -> str:
+def game_bundle(store: EventStore, game_id: str, known: KnownAfter | None = None, tail: Sequence[Entry] = ()) -> str:
     """A finished game's replay bundle: the stored one, else built, signed and kept now
-    (``replays.source.published_bundle``, what ``GET /replay`` serves)."""
-    return published_bundle(store, game_id, known=known)
+    (``replays.source.published_bundle``, what ``GET /replay`` serves; ``known`` and ``tail``:
+    what this process holds of the game, ``workers.bundles``)."""
+    return published_bundle(store, game_id, known=known, tail=tail)
 
 
 # --- the job ------------------------------------------------------------------------------------
@@ -189,7 +194,8 @@ def tick(tid: str, when: str = "now") -> dict[str, Any]:
         conn.set(alive_key(tid), b"1", px=ALIVE_MS)
         from workers import jobs  # imports this module: the worker's GameService, its fold cache warm
 
-        runner = TournamentRunner(conn, games=jobs.service())  # both on get_redis()
+        svc = jobs.service()  # on get_redis(), as conn
+        runner = TournamentRunner(conn, games=svc, load=partial(jobs.read_game, svc))
         outcome = runner.run(tid)
     except TournamentNotFound:
         return {"tournament": tid, "missing": True}
@@ -204,12 +210,16 @@ def tick(tid: str, when: str = "now") -> dict[str, Any]:
 
 class TournamentRunner:
     """``games``: the process's GameService, whose fold cache already holds the games its jobs
-    played (a tick reads every running game); default a fresh one."""
+    played (a tick reads every running game); default a fresh one. ``load``: how a running game
+    is read (default ``games.load``); a worker's reads through its bundle book
+    (``workers.jobs.read_game``), so that what a tick folds in is kept for the game's bundle too."""
 
-    def __init__(self, conn: redis.Redis, model: RatingModel | None = None, games: GameService | None = None) -> None:
+    def __init__(self, conn: redis.Redis, model: RatingModel | None = None, games: GameService | None = None,
+                 load: Callable[[str], Game] | None = None) -> None:
         self.conn = conn
         self.store = TournamentStore(conn)
         self.games = games or GameService(conn, on_finished=game_finished)
+        self.load = load or self.games.load
         self.board = Leaderboard(conn, model)
         self.model = self.board.model
         self.records = BotRecords(conn)
@@ -235,7 +245,7 @@ class TournamentRunner:
                 self._call_off_strays(tid, loaded.tournament, created)
                 continue
             done["appended"] += len(events)
-            loaded = self.store.load(tid)
+            loaded = self.store.reload(tid, loaded)  # what it just appended: no fold from the first entry
         self._let_go(loaded)
         return done
 
@@ -277,7 +287,7 @@ class TournamentRunner:
                 continue
             if t.cancelled is None and self._running(g.game_id):  # no fold of a game still played
                 continue
-            game = self.games.load(g.game_id)
+            game = self.games.load_over(g.game_id) if t.cancelled is None else self.load(g.game_id)
             if not game.finished and t.cancelled is not None:
                 game = self._call_off(tid, game)
             if not game.finished or self._bundling(game.game_id):
@@ -318,7 +328,7 @@ class TournamentRunner:
                              meta={"tournament": {"id": tid, "cancelled": True}})
         except (Rejected, StaleVersion, IdempotencyConflict) as exc:  # it ended meanwhile
             log.info("tournament %s: calling off %s: %s", tid, game.game_id, exc)
-        return self.games.load(game.game_id)
+        return self.load(game.game_id)
 
     def _call_off_strays(self, tid: str, t: Tournament, game_ids: list[str], skipping: bool = False) -> None:
         """Games created for a start that never made it into the stream (its append lost a race to
@@ -330,7 +340,7 @@ class TournamentRunner:
             if game_id in started or game_id in startable_ids:
                 continue
             try:
-                game = self.games.load(game_id)
+                game = self.load(game_id)
             except GameNotFound:
                 continue
             if not game.finished:
@@ -347,7 +357,8 @@ class TournamentRunner:
         """The worker that ended the game is building its bundle now and queues a tick when it is
         stored: building it here too would be the same work twice (the mark lapses should that
         worker die, and a later tick builds it)."""
-        return self.games.store.stored_bundle(game_id) is None and bool(self.conn.exists(bundling_key(game_id)))
+        # the mark first: an EXISTS, where looking for the stored bundle reads all of it
+        return bool(self.conn.exists(bundling_key(game_id))) and self.games.store.stored_bundle(game_id) is None
 
     def _bundle(self, game_id: str) -> str:
         return published_bundle(self.games.store, game_id, iso_time(self.games.clock()))
@@ -432,15 +443,17 @@ class TournamentRunner:
             if int(seen_version) != version:  # it moved: nothing to look at (no fold of a game in play)
                 self.conn.hset(seen_key(tid), g.game_id, f"{version}:{now}")
                 continue
+            if now - float(seen_at) <= STALL_S:  # not stalled yet: no read (nor fold) of a game waiting its turn
+                continue
             try:
-                game = self.games.load(g.game_id)
+                game = self.load(g.game_id)
             except GameNotFound:
                 continue
             if game.finished or not (game.needs_worker() or game.clocked):
                 continue
-            if int(seen_version) != game.version:
+            if int(seen_version) != game.version:  # it moved since the look above
                 self.conn.hset(seen_key(tid), g.game_id, f"{game.version}:{now}")
-            elif now - float(seen_at) > STALL_S:
+            else:
                 log.warning("tournament %s: game %s still at version %d; a fresh advance job", tid, g.game_id,
                             game.version)
                 queue(self.conn).enqueue("workers.jobs.advance", g.game_id,

@@ -15,7 +15,7 @@ from core.games import GameService
 from core.leaderboard import Leaderboard
 from core.ratings import Rating, RatingModel
 from core.scoring import place_points, ratings_due, standings
-from core.tournament_store import TournamentStore
+from core.tournament_store import Loaded, TournamentStore
 from core.tournaments import (
     Entrant,
     Settings,
@@ -160,6 +160,10 @@ def test_an_in_process_round_robin_replays_exactly_and_its_package_verifies_with
     assert types[:3] == ["TournamentCreated", "EntrantRegistered", "EntrantRegistered"]
     assert types.count("GameFinished") == types.count("RatingsUpdated") == 2 and types[-1] == "TournamentFinished"
     assert hashlib.sha256(bytes.fromhex(t.seed or "")).hexdigest() == t.settings.seed_commitment
+    for cut in (3, len(entries) // 2, len(entries)):  # a runner reads its append back from where it was
+        earlier = Loaded(fold(e.data for e in entries[:cut]), entries[cut - 1].seq, entries[cut - 1].hash,
+                         tuple(entries[:cut]))
+        assert store.reload(tid, earlier) == store.load(tid)
 
     path = tmp_path / "package.zip"
     path.write_bytes(package_from_store(conn, tid))

@@ -81,6 +81,40 @@ def test_a_snapshot_every_64_events_leaves_only_the_tail_to_fold(
     assert afters == [middle - 1]
 
 
+def _behind(conn: redis.Redis, game_id: str) -> tuple[GameService, int]:
+    """A service whose fold cache holds ``game_id`` at the end of the first batch past the first
+    snapshot's version (another process played on), and that version."""
+    svc = GameService(conn)
+    start = svc.load(game_id)
+    version = next(v for v in svc.batch_ends(game_id) if v > snapshots.EVERY)
+    base = svc.repository.folded(Game(start.info, start.rules, None, 0, ""), svc.entries(game_id, until=version))
+    fresh = GameService(conn)
+    fresh.repository.remember(base)
+    return fresh, version
+
+
+def test_a_finished_game_behind_in_the_cache_loads_over_from_its_snapshot(
+        conn: redis.Redis, finished_game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    svc, _ = _behind(conn, finished_game)
+    afters = _reads(svc, monkeypatch)
+    game = svc.load_over(finished_game)
+    _same(game, _fold_from_zero(conn, finished_game))
+    assert afters == [game.version - 1]  # the snapshot's own entry, nothing folded
+    assert svc.cached(finished_game) is game
+
+
+def test_load_over_folds_on_from_the_cache_when_the_snapshot_cannot_be_trusted(
+        conn: redis.Redis, finished_game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    full = _fold_from_zero(conn, finished_game)
+    conn.set(snap_key(finished_game), "not json")
+    svc, version = _behind(conn, finished_game)
+    afters = _reads(svc, monkeypatch)
+    game = svc.load_over(finished_game)
+    _same(game, full)
+    assert game.view_heads == full.view_heads
+    assert afters == [version]  # the tail after the cached copy, not the whole stream
+
+
 @pytest.mark.parametrize("tamper", [
     lambda s: "not json",
     lambda s: json.dumps({**json.loads(s), "engine": "orleans-0"}),

@@ -6,6 +6,7 @@ holder, and the worker that ends a tournament game keeps its bundle. Nothing her
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -16,7 +17,9 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from core.games import GameService, IdempotencyConflict, StaleVersion
+from core.ratings import RatingModel
 from core.signing import service_keys
+from core.tournaments import Settings, Tournament, TournamentGame
 from replays.bundle import build_bundle
 from replays.entries import split_batches
 from replays.source import load_game
@@ -25,6 +28,7 @@ from workers import jobs, lanes
 from workers.bundles import BundleBook
 from workers.enqueue import enqueue_advance
 from workers.tournaments import (
+    STALL_S,
     TickLock,
     TournamentRunner,
     again_key,
@@ -33,6 +37,7 @@ from workers.tournaments import (
     game_finished,
     lock_key,
     queued_key,
+    seen_key,
 )
 
 SEATS = [{"name": "R1", "kind": "bot", "bot": "random"}, {"name": "G1", "kind": "bot", "bot": "greedy"}]
@@ -189,6 +194,68 @@ def test_a_bundle_built_from_what_the_worker_holds_is_the_same_bundle(
     other_game = mine.create({"game": "orleans", "seats": SEATS, "seed": "runs-book-2"}, tournament="t-runs-book")
     created.append(other_game["id"])
     assert known(split_batches(load_game(mine.store, other_game["id"])[1])[0]) is None  # another game's batch
+
+
+def test_the_bundle_reads_from_the_stream_only_what_comes_before_the_finishing_workers_batches(
+        conn: redis.Redis, queue_name: str, created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker that ends a game holds the batches it played last: only the entries before them
+    are read for the bundle, whose bytes are the same; a tail the stream goes on after is not used."""
+    book = BundleBook()
+    mine, other = GameService(conn), GameService(conn)
+    mine.commands.listen_first(book)
+    game_id = other.create({"game": "orleans", "seats": SEATS, "seed": "runs-tail"}, tournament="t-runs-tail")["id"]
+    created.append(game_id)
+    jobs.run_advance(other, game_id, limit=40)
+    jobs.run_advance(mine, game_id, limit=100_000)
+    assert mine.load(game_id).finished
+    meta, entries = load_game(mine.store, game_id)
+    tail = book.known(game_id).tail()
+    assert 0 < len(tail) < len(entries) and tail[-1]["seq"] == entries[-1]["seq"]
+    reads: list[tuple[int, int | None]] = []
+    real = mine.store.read
+
+    def read(game_id: str, after: int = 0, until: int | None = None) -> Any:
+        reads.append((after, until))
+        return real(game_id, after, until)
+
+    monkeypatch.setattr(mine.store, "read", read)
+    held_meta, held = load_game(mine.store, game_id, tail)
+    assert reads == [(entries[-1]["seq"], None), (0, tail[0]["seq"] - 1)]
+    assert held_meta == meta and [json.dumps(e, sort_keys=True) for e in held] == [
+        json.dumps(e, sort_keys=True) for e in entries]
+    signer, at = service_keys()[0], "2026-11-28T00:00:00Z"
+    assert build_bundle(game_id, held_meta, held, signer=signer, signed_at=at) == build_bundle(
+        game_id, meta, entries, signer=signer, signed_at=at)
+    reads.clear()
+    assert load_game(mine.store, game_id, tail[:-1])[1] == entries  # the stream goes on: all of it is read
+    assert reads == [(tail[-2]["seq"], None), (0, None)]
+
+
+def test_a_tick_reads_a_game_that_did_not_move_only_once_it_may_have_stalled(
+        conn: redis.Redis, queue_name: str, created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game waiting its turn between two ticks is not read (nor folded) by the nudge; one that
+    has not moved for STALL_S is, and gets a fresh advance job."""
+    svc = GameService(conn)
+    game_id = svc.create({"game": "orleans", "seats": SEATS, "seed": "runs-nudge"}, tournament="t-nudge")["id"]
+    created.append(game_id)
+    version = svc.load(game_id).version
+    settings = Settings("t-nudge", None, "orleans", None, 2, "round_robin", 1, 1, 5.0, 1, (1.0, 0.0), "c" * 64,
+                        "e1", RatingModel().describe(), "2026-01-01T00:00:00.000Z")
+    t = Tournament(settings, games=(TournamentGame(0, 0, (0, 1), game_id),))
+    reads: list[str] = []
+    runner = TournamentRunner(conn, games=svc, load=lambda gid: reads.append(gid) or svc.load(gid))
+    fast = Queue(queue_name, connection=conn, serializer=JSONSerializer)
+    fast.empty()
+    try:
+        conn.hset(seen_key("t-nudge"), game_id, f"{version}:{time.time() - 1}")
+        runner.nudge(t)
+        assert reads == [] and not fast.job_ids
+        conn.hset(seen_key("t-nudge"), game_id, f"{version}:{time.time() - STALL_S - 1}")
+        runner.nudge(t)
+        assert reads == [game_id] and [j for j in fast.job_ids if j.startswith(f"advance-{game_id}-{version}-t")]
+    finally:
+        conn.delete(seen_key("t-nudge"))
+        fast.empty()
 
 
 def test_a_tick_leaves_a_bundle_to_the_worker_building_it(conn: redis.Redis, created: list[str]) -> None:
