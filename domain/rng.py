@@ -16,6 +16,11 @@ from domain.canonical import canonical_json
 
 T = TypeVar("T")
 _SPACE = 1 << 256
+# n -> the largest multiple of n up to 2**256, the bound of below(n)'s rejection sampling: worked out
+# once per n (a few 256-bit divisions a draw otherwise); the bounds drawn below are mostly small
+# list lengths, and the first _LIMITS_KEPT of them are kept
+_LIMITS: dict[int, int] = {}
+_LIMITS_KEPT = 1024
 
 
 class Rng:
@@ -35,16 +40,20 @@ class Rng:
     def raw(self, index: int) -> int:
         prefixed, outer_pad = self._keyed
         inner = prefixed.copy()
-        inner.update(str(index).encode())
+        inner.update(b"%d" % index)  # the index's decimal digits, as str(index).encode() gives them
         outer = outer_pad.copy()
         outer.update(inner.digest())
         return int.from_bytes(outer.digest(), "big")
 
     def below(self, n: int) -> int:
         """A uniform integer in [0, n)."""
-        if n <= 0:
-            raise ValueError("below() needs n >= 1")
-        limit = _SPACE - (_SPACE % n)
+        limit = _LIMITS.get(n)
+        if limit is None:
+            if n <= 0:
+                raise ValueError("below() needs n >= 1")
+            limit = _SPACE - (_SPACE % n)
+            if len(_LIMITS) < _LIMITS_KEPT:
+                _LIMITS[n] = limit
         while True:
             value = self.raw(self.counter)
             self.counter += 1

@@ -4,7 +4,7 @@
 together once the last seat is done."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import cache, lru_cache
 from itertools import chain
 
@@ -51,7 +51,7 @@ def apply_place(tx: Tx, c: PlaceFollower) -> None:
     tx.emit(PLACED(c.seat, c.tile, c.place, c.space, c.from_tower))
 
 
-def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
+def candidates_place(state: State, seat: int) -> Sequence[PlaceFollower]:
     """Every tile on every free space it fits: exact (registered so in dispatch.COMMAND_RULES, the
     validator is skipped for what this lists; tests/domain/test_playout.py holds listed <=> accepted)."""
     p = state.players[seat]
@@ -64,7 +64,7 @@ def candidates_place(state: State, seat: int) -> list[PlaceFollower]:
     else:
         moves = _placements(seat, _kinds(p.market + p.tower), herb_garden, school, spaces)
     if not p.pending:
-        return list(moves)
+        return moves  # the cached tuple itself: the listing copies it
     taken = {(x.place, x.space) for x in p.pending}  # this round's placements, not on the spaces yet
     return [m for m in moves if (m.place, m.space) not in taken]
 
@@ -168,7 +168,7 @@ def apply_take_back(tx: Tx, c: TakeBackFollower) -> None:
 def candidates_take_back(state: State, seat: int) -> list[TakeBackFollower]:
     """Exact: every placement of this round, while the seat may still take back (D13)."""
     p = state.players[seat]
-    if not may_take_back(state, p):
+    if not p.pending or not may_take_back(state, p):
         return []
     return [_take_back(seat, x.place, x.space) for x in p.pending]
 
