@@ -25,6 +25,7 @@ from functools import cached_property
 from typing import Any
 
 from core import viewchain
+from core.table import is_table_event
 from domain.canonical import GENESIS_HASH, entry_hash
 from domain.games import for_engine, get_game
 
@@ -65,16 +66,25 @@ class Unpacked:
 
 def pack(text: str) -> bytes:
     """``text`` (a bundle) packed; chain hashes left out when :func:`unpack` restores them exactly."""
+    return pack_opened(text)[0]
+
+
+def pack_opened(text: str) -> tuple[bytes, Unpacked]:
+    """:func:`pack`, and the packed form opened as :func:`unpack` opens it: the round trip that
+    proves the elided form already opened it, so a caller that needs its entries (compaction's
+    check against the stream) does not open it again."""
     lines = text.splitlines(keepends=True)
     elided = "".join(_HEADS.sub(_NO_HEADS, _CHAIN.sub(_EMPTY_CHAIN, line, count=1), count=1)
                      if line.startswith('{"actor"') else line for line in lines)
     packed = ELIDED + zlib.compress(elided.encode("utf-8"), LEVEL)
     try:
-        if unpack(packed).text == text:
-            return packed
+        opened = unpack(packed)
+        if opened.text == text:
+            return packed, opened
     except (PackError, ValueError, KeyError, TypeError):
         pass
-    return WHOLE + zlib.compress(text.encode("utf-8"), LEVEL)
+    whole = WHOLE + zlib.compress(text.encode("utf-8"), LEVEL)
+    return whole, unpack(whole)
 
 
 def unpack(data: bytes) -> Unpacked:
@@ -102,7 +112,11 @@ def _with_heads(lines: tuple[str, ...]) -> list[str]:
     for line in lines[1:]:
         if line.startswith('{"actor"') and _NO_HEADS in line:
             batch = json.loads(line)
-            heads = viewchain.advance_all(rules, heads, batch["entries"][-1]["seq"], [e["data"] for e in batch["entries"]])
+            data = [e["data"] for e in batch["entries"]]
+            # the stored JSON is its events' own encoding (the contract suite checks the round trip),
+            # so an event every seat sees alike is shown as that JSON, not encoded again
+            events = [None if is_table_event(d) else rules.event_from_json(d) for d in data]
+            heads = viewchain.advance_all(rules, heads, batch["entries"][-1]["seq"], data, events=events)
             line = line.replace(_NO_HEADS, '"view_heads":' + json.dumps(list(heads), separators=(",", ":")), 1)
         out.append(line)
     return out

@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from core.games import GameService
-from core.packed import ELIDED, pack, unpack
+from core.packed import ELIDED, pack, pack_opened, unpack
 from core.retention import COMPACT_KEY, Retention
 from core.store import PACKED_FIELD, events_key, idem_key, meta_key, packed_key, snap_key
 from domain.core import SYSTEM, Rejected, RejectKind
@@ -112,6 +112,9 @@ def test_every_read_answers_the_same_from_the_packed_form(client: Any, svc: Game
 
     done = compact(svc.store, gid)
     assert done.outcome == "ok" and done.packed_bytes < done.bundle_bytes / 5
+    text = before["replay"][1].decode() if isinstance(before["replay"][1], bytes) else before["replay"][1]
+    packed, opened = pack_opened(text)  # what compaction checks against the stream: as a reader opens it
+    assert packed.startswith(ELIDED) and opened.entries == unpack(packed).entries and unpack(packed).text == text
     _forget(svc)
     after = _reads(client, gid, token)
     assert after == before
