@@ -67,7 +67,11 @@ def advance_all(rules: GameRules, heads: tuple[str, ...], version: int,
     public = getattr(rules, "public_event", None)  # a GamePlugin's field; None for duck-typed rules
     given = encoded if encoded is not None else [None] * len(batch)
     texts = [_texts(rules, public, d, e, events is not None, len(heads), t) for d, e, t in zip(batch, decoded, given)]
-    return tuple(_link(head, seat, version, [t if type(t) is str else t[seat] for t in texts])
+    alike = [t for t in texts if type(t) is str]
+    if len(alike) == len(texts):  # every seat shown the batch alike: its text joined once
+        shown = ",".join(alike)
+        return tuple(_link(head, seat, version, shown) for seat, head in enumerate(heads))
+    return tuple(_link(head, seat, version, ",".join([t if type(t) is str else t[seat] for t in texts]))
                  for seat, head in enumerate(heads))
 
 
@@ -104,11 +108,11 @@ def _texts(rules: GameRules, public: Any, data: dict[str, Any], event: Any, enco
     return out
 
 
-def _link(head: str, seat: int, version: int, texts: list[str]) -> str:
-    """:func:`advance` from the canonical JSON of each view, the same bytes: a list's canonical
-    JSON is its items' joined by commas, and the link dict is written out in its sorted keys
-    (``seat`` and ``version`` are ints)."""
-    link = f'{{"events":[{",".join(texts)}],"seat":{seat},"version":{version}}}'.encode()
+def _link(head: str, seat: int, version: int, shown: str) -> str:
+    """:func:`advance` from the canonical JSON of each view joined by commas (``shown``), the
+    same bytes: a list's canonical JSON is its items' joined by commas, and the link dict is
+    written out in its sorted keys (``seat`` and ``version`` are ints)."""
+    link = f'{{"events":[{shown}],"seat":{seat},"version":{version}}}'.encode()
     return hashlib.sha256(bytes.fromhex(head) + link).hexdigest()
 
 

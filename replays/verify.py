@@ -3,7 +3,8 @@
 ``verify_stream(chunks)`` re-derives the whole game from the revealed seed and the commands alone
 and reports the first line where the bundle and the re-run disagree; ``verify_bundle(data)`` does
 the same for a bundle already in memory. The bundle is read line by line as it arrives
-(``replays.lines``): memory holds one line and the game's state, never the bundle, and a bundle
+(``replays.lines``): memory holds one line and the game's state (and up to ``KNOWN`` commands and
+actors it has read, by their text), never the bundle, and a bundle
 that is wrong in its first line is refused without reading the rest. In file order it checks:
 the header line (canonical JSON, its fields, a known format); for every batch, the events that
 ``setup``/``decide`` produce with ``Rng(seed, game_id, draw_counter(state))`` equal the stored
@@ -167,6 +168,8 @@ def _expect_keys(number: int, obj: dict[str, Any], kind: str, keys: frozenset[st
 
 _DECODE = json.JSONDecoder().raw_decode  # one JSON value at a position of a line
 _STRING: Callable[[str], str] = json.encoder.encode_basestring  # what canonical_json writes for a str
+KNOWN = 512  # values remembered by their text per verification (actors, commands): memory stays bounded
+_UNSEEN = object()
 
 
 class _Mismatch(Exception):
@@ -199,6 +202,27 @@ class _Walk:
         self.expect(piece)
         return value, piece
 
+    def known(self, follow: str, memo: dict[str, Any]) -> tuple[Any, str]:
+        """:meth:`value`, looked up in ``memo`` by its text up to ``follow`` (what must come
+        next) and parsed only when not there; ``memo`` keeps up to ``KNOWN`` of them."""
+        end = self.text.find(follow, self.at)
+        if end >= 0:
+            piece = self.text[self.at:end]
+            value = memo.get(piece, _UNSEEN)
+            if value is not _UNSEEN:
+                self.at = end
+                return value, piece
+        value, piece = self.value()
+        if len(memo) < KNOWN:
+            memo[piece] = value
+        return value, piece
+
+    def skip(self, length: int) -> int:
+        """Pass over ``length`` characters the caller checks later; where they start."""
+        start = self.at
+        self.at += length
+        return start
+
 
 Planned = tuple[list[dict[str, Any]], Any, table.Table, list[Any] | None]  # see _Replayer.expected_events
 
@@ -226,10 +250,13 @@ class _Replayer:
         self.unchecked = sorted(recorded.heads) if recorded is not None else []  # recorded versions not yet reached
         self.meta: tuple[Any, str] = (None, "null")  # the last entry's meta and time as walked, and their texts
         self.time: tuple[Any, str] | None = None
+        self.known: dict[str, dict[str, Any]] = {"actor": {}, "command": {}}  # _Walk.known's memos
+        self.decoded: dict[str, Any] = {}  # a command's text -> the command decoded, up to KNOWN of them
 
-    def expected_events(self, number: int, index: int, command: Any) -> Planned:
+    def expected_events(self, number: int, index: int, command: Any, text: str | None = None) -> Planned:
         """The events (as stored JSON) the engine produces for this batch's command, the game's
-        state and the table after them, and the events themselves when the game decided them."""
+        state and the table after them, and the events themselves when the game decided them
+        (``text``: the command's canonical JSON, by which a command decoded before is found)."""
         rules = self.rules
         try:
             if index == 0:
@@ -242,7 +269,11 @@ class _Replayer:
                 return stored, fold(rules, events, self.state), self.table, events
             if not isinstance(command, dict):
                 raise _Diverged(number, "command", "a command object", command)
-            decoded = table.command_from_json(command) or rules.command_from_json(command)
+            decoded = self.decoded.get(text) if text is not None else None
+            if decoded is None:
+                decoded = table.command_from_json(command) or rules.command_from_json(command)
+                if text is not None and len(self.decoded) < KNOWN:
+                    self.decoded[text] = decoded
             rng = Rng(self.seed, self.game_id, rules.draw_counter(self.state))
             if not isinstance(decoded, table.TABLE_COMMANDS) and table.status(rules, self.state, self.table) == "active":
                 # table.step's own path for a game command once its guard passes, keeping the
@@ -282,12 +313,12 @@ class _Replayer:
         try:
             walk = _Walk(text)
             walk.expect('{"actor":')
-            actor, actor_text = walk.value()
+            actor, actor_text = walk.known(',"batch":', self.known["actor"])
             walk.expect(f',"batch":{index},"chain_hash":')
-            chain_found, _ = walk.value()
+            chain_at = walk.skip(66)  # the chain hash's text: known once the entries are read
             walk.expect(',"command":')
-            command, command_text = walk.value()
-            expected, after, tbl, decided = self.expected_events(number, index, command)
+            command, command_text = walk.known(',"entries":[', self.known["command"])
+            expected, after, tbl, decided = self.expected_events(number, index, command, command_text)
             if not expected:  # a batch has entries: left to the ordered checks to say so
                 return False
             texts = [canonical_json(event) for event in expected]
@@ -313,7 +344,7 @@ class _Replayer:
                 heads = viewchain.advance_all(self.rules, heads, seq, expected, decided, texts)
                 walk.expect(',"view_heads":[' + ",".join(f'"{head}"' for head in heads) + "]")
             walk.expect("}")
-            if walk.at != len(text) or type(chain_found) is not str or chain_found != chain:
+            if walk.at != len(text) or not text.startswith(f'"{chain}"', chain_at):
                 return False
             noted = table.note(tbl, actor, command, metas[0] if isinstance(metas[0], dict) else None)
         except Exception:

@@ -147,3 +147,15 @@ def test_recorded_times_and_metas_are_the_bundles_own(monkeypatch: pytest.Monkey
             entry["meta"] = {"note": "é\u2028", "n": n, "x": [1.5, None, True]}
     report = _both(monkeypatch, verify_bundle, build_bundle(game_id, meta, entries))
     assert report.ok, report.describe()
+
+
+def test_commands_and_actors_known_by_their_text_change_no_report(subject, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command or actor read before is taken again by its text (up to ``KNOWN`` of them): with
+    none remembered, a bundle whose lines repeat earlier ones gets the same reports."""
+    text, verify = subject
+    lines = _lines(text)
+    repeated = [_join(lines[:4] + [lines[3]] + lines[4:]), _join(lines[:3] + [lines[3], lines[2]] + lines[4:])]
+    remembered = [verify(data) for data in [text, *repeated]]
+    monkeypatch.setattr(verify_module, "KNOWN", 0)
+    assert [verify(data) for data in [text, *repeated]] == remembered
+    assert remembered[0].ok and not any(report.ok for report in remembered[1:])
