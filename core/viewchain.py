@@ -69,9 +69,9 @@ def advance_all(rules: GameRules, heads: tuple[str, ...], version: int,
     texts = [_texts(rules, public, d, e, events is not None, len(heads), t) for d, e, t in zip(batch, decoded, given)]
     alike = [t for t in texts if type(t) is str]
     if len(alike) == len(texts):  # every seat shown the batch alike: its text joined once
-        shown = ",".join(alike)
+        shown = ",".join(alike).encode()
         return tuple(_link(head, seat, version, shown) for seat, head in enumerate(heads))
-    return tuple(_link(head, seat, version, ",".join([t if type(t) is str else t[seat] for t in texts]))
+    return tuple(_link(head, seat, version, ",".join([t if type(t) is str else t[seat] for t in texts]).encode())
                  for seat, head in enumerate(heads))
 
 
@@ -108,11 +108,11 @@ def _texts(rules: GameRules, public: Any, data: dict[str, Any], event: Any, enco
     return out
 
 
-def _link(head: str, seat: int, version: int, shown: str) -> str:
-    """:func:`advance` from the canonical JSON of each view joined by commas (``shown``), the
-    same bytes: a list's canonical JSON is its items' joined by commas, and the link dict is
+def _link(head: str, seat: int, version: int, shown: bytes) -> str:
+    """:func:`advance` from the canonical JSON of each view joined by commas (``shown``, UTF-8),
+    the same bytes: a list's canonical JSON is its items' joined by commas, and the link dict is
     written out in its sorted keys (``seat`` and ``version`` are ints)."""
-    link = f'{{"events":[{shown}],"seat":{seat},"version":{version}}}'.encode()
+    link = b'{"events":[%b],"seat":%d,"version":%d}' % (shown, seat, version)
     return hashlib.sha256(bytes.fromhex(head) + link).hexdigest()
 
 
