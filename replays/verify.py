@@ -330,22 +330,7 @@ class _Replayer:
                 return False
             texts = [canonical_json(event) for event in expected]
             walk.expect(',"entries":[')
-            chain, seq, metas, meta, time = self.chain, self.seq, [], self.meta, self.time
-            for position, (event, event_text) in enumerate(zip(expected, texts)):
-                seq += 1
-                head = ('{"actor":' if position == 0 else ',{"actor":') + actor_text + ',"data":' + event_text
-                seq_text = f',"seq":{seq},"time":'
-                type_text = ',"type":' + _STRING(str(event.get("type"))) + "}"
-                if time is None or not walk.took(f'{head},"meta":{meta[1]}{seq_text}{time[1]}{type_text}'):
-                    walk.expect(head + ',"meta":')  # a time or meta other than the entry before's
-                    meta = walk.value(meta)
-                    walk.expect(seq_text)
-                    time = walk.value(time)
-                    walk.expect(type_text)
-                metas.append(meta[0])
-                chain = entry_text_hash(chain, (  # the hashed entry: ENTRY_KEYS in sorted order
-                    f'{{"actor":{actor_text},"command":{command_text if position == 0 else "null"},'
-                    f'"data":{event_text},"meta":{meta[1]},"seq":{seq},"time":{time[1]}{type_text}'))
+            chain, seq, meta, hints = self.entries_walked(walk, actor_text, command_text, expected, texts)
             hashed = self.hasher(after) if hashed_batch(self.format, index) else None
             walk.expect('],"kind":"batch","state_hash":' + ("null" if hashed is None else f'"{hashed}"'))
             heads = self.view_heads
@@ -355,16 +340,39 @@ class _Replayer:
             walk.expect("}")
             if walk.at != len(text) or not text.startswith(f'"{chain}"', chain_at):
                 return False
-            noted = table.note(tbl, actor, command, metas[0] if isinstance(metas[0], dict) else None)
+            noted = table.note(tbl, actor, command, meta if isinstance(meta, dict) else None)
         except Exception:
             return False
         self.state, self.table, self.chain, self.seq, self.view_heads = after, noted, chain, seq, heads
         self.entries += len(expected)
-        self.meta, self.time = meta, time
+        self.meta, self.time = hints
         if hashed is not None:
             self.last_state_hash = hashed
         self.recorded_heads(number)
         return True
+
+    def entries_walked(self, walk: _Walk, actor_text: str, command_text: str, expected: list[dict[str, Any]],
+                       texts: list[str]) -> tuple[str, int, Any, tuple[tuple[Any, str], tuple[Any, str] | None]]:
+        """:meth:`walk` over a batch's entries: the chain hash and seq after them, the first
+        entry's meta, and the last entry's meta and time with their texts (the next line's hints)."""
+        chain, seq, meta, time, first = self.chain, self.seq, self.meta, self.time, None
+        for position, (event, event_text) in enumerate(zip(expected, texts)):
+            seq += 1
+            opening = ('{"actor":' if position == 0 else ',{"actor":') + actor_text + ',"data":' + event_text
+            seq_text = f',"seq":{seq},"time":'
+            type_text = ',"type":' + _STRING(str(event.get("type"))) + "}"
+            if time is None or not walk.took(f'{opening},"meta":{meta[1]}{seq_text}{time[1]}{type_text}'):
+                walk.expect(opening + ',"meta":')  # a time or meta other than the entry before's
+                meta = walk.value(meta)
+                walk.expect(seq_text)
+                time = walk.value(time)
+                walk.expect(type_text)
+            if position == 0:
+                first = meta[0]
+            chain = entry_text_hash(chain, (  # the hashed entry: ENTRY_KEYS in sorted order
+                f'{{"actor":{actor_text},"command":{command_text if position == 0 else "null"},'
+                f'"data":{event_text},"meta":{meta[1]},"seq":{seq},"time":{time[1]}{type_text}'))
+        return chain, seq, first, (meta, time)
 
     def batch(self, number: int, index: int, line: dict[str, Any]) -> None:
         """Check batch line ``number`` (a canonical object), in the order that names its first fault."""
