@@ -54,11 +54,12 @@ def advance(head: str, seat: int, version: int, events: Sequence[dict[str, Any]]
 
 def advance_all(rules: GameRules, heads: tuple[str, ...], version: int,
                 batch: Sequence[dict[str, Any]], events: Sequence[Any] | None = None,
-                decoded: Sequence[Any] | None = None) -> tuple[str, ...]:
+                decoded: Sequence[Any] | None = None, encoded: Sequence[str] | None = None) -> tuple[str, ...]:
     """Every seat's head after the batch ``batch`` (its stored event JSON) ending at ``version``
     (``events``: the game's events of the batch, decoded, when the caller holds them; ``batch`` is
     then their ``event_to_json``, as the verifier re-derives it. ``decoded``: ``batch`` decoded by
-    the caller (``core.table.decoded``), without that promise)."""
+    the caller (``core.table.decoded``), without that promise. ``encoded``: the canonical JSON
+    of each item of ``batch``, when the caller has encoded them already)."""
     if events is not None:
         decoded = events
     elif decoded is None:  # once for every seat
@@ -67,24 +68,32 @@ def advance_all(rules: GameRules, heads: tuple[str, ...], version: int,
         return tuple(advance(head, seat, version, [seat_event(rules, d, seat, e) for d, e in zip(batch, decoded)])
                      for seat, head in enumerate(heads))
     public = getattr(rules, "public_event", None)  # a GamePlugin's field; None for duck-typed rules
-    texts = [_texts(rules, public, d, e, events is not None, len(heads)) for d, e in zip(batch, decoded)]
-    return tuple(_link(head, seat, version, [t if type(t) is str else t[seat] for t in texts])
+    given = encoded if encoded is not None else [None] * len(batch)
+    texts = [_texts(rules, public, d, e, events is not None, len(heads), t) for d, e, t in zip(batch, decoded, given)]
+    alike = [t for t in texts if type(t) is str]
+    if len(alike) == len(texts):  # every seat shown the batch alike: its text joined once
+        shown = ",".join(alike).encode()
+        return tuple(_link(head, seat, version, shown) for seat, head in enumerate(heads))
+    return tuple(_link(head, seat, version, ",".join([t if type(t) is str else t[seat] for t in texts]).encode())
                  for seat, head in enumerate(heads))
 
 
 def _texts(rules: GameRules, public: Any, data: dict[str, Any], event: Any, encoded: bool,
-           seats: int) -> str | list[str]:
+           seats: int, text: str | None = None) -> str | list[str]:
     """The canonical JSON of each seat's view of one event, or one text when every seat is shown
     it alike: a table event, or a game event its rules declare public (``GamePlugin.public_event``),
     shown as ``data`` when that is the event's own encoding (``encoded``). Other views are encoded
     once per distinct ``marshal`` form: equal bytes only for the same structure of the same exact
     built-in types (``True`` and ``1`` differ, as they do in JSON, and ``==`` would take them for
-    one); a value marshal cannot write (an enum, a subclass) is encoded as it is."""
+    one); a value marshal cannot write (an enum, a subclass) is encoded as it is. ``text``:
+    ``data``'s canonical JSON, when the caller holds it."""
     if is_table_event(data):
-        return canonical_json(data)
+        return canonical_json(data) if text is None else text
     if event is None:
         event = rules.event_from_json(data)
     if public is not None and public(event):
+        if encoded and text is not None:
+            return text
         return canonical_json(data if encoded else rules.event_view(event, None))
     seen: dict[bytes, str] = {}
     out = []
@@ -102,11 +111,11 @@ def _texts(rules: GameRules, public: Any, data: dict[str, Any], event: Any, enco
     return out
 
 
-def _link(head: str, seat: int, version: int, texts: list[str]) -> str:
-    """:func:`advance` from the canonical JSON of each view, the same bytes: a list's canonical
-    JSON is its items' joined by commas, and the link dict is written out in its sorted keys
-    (``seat`` and ``version`` are ints)."""
-    link = f'{{"events":[{",".join(texts)}],"seat":{seat},"version":{version}}}'.encode()
+def _link(head: str, seat: int, version: int, shown: bytes) -> str:
+    """:func:`advance` from the canonical JSON of each view joined by commas (``shown``, UTF-8),
+    the same bytes: a list's canonical JSON is its items' joined by commas, and the link dict is
+    written out in its sorted keys (``seat`` and ``version`` are ints)."""
+    link = b'{"events":[%b],"seat":%d,"version":%d}' % (shown, seat, version)
     return hashlib.sha256(bytes.fromhex(head) + link).hexdigest()
 
 

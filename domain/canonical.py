@@ -45,4 +45,10 @@ def entry_hash(prev_hash: str, entry: dict[str, Any]) -> str:
     seq, type, data, actor, time, command, meta (see docs/replay-format.md).
     The first entry of a game chains from GENESIS_HASH.
     """
-    return sha256_hex(prev_hash.encode("ascii") + canonical_bytes(entry))
+    return entry_text_hash(prev_hash, canonical_json(entry))
+
+
+def entry_text_hash(prev_hash: str, text: str) -> str:
+    """:func:`entry_hash` of the entry whose canonical JSON is ``text`` (a caller that has built
+    the text from encoded parts hashes it without encoding the entry again)."""
+    return sha256_hex(prev_hash.encode("ascii") + text.encode("utf-8"))

@@ -3,7 +3,8 @@
 ``verify_stream(chunks)`` re-derives the whole game from the revealed seed and the commands alone
 and reports the first line where the bundle and the re-run disagree; ``verify_bundle(data)`` does
 the same for a bundle already in memory. The bundle is read line by line as it arrives
-(``replays.lines``): memory holds one line and the game's state, never the bundle, and a bundle
+(``replays.lines``): memory holds one line and the game's state (and up to ``KNOWN`` commands and
+actors it has read, by their text), never the bundle, and a bundle
 that is wrong in its first line is refused without reading the rest. In file order it checks:
 the header line (canonical JSON, its fields, a known format); for every batch, the events that
 ``setup``/``decide`` produce with ``Rng(seed, game_id, draw_counter(state))`` equal the stored
@@ -34,7 +35,7 @@ from typing import Any
 
 from core import table, viewchain
 from core.signing import KeySet, SignatureProblem, check
-from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, json_hash
+from domain.canonical import GENESIS_HASH, canonical_json, entry_hash, entry_text_hash, json_hash
 from domain.core import GameRules, Rejected
 from domain.games import fold, for_engine, get_game
 from domain.games import step as game_step
@@ -165,6 +166,71 @@ def _expect_keys(number: int, obj: dict[str, Any], kind: str, keys: frozenset[st
         _expect_equal(number, f"{kind} fields", sorted(keys), sorted(obj))
 
 
+_DECODE = json.JSONDecoder().raw_decode  # one JSON value at a position of a line
+_STRING: Callable[[str], str] = json.encoder.encode_basestring  # what canonical_json writes for a str
+KNOWN = 512  # values remembered by their text per verification (actors, commands): memory stays bounded
+_UNSEEN = object()
+
+
+class _Mismatch(Exception):
+    """The line's text is not the one :meth:`_Replayer.walk` expects there."""
+
+
+class _Walk:
+    """A line's text read from left to right against the text it must have."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = 0  # how far the text has been read
+
+    def expect(self, piece: str) -> None:
+        if not self.text.startswith(piece, self.at):
+            raise _Mismatch
+        self.at += len(piece)
+
+    def took(self, piece: str) -> bool:
+        """Whether ``piece`` is here, read past it if so."""
+        if self.text.startswith(piece, self.at):
+            self.at += len(piece)
+            return True
+        return False
+
+    def value(self, hint: tuple[Any, str] | None = None) -> tuple[Any, str]:
+        """The JSON value that starts here and its text, which must be the value's canonical JSON
+        (``hint``: a value and its text read before, taken again without parsing when that text
+        is here: what follows must still be the rest of the line's canonical text)."""
+        if hint is not None and self.text.startswith(hint[1], self.at):
+            self.at += len(hint[1])
+            return hint
+        value, end = _DECODE(self.text, self.at)
+        piece = canonical_json(value)
+        if end - self.at != len(piece):
+            raise _Mismatch
+        self.expect(piece)
+        return value, piece
+
+    def known(self, follow: str, memo: dict[str, Any]) -> tuple[Any, str]:
+        """:meth:`value`, looked up in ``memo`` by its text up to ``follow`` (what must come
+        next) and parsed only when not there; ``memo`` keeps up to ``KNOWN`` of them."""
+        end = self.text.find(follow, self.at)
+        if end >= 0:
+            piece = self.text[self.at:end]
+            value = memo.get(piece, _UNSEEN)
+            if value is not _UNSEEN:
+                self.at = end
+                return value, piece
+        value, piece = self.value()
+        if len(memo) < KNOWN:
+            memo[piece] = value
+        return value, piece
+
+    def skip(self, length: int) -> int:
+        """Pass over ``length`` characters the caller checks later; where they start."""
+        start = self.at
+        self.at += length
+        return start
+
+
 Planned = tuple[list[dict[str, Any]], Any, table.Table, list[Any] | None]  # see _Replayer.expected_events
 
 
@@ -189,10 +255,15 @@ class _Replayer:
         self.view_heads = viewchain.genesis_heads(self.seats)
         self.recorded = recorded
         self.unchecked = sorted(recorded.heads) if recorded is not None else []  # recorded versions not yet reached
+        self.meta: tuple[Any, str] = (None, "null")  # the last entry's meta and time as walked, and their texts
+        self.time: tuple[Any, str] | None = None
+        self.known: dict[str, dict[str, Any]] = {"actor": {}, "command": {}}  # _Walk.known's memos
+        self.decoded: dict[str, Any] = {}  # a command's text -> the command decoded, up to KNOWN of them
 
-    def expected_events(self, number: int, index: int, command: Any) -> Planned:
+    def expected_events(self, number: int, index: int, command: Any, text: str | None = None) -> Planned:
         """The events (as stored JSON) the engine produces for this batch's command, the game's
-        state and the table after them, and the events themselves when the game decided them."""
+        state and the table after them, and the events themselves when the game decided them
+        (``text``: the command's canonical JSON, by which a command decoded before is found)."""
         rules = self.rules
         try:
             if index == 0:
@@ -205,7 +276,11 @@ class _Replayer:
                 return stored, fold(rules, events, self.state), self.table, events
             if not isinstance(command, dict):
                 raise _Diverged(number, "command", "a command object", command)
-            decoded = table.command_from_json(command) or rules.command_from_json(command)
+            decoded = self.decoded.get(text) if text is not None else None
+            if decoded is None:
+                decoded = table.command_from_json(command) or rules.command_from_json(command)
+                if text is not None and len(self.decoded) < KNOWN:
+                    self.decoded[text] = decoded
             rng = Rng(self.seed, self.game_id, rules.draw_counter(self.state))
             if not isinstance(decoded, table.TABLE_COMMANDS) and table.status(rules, self.state, self.table) == "active":
                 # table.step's own path for a game command once its guard passes, keeping the
@@ -221,49 +296,95 @@ class _Replayer:
                             "the engine cannot read this command", "a valid command", f"{exc!r}: {_show(command)}") from None
 
     def line(self, number: int, index: int, text: str) -> None:
-        """Batch line ``number``: one encoding checks both that it is canonical and that its
-        events are the engine's (:meth:`plan`); when that fails, the checks in their order name
+        """Batch line ``number``: read once against the text the engine's batch must have
+        (:meth:`walk`); when that fails, the line is parsed and the checks in their order name
         the first fault."""
+        if self.walk(number, index, text):
+            return
         line = _load(number, text)
-        planned = self.plan(number, index, line, text)
-        if planned is None:
-            _expect_canonical(number, line, text)
-        self.batch(number, index, line, planned)
+        _expect_canonical(number, line, text)
+        self.batch(number, index, line)
 
-    def plan(self, number: int, index: int, line: dict[str, Any], text: str) -> Planned | None:
-        """The engine's batch when the line is canonical and holds exactly its events, else None.
+    def walk(self, number: int, index: int, text: str) -> bool:
+        """Accept batch line ``number`` when its text is, character for character, the canonical
+        JSON of the batch the engine re-derives; else False, with nothing changed.
 
-        The line with the engine's event JSON in place of the stored ``data`` is encoded once and
-        compared with the line's text. Equal text means the line is canonical and every stored
-        event encodes as the engine's: the stored events were parsed from the engine's canonical
-        text (string keys only, as ``==`` with the parsed ones shows), and parsing canonical JSON
-        and encoding it again gives the same text. Anything else, an error included, is left to
-        the ordered checks (which re-derive the batch: nothing here changes the replayer)."""
+        The line is read from left to right (``_Walk``): what the engine derives (the batch
+        number, every event, seq and type, the chain hash, the state hash, the view-chain heads)
+        must be there as the engine's text; what the bundle alone records (the actor, the
+        command, each entry's time and meta) is parsed where it stands and must be its own
+        canonical JSON. The whole line equal to a canonical encoding means it parses to an object
+        every ordered check accepts, so a line refused here is one they refuse too (or a
+        verifier without this walk accepts, which the ordered path then does). Anything else, an
+        error included, is left to the ordered checks, which re-derive the batch."""
         try:
-            stored = line["entries"]
-            if (line.keys() != batch_keys(self.format) or not _same_scalar(index, line["batch"])
-                    or not isinstance(stored, list) or not stored or not all(type(e) is dict for e in stored)):
-                return None
-            planned = self.expected_events(number, index, line["command"])
-            expected = planned[0]
-            if len(expected) != len(stored) or expected != [e.get("data") for e in stored]:
-                return None
-            shown = {**line, "entries": [{**e, "data": event} for e, event in zip(stored, expected)]}
-            return planned if canonical_json(shown) == text else None
+            walk = _Walk(text)
+            walk.expect('{"actor":')
+            actor, actor_text = walk.known(',"batch":', self.known["actor"])
+            walk.expect(f',"batch":{index},"chain_hash":')
+            chain_at = walk.skip(66)  # the chain hash's text: known once the entries are read
+            walk.expect(',"command":')
+            command, command_text = walk.known(',"entries":[', self.known["command"])
+            expected, after, tbl, decided = self.expected_events(number, index, command, command_text)
+            if not expected:  # a batch has entries: left to the ordered checks to say so
+                return False
+            texts = [canonical_json(event) for event in expected]
+            walk.expect(',"entries":[')
+            chain, seq, meta, hints = self.entries_walked(walk, actor_text, command_text, expected, texts)
+            hashed = self.hasher(after) if hashed_batch(self.format, index) else None
+            walk.expect('],"kind":"batch","state_hash":' + ("null" if hashed is None else f'"{hashed}"'))
+            heads = self.view_heads
+            if self.format in VIEW_CHAIN_FORMATS:
+                heads = viewchain.advance_all(self.rules, heads, seq, expected, decided, encoded=texts)
+                walk.expect(',"view_heads":[' + ",".join(f'"{head}"' for head in heads) + "]")
+            walk.expect("}")
+            if walk.at != len(text) or not text.startswith(f'"{chain}"', chain_at):
+                return False
+            noted = table.note(tbl, actor, command, meta if isinstance(meta, dict) else None)
         except Exception:
-            return None
+            return False
+        self.state, self.table, self.chain, self.seq, self.view_heads = after, noted, chain, seq, heads
+        self.entries += len(expected)
+        self.meta, self.time = hints
+        if hashed is not None:
+            self.last_state_hash = hashed
+        self.recorded_heads(number)
+        return True
 
-    def batch(self, number: int, index: int, line: dict[str, Any], planned: Planned | None = None) -> None:
-        """Check batch line ``number`` (a canonical object); ``planned``: its events, known to be the engine's."""
+    def entries_walked(self, walk: _Walk, actor_text: str, command_text: str, expected: list[dict[str, Any]],
+                       texts: list[str]) -> tuple[str, int, Any, tuple[tuple[Any, str], tuple[Any, str] | None]]:
+        """:meth:`walk` over a batch's entries: the chain hash and seq after them, the first
+        entry's meta, and the last entry's meta and time with their texts (the next line's hints)."""
+        chain, seq, meta, time, first = self.chain, self.seq, self.meta, self.time, None
+        for position, (event, event_text) in enumerate(zip(expected, texts)):
+            seq += 1
+            opening = ('{"actor":' if position == 0 else ',{"actor":') + actor_text + ',"data":' + event_text
+            seq_text = f',"seq":{seq},"time":'
+            type_text = ',"type":' + _STRING(str(event.get("type"))) + "}"
+            if time is None or not walk.took(f'{opening},"meta":{meta[1]}{seq_text}{time[1]}{type_text}'):
+                walk.expect(opening + ',"meta":')  # a time or meta other than the entry before's
+                meta = walk.value(meta)
+                walk.expect(seq_text)
+                time = walk.value(time)
+                walk.expect(type_text)
+            if position == 0:
+                first = meta[0]
+            chain = entry_text_hash(chain, (  # the hashed entry: ENTRY_KEYS in sorted order
+                f'{{"actor":{actor_text},"command":{command_text if position == 0 else "null"},'
+                f'"data":{event_text},"meta":{meta[1]},"seq":{seq},"time":{time[1]}{type_text}'))
+        return chain, seq, first, (meta, time)
+
+    def batch(self, number: int, index: int, line: dict[str, Any]) -> None:
+        """Check batch line ``number`` (a canonical object), in the order that names its first fault."""
         _expect_keys(number, line, "batch", batch_keys(self.format))
         _expect_equal(number, "batch number", index, line["batch"])
         stored = line["entries"]
         if not isinstance(stored, list) or not stored:
             raise _Diverged(number, "entries", "a non-empty list", stored)
-        expected, after, tbl, decided = planned or self.expected_events(number, index, line["command"])
+        expected, after, tbl, decided = self.expected_events(number, index, line["command"])
         _expect_equal(number, "number of events", len(expected), len(stored))
         # one comparison of the whole batch; entry by entry only to locate a difference
-        same = planned is not None or canonical_json(expected) == canonical_json(
+        same = canonical_json(expected) == canonical_json(
             [e.get("data") if isinstance(e, dict) else e for e in stored])
         try:
             for position, (event, entry) in enumerate(zip(expected, stored)):
@@ -295,6 +416,10 @@ class _Replayer:
             if type(head) is not str or head != expected:  # the message only for a head that may differ
                 _expect_equal(number, f"view-chain head of seat {seat} after batch {index} (version {self.seq})",
                               expected, head)
+        self.recorded_heads(number)
+
+    def recorded_heads(self, number: int) -> None:
+        """The heads a seat recorded (``--heads``) for the versions up to this batch's."""
         while self.recorded is not None and self.unchecked and self.unchecked[0] <= self.seq:
             version = self.unchecked.pop(0)
             seat = self.recorded.seat
