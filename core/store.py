@@ -558,11 +558,17 @@ class EventStore:
         raw: bytes | None = self.conn.get(packed_key(game_id))  # type: ignore[assignment]
         return raw
 
-    def write_packed(self, game_id: str, packed: bytes) -> bool:
+    def write_packed(self, game_id: str, packed: bytes, opened: Unpacked | None = None) -> bool:
         """The compaction's first step: the packed form, beside the whole stream (no reader uses
         it until :meth:`compact` swaps it in), kept as long as the meta hash; False (nothing
-        written) when the game is gone."""
-        return bool(self._write_packed(keys=[meta_key(game_id), packed_key(game_id)], args=[packed]))
+        written) when the game is gone. ``opened``: ``packed`` as the compaction opened it
+        (``core.packed.pack_opened``, its text already rebuilt), kept in this process's cache of
+        opened games, so a read of this process after the swap (a tournament's tick reading the
+        bundle it records) does not rebuild the text again."""
+        written = bool(self._write_packed(keys=[meta_key(game_id), packed_key(game_id)], args=[packed]))
+        if written and opened is not None:
+            self._keep_opened((game_id, zlib.crc32(packed)), opened)
+        return written
 
     def compact(self, game_id: str, version: int) -> str:
         """Swap the packed form (written first, ending at ``version``) in for the stream, in one
@@ -593,11 +599,15 @@ class EventStore:
                 self._opened.move_to_end(key)
                 return found
         opened = unpack(data)
+        self._keep_opened(key, opened)
+        return opened
+
+    def _keep_opened(self, key: tuple[str, int], opened: Unpacked) -> None:
         with self._opened_lock:
             self._opened[key] = opened
+            self._opened.move_to_end(key)
             while len(self._opened) > UNPACKED_CACHE:
                 self._opened.popitem(last=False)
-        return opened
 
     def exists(self, game_id: str) -> bool:
         return bool(self.conn.exists(meta_key(game_id)))

@@ -71,7 +71,7 @@ def compact(store: EventStore, game_id: str, archive: Archive | None = None) -> 
         raise ValueError(f"game {game_id}: the packed bundle does not give back the stored entries")
     if archive is not None:
         archive.put(game_id, text)
-    if not store.write_packed(game_id, packed):
+    if not store.write_packed(game_id, packed, opened):
         return Compacted("gone")  # deleted or expired while it was packed
     outcome = store.compact(game_id, opened.version)
     return Compacted(outcome, len(text.encode("utf-8")), len(packed))

@@ -17,6 +17,7 @@ from core.store import PACKED_FIELD, events_key, idem_key, meta_key, packed_key,
 from domain.core import SYSTEM, Rejected, RejectKind
 from replays.cli import main as replay_cli
 from replays.compaction import DirectoryArchive, archive_from_env, compact
+from replays.source import published_bundle
 from replays.verify import verify_bundle
 from tests.conftest import forget_games
 from tests.replays.replay_helpers import pick
@@ -141,6 +142,28 @@ def test_a_finished_orleans_game_fits_in_64_kb(client: Any, svc: GameService, co
     assert packed <= 64 * 1024 < live, (packed, live)
 
 
+def test_the_compacting_process_reads_the_bundle_without_opening_it_again(
+        client: Any, svc: GameService, conn: redis.Redis, created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The form the compaction opened (its text rebuilt by the round trip's proof) is kept in the
+    process's cache: a read there after the swap (a tournament's tick) opens nothing; another
+    process opens the same bytes."""
+    out = _create(client, created, "orleans", "classic", 2, "compact-kept")
+    gid = out["id"]
+    _play(svc, gid, "compact-kept")
+    bundle = published_bundle(svc.store, gid)  # built and stored, as the finishing worker leaves it
+    _forget(svc)
+    assert compact(svc.store, gid).outcome == "ok"
+
+    def opening(data: bytes) -> Any:
+        raise AssertionError("opened again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr("core.store.unpack", opening)
+        assert svc.store.stored_bundle(gid) == bundle
+    _forget(svc)
+    assert svc.store.stored_bundle(gid) == bundle  # a cold process: opened from the bytes
+
+
 def test_compaction_is_idempotent_and_a_crash_half_way_leaves_a_whole_game(
         client: Any, svc: GameService, conn: redis.Redis, created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     out = _create(client, created, "artificium", "standard", 2, "compact-crash")
@@ -175,9 +198,9 @@ def test_a_game_deleted_while_it_is_packed_leaves_no_key(client: Any, svc: GameS
     _play(svc, gid, "compact-gone")
     write = svc.store.write_packed
 
-    def deleted_first(game_id: str, packed: bytes) -> bool:
+    def deleted_first(game_id: str, packed: bytes, opened: Any = None) -> bool:
         forget_games(conn, [game_id])
-        return write(game_id, packed)
+        return write(game_id, packed, opened)
 
     monkeypatch.setattr(svc.store, "write_packed", deleted_first)
     assert compact(svc.store, gid).outcome == "gone"
