@@ -46,6 +46,15 @@ def _ready(app: Any, game_id: str) -> tuple[int, dict[str, Any]]:
     return seat, game.rules.move_to_json(game.rules.legal_moves(game.state, seat)[0])
 
 
+def _held(app: Any, created: list[str]) -> tuple[Any, str, int, str, dict[str, Any]]:
+    """A game this process holds (a move posted through it), the seat to act, its token and a legal move."""
+    client, game_id, tokens = _game(app, created)
+    seat, move = _ready(app, game_id)
+    _post(client, game_id, tokens[seat], move, "warm")
+    seat, move = _ready(app, game_id)
+    return client, game_id, seat, tokens[seat], move
+
+
 def _post(client: Any, game_id: str, token: str, move: dict[str, Any], key: str) -> Any:
     return client.post(f"/api/v1/games/{game_id}/moves", json=move,
                        headers={"Authorization": f"Bearer {token}", "Idempotency-Key": key})
@@ -53,7 +62,7 @@ def _post(client: Any, game_id: str, token: str, move: dict[str, Any], key: str)
 
 def test_the_views_are_worked_out_between_sending_the_append_and_reading_its_answer(
         app: Any, created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    client, game_id, tokens = _game(app, created)
+    client, game_id, seat, token, move = _held(app, created)
     order: list[str] = []
     send, read, shown = Connection.send_packed_command, Connection.read_response, _Step.shown
 
@@ -70,13 +79,10 @@ def test_the_views_are_worked_out_between_sending_the_append_and_reading_its_ans
         order.append("views")
         return shown(self)
 
-    seat, move = _ready(app, game_id)
-    _post(client, game_id, tokens[seat], move, "warm")  # the process now holds the game
-    seat, move = _ready(app, game_id)
     monkeypatch.setattr(Connection, "send_packed_command", sending)
     monkeypatch.setattr(Connection, "read_response", reading)
     monkeypatch.setattr(_Step, "shown", showing)
-    answer = _post(client, game_id, tokens[seat], move, "k1")
+    answer = _post(client, game_id, token, move, "k1")
     assert answer.status_code == 200, answer.get_json()
     assert order == ["send EVALSHA", "views", "read"], order
     assert answer.get_json()["view_head"] == app.extensions["hourglass"].load(game_id).view_head(seat)
@@ -98,7 +104,8 @@ def test_a_server_that_lost_the_script_gets_it_again(app: Any, created: list[str
 
 def _losing_the_answer(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """The first EVALSHA's answer is read and then lost, as if the connection broke on its way."""
-    parse, lost = redis.Redis.parse_response, []
+    parse = redis.Redis.parse_response
+    lost: list[Any] = []
 
     def losing(self: redis.Redis, connection: Any, command_name: Any, **options: Any) -> Any:
         answer = parse(self, connection, command_name, **options)
@@ -115,19 +122,16 @@ def test_an_answer_lost_on_its_way_is_a_503_and_the_key_answers_the_repeat(
         app: Any, created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The script ran but its answer was lost: nothing is sent again (the plain call retries
     nothing either); the client's repeat with its Idempotency-Key gets the stored result."""
-    client, game_id, tokens = _game(app, created)
+    client, game_id, seat, token, move = _held(app, created)
     svc = app.extensions["hourglass"]
-    seat, move = _ready(app, game_id)
-    _post(client, game_id, tokens[seat], move, "warm")
-    seat, move = _ready(app, game_id)
     lost = _losing_the_answer(monkeypatch)
     before = svc.load(game_id).version
-    answer = _post(client, game_id, tokens[seat], move, "k2")
+    answer = _post(client, game_id, token, move, "k2")
     assert lost and answer.status_code == 503, answer.get_json()
     assert answer.mimetype == "application/problem+json"
     stored = svc.load(game_id).version
     assert stored > before  # the batch is stored, once
-    again = _post(client, game_id, tokens[seat], move, "k2")
+    again = _post(client, game_id, token, move, "k2")
     assert again.status_code == 200 and again.headers.get("Idempotent-Replayed") == "true"
     assert again.get_json()["version"] == stored == svc.load(game_id).version
 
@@ -136,15 +140,12 @@ def test_an_answer_lost_without_a_key_is_not_decided_again(
         app: Any, created: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Without an Idempotency-Key a repeat would be a new move; the lost answer must not become
     one on its own: one batch stored, a 503 answered."""
-    client, game_id, tokens = _game(app, created)
+    client, game_id, seat, token, move = _held(app, created)
     svc = app.extensions["hourglass"]
-    seat, move = _ready(app, game_id)
-    _post(client, game_id, tokens[seat], move, "warm")
-    seat, move = _ready(app, game_id)
     lost = _losing_the_answer(monkeypatch)
     before = svc.load(game_id)
     answer = client.post(f"/api/v1/games/{game_id}/moves", json=move,
-                         headers={"Authorization": f"Bearer {tokens[seat]}"})
+                         headers={"Authorization": f"Bearer {token}"})
     assert lost and answer.status_code == 503, answer.get_json()
     after = svc.load(game_id)
     commands = [e.entry["command"] for e in svc.entries(game_id, after=before.version) if e.entry["command"] is not None]
