@@ -168,16 +168,23 @@ def test_the_worker_that_ends_a_tournament_game_keeps_its_bundle_and_wakes_the_t
         conn.delete(queued_key(tid, "now"), queued_key(tid, "later"))
 
 
+def _booked(conn: redis.Redis, created: list[str], seed: str,
+            tournament: str) -> tuple[BundleBook, GameService, GameService, str]:
+    """A tournament game, a worker's service that keeps a bundle book of it, and another process's."""
+    book = BundleBook()
+    mine, other = GameService(conn), GameService(conn)
+    mine.commands.listen_first(book)
+    game_id = mine.create({"game": "orleans", "seats": SEATS, "seed": seed}, tournament=tournament)["id"]
+    created.append(game_id)
+    return book, mine, other, game_id
+
+
 def test_a_bundle_built_from_what_the_worker_holds_is_the_same_bundle(
         conn: redis.Redis, queue_name: str, created: list[str]) -> None:
     """The finishing worker folds again only the batches another process played: a game played
     in turns by a worker with its book and by another process gives the same bytes as the
     bundle built from the stream alone (the creation, the book's batches and the gaps between)."""
-    book = BundleBook()
-    mine, other = GameService(conn), GameService(conn)
-    mine.commands.listen_first(book)
-    game_id = mine.create({"game": "orleans", "seats": SEATS, "seed": "runs-book"}, tournament="t-runs-book")["id"]
-    created.append(game_id)
+    book, mine, other, game_id = _booked(conn, created, "runs-book", "t-runs-book")
     turn = 0
     while not mine.load(game_id).finished:
         jobs.run_advance(mine if turn % 3 else other, game_id, limit=25)  # a third of the way by another
@@ -280,11 +287,7 @@ def test_the_book_keeps_what_its_process_folds_in_from_another(
         conn: redis.Redis, queue_name: str, created: list[str]) -> None:
     """A worker that takes a game back from another folds in the other's batches one by one and
     keeps each: the bundle then folds nothing again, and is the same bundle."""
-    book = BundleBook()
-    mine, other = GameService(conn), GameService(conn)
-    mine.commands.listen_first(book)
-    game_id = mine.create({"game": "orleans", "seats": SEATS, "seed": "runs-book-load"}, tournament="t-book")["id"]
-    created.append(game_id)
+    book, mine, other, game_id = _booked(conn, created, "runs-book-load", "t-book")
     turn = 0
     while not book.load(mine.repository, game_id).finished:
         jobs.run_advance(mine if turn % 2 else other, game_id, limit=25)
