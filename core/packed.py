@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from core import viewchain
-from core.table import is_table_event
+from core import table, viewchain
 from domain.canonical import GENESIS_HASH, entry_hash
 from domain.games import for_engine, get_game
 
@@ -115,7 +114,7 @@ def _with_heads(lines: tuple[str, ...]) -> list[str]:
             data = [e["data"] for e in batch["entries"]]
             # the stored JSON is its events' own encoding (the contract suite checks the round trip),
             # so an event every seat sees alike is shown as that JSON, not encoded again
-            events = [None if is_table_event(d) else rules.event_from_json(d) for d in data]
+            events = table.decoded(rules, data)
             heads = viewchain.advance_all(rules, heads, batch["entries"][-1]["seq"], data, events=events)
             line = line.replace(_NO_HEADS, '"view_heads":' + json.dumps(list(heads), separators=(",", ":")), 1)
         out.append(line)

@@ -23,6 +23,7 @@ import marshal
 from collections.abc import Sequence
 from typing import Any
 
+from core.table import decoded as decoded_events
 from core.table import is_table_event
 from domain.canonical import canonical_bytes, canonical_json
 from domain.core import GameRules
@@ -63,7 +64,7 @@ def advance_all(rules: GameRules, heads: tuple[str, ...], version: int,
     if events is not None:
         decoded = events
     elif decoded is None:  # once for every seat
-        decoded = [None if is_table_event(d) else rules.event_from_json(d) for d in batch]
+        decoded = decoded_events(rules, batch)
     if type(version) is not int:
         return tuple(advance(head, seat, version, [seat_event(rules, d, seat, e) for d, e in zip(batch, decoded)])
                      for seat, head in enumerate(heads))
@@ -128,7 +129,7 @@ def batch_views(rules: GameRules, batch: Sequence[dict[str, Any]], seats: int,
     which is its view, instead of being encoded again for every seat (as :func:`_texts` does)."""
     public = getattr(rules, "public_event", None) if decoded is not None else None
     if decoded is None:  # once for every seat
-        decoded = [None if is_table_event(d) else rules.event_from_json(d) for d in batch]
+        decoded = decoded_events(rules, batch)
     alike = [e is not None and public is not None and public(e) for e in decoded]
     return [[dict(d) if same else seat_event(rules, d, seat, e) for d, e, same in zip(batch, decoded, alike)]
             for seat in range(seats)]
